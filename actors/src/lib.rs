@@ -1,0 +1,33 @@
+//! The actors that own signaltty's live state.
+//!
+//! Workspace, tab and pane actors each own their piece of state and publish
+//! their durable record to the snapshot actor whenever it changes; the pane
+//! actor owns its PTY, child, output ring and screen model. This crate must
+//! never parse CLI arguments or talk to sockets.
+//!
+//! # Layout
+//!
+//! - [`snapshot`]: the snapshot actor, which holds the latest record of
+//!   everything ([`model`]) and debounces it into atomic writes;
+//! - [`workspace`], [`tab`], [`pane`]: the tree of live actors; each
+//!   supervises its children and replaces a failed one from its last record;
+//! - [`names`]: ids, and the registry names actors are reached by.
+
+pub mod error;
+pub mod model;
+pub mod names;
+pub mod pane;
+pub mod snapshot;
+pub mod tab;
+pub mod workspace;
+
+pub use error::{ActorError, SpawnError};
+pub use model::{Model, PaneState, PaneView};
+
+/// Milliseconds since the Unix epoch, the unit of every persisted time.
+pub fn now_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}

@@ -1,0 +1,286 @@
+//! The latest published record of every workspace, tab and pane.
+//!
+//! The snapshot actor holds one [`Model`]: actors push their records into
+//! it, it is what gets written to disk, and it answers listings and id
+//! lookups without asking (and so without waiting for) any pane.
+
+use std::collections::HashMap;
+
+use signaltty_adapters::{self as adapters, AgentKind};
+use signaltty_persistence::{
+    PaneRecord, SNAPSHOT_VERSION, ServerInfo, Snapshot, TabRecord, WorkspaceRecord,
+};
+
+use crate::error::ActorError;
+
+/// What a pane is, as shown to the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PaneState {
+    /// A child is running on the PTY.
+    Live,
+    /// Rebuilt after a restart; nothing runs.
+    Restored,
+    /// Restored, and its agent can be resumed with an official command.
+    Resumable,
+    /// The process ended, or the pane's actor failed and was replaced.
+    Exited,
+}
+
+impl PaneState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaneState::Live => "LIVE",
+            PaneState::Restored => "RESTORED",
+            PaneState::Resumable => "RESUMABLE",
+            PaneState::Exited => "EXITED",
+        }
+    }
+}
+
+/// A pane's durable record plus the live state that is not persisted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaneView {
+    pub record: PaneRecord,
+    pub state: PaneState,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Model {
+    /// In creation order, which is display order.
+    pub workspaces: Vec<WorkspaceRecord>,
+    pub tabs: HashMap<String, TabRecord>,
+    pub panes: HashMap<String, PaneView>,
+}
+
+impl Model {
+    /// The records of a loaded snapshot, each pane in the state it is
+    /// restored to.
+    pub fn from_snapshot(snapshot: &Snapshot) -> Model {
+        Model {
+            workspaces: snapshot.workspaces.clone(),
+            tabs: snapshot
+                .tabs
+                .iter()
+                .map(|t| (t.id.clone(), t.clone()))
+                .collect(),
+            panes: snapshot
+                .panes
+                .iter()
+                .map(|p| {
+                    let view = PaneView {
+                        record: p.clone(),
+                        state: restored_state(p),
+                    };
+                    (p.id.clone(), view)
+                })
+                .collect(),
+        }
+    }
+
+    pub fn upsert_workspace(&mut self, record: WorkspaceRecord) {
+        match self.workspaces.iter_mut().find(|w| w.id == record.id) {
+            Some(slot) => *slot = record,
+            None => self.workspaces.push(record),
+        }
+    }
+
+    /// Removes a workspace and everything in it; returns the pane ids removed.
+    pub fn remove_workspace(&mut self, id: &str) -> Vec<String> {
+        self.workspaces.retain(|w| w.id != id);
+        self.tabs.retain(|_, t| t.workspace_id != id);
+        self.drain_panes(|p| p.workspace_id == id)
+    }
+
+    /// Removes a tab and its panes; returns the pane ids removed.
+    pub fn remove_tab(&mut self, id: &str) -> Vec<String> {
+        self.tabs.remove(id);
+        self.drain_panes(|p| p.tab_id == id)
+    }
+
+    fn drain_panes(&mut self, doomed: impl Fn(&PaneRecord) -> bool) -> Vec<String> {
+        let ids: Vec<String> = self
+            .panes
+            .values()
+            .filter(|p| doomed(&p.record))
+            .map(|p| p.record.id.clone())
+            .collect();
+        for id in &ids {
+            self.panes.remove(id);
+        }
+        ids
+    }
+
+    /// The tabs of a workspace in its display order.
+    pub fn tabs_of<'a>(
+        &'a self,
+        workspace: &'a WorkspaceRecord,
+    ) -> impl Iterator<Item = &'a TabRecord> {
+        workspace.tabs.iter().filter_map(|id| self.tabs.get(id))
+    }
+
+    /// The panes of a tab in layout order.
+    pub fn panes_of<'a>(&'a self, tab: &'a TabRecord) -> impl Iterator<Item = &'a PaneView> {
+        tab.layout
+            .pane_ids()
+            .into_iter()
+            .filter_map(|id| self.panes.get(id))
+    }
+
+    /// The snapshot to write: only what is consistent right now. A pane is
+    /// saved once its tab's layout holds it, so a pane mid-creation or
+    /// mid-close is never written half-way.
+    pub fn to_snapshot(&self, server: ServerInfo) -> Snapshot {
+        let mut snapshot = Snapshot {
+            snapshot_version: SNAPSHOT_VERSION,
+            server,
+            workspaces: self.workspaces.clone(),
+            tabs: Vec::new(),
+            panes: Vec::new(),
+            notifications: Vec::new(),
+        };
+        for workspace in &self.workspaces {
+            for tab in self.tabs_of(workspace) {
+                snapshot.tabs.push(tab.clone());
+                snapshot
+                    .panes
+                    .extend(self.panes_of(tab).map(|p| p.record.clone()));
+            }
+        }
+        snapshot
+    }
+
+    pub fn resolve_workspace(&self, query: &str) -> Result<&WorkspaceRecord, ActorError> {
+        if let Some(ws) = self
+            .workspaces
+            .iter()
+            .find(|w| w.id == query || w.name == query)
+        {
+            return Ok(ws);
+        }
+        unique_prefix(self.workspaces.iter().map(|w| (w.id.as_str(), w)), query)
+            .ok_or_else(|| ActorError::NoSuchWorkspace(query.to_string()))?
+    }
+
+    pub fn resolve_tab(&self, query: &str) -> Result<&TabRecord, ActorError> {
+        unique_prefix(self.tabs.iter().map(|(id, t)| (id.as_str(), t)), query)
+            .ok_or_else(|| ActorError::NoSuchTab(query.to_string()))?
+    }
+
+    pub fn resolve_pane(&self, query: &str) -> Result<&PaneView, ActorError> {
+        unique_prefix(self.panes.iter().map(|(id, p)| (id.as_str(), p)), query)
+            .ok_or_else(|| ActorError::NoSuchPane(query.to_string()))?
+    }
+}
+
+/// What a saved pane is after a restart: EXITED if its process had already
+/// ended, RESUMABLE if its agent can be resumed with an official command,
+/// else RESTORED.
+pub fn restored_state(record: &PaneRecord) -> PaneState {
+    if !record.running {
+        PaneState::Exited
+    } else if resume_command(record).is_some() {
+        PaneState::Resumable
+    } else {
+        PaneState::Restored
+    }
+}
+
+/// The official resume argv for a pane's agent, built by its adapter from
+/// the persisted session id; `None` when there is no agent, no id, or the
+/// id does not pass the adapter's validation.
+pub fn resume_command(record: &PaneRecord) -> Option<Vec<String>> {
+    let agent = record.agent.as_ref()?;
+    let kind = AgentKind::parse(&agent.kind).ok()?;
+    let id = adapters::validate_session_id(kind, agent.agent_session_id.as_deref()?).ok()?;
+    adapters::resume_argv(kind, &record.argv, &id).ok()
+}
+
+/// Finds the entry whose id is `query` or starts with it. `None` when
+/// nothing matches; an error when the prefix is ambiguous.
+fn unique_prefix<'a, T>(
+    entries: impl Iterator<Item = (&'a str, T)>,
+    query: &str,
+) -> Option<Result<T, ActorError>> {
+    if query.is_empty() {
+        return None;
+    }
+    let mut matches: Vec<(&str, T)> = Vec::new();
+    for (id, entry) in entries {
+        if id == query {
+            return Some(Ok(entry));
+        }
+        if id.starts_with(query) {
+            matches.push((id, entry));
+        }
+    }
+    match matches.len() {
+        0 => None,
+        1 => matches.pop().map(|(_, entry)| Ok(entry)),
+        _ => {
+            let mut ids: Vec<&str> = matches.iter().map(|(id, _)| *id).collect();
+            ids.sort_unstable();
+            Some(Err(ActorError::BadRequest(format!(
+                "{query:?} matches several ids ({}); give more of the id",
+                ids.join(", ")
+            ))))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model_with_panes(ids: &[&str]) -> Model {
+        let mut model = Model::default();
+        for id in ids {
+            model.panes.insert(
+                id.to_string(),
+                PaneView {
+                    record: PaneRecord {
+                        id: id.to_string(),
+                        workspace_id: "w".into(),
+                        tab_id: "t".into(),
+                        title: String::new(),
+                        cwd: String::new(),
+                        argv: Vec::new(),
+                        env: Default::default(),
+                        pty_size: Default::default(),
+                        agent: None,
+                        lifecycle: Default::default(),
+                        attention: Default::default(),
+                        last_message: None,
+                        created_at: 0,
+                        running: true,
+                        exit_code: None,
+                    },
+                    state: PaneState::Live,
+                },
+            );
+        }
+        model
+    }
+
+    #[test]
+    fn panes_resolve_by_id_or_unique_prefix() {
+        let model = model_with_panes(&["abc123", "abd456", "ab"]);
+        assert_eq!(model.resolve_pane("abc").unwrap().record.id, "abc123");
+        // An exact id wins over being a prefix of others.
+        assert_eq!(model.resolve_pane("ab").unwrap().record.id, "ab");
+        assert!(matches!(
+            model.resolve_pane("zz"),
+            Err(ActorError::NoSuchPane(_))
+        ));
+        assert!(matches!(
+            model.resolve_pane(""),
+            Err(ActorError::NoSuchPane(_))
+        ));
+    }
+
+    #[test]
+    fn an_ambiguous_prefix_names_the_candidates() {
+        let model = model_with_panes(&["abc123", "abd456"]);
+        let err = model.resolve_pane("ab").unwrap_err().to_string();
+        assert!(err.contains("abc123") && err.contains("abd456"), "{err}");
+    }
+}

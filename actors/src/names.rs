@@ -1,0 +1,36 @@
+//! Ids and the registry names actors are found by.
+//!
+//! Every workspace, tab and pane actor registers under a name derived from
+//! its id, so a request can reach the actor directly without routing
+//! through its ancestors; ractor removes the name when the actor stops, and
+//! a replacement (a tombstone, a restarted tab) takes the same name.
+
+use ractor::{ActorRef, Message};
+
+/// The snapshot actor's registered name.
+pub const SNAPSHOT: &str = "signaltty.snapshot";
+
+pub fn pane(id: &str) -> String {
+    format!("signaltty.pane.{id}")
+}
+
+pub fn tab(id: &str) -> String {
+    format!("signaltty.tab.{id}")
+}
+
+pub fn workspace(id: &str) -> String {
+    format!("signaltty.workspace.{id}")
+}
+
+/// A fresh id: 12 hex digits, random enough never to repeat (ids of closed
+/// panes must never come back, since their tails are gone for good).
+pub fn new_id() -> String {
+    let mut id = uuid::Uuid::new_v4().simple().to_string();
+    id.truncate(12);
+    id
+}
+
+/// The actor registered under `name`, typed.
+pub fn lookup<M: Message>(name: &str) -> Option<ActorRef<M>> {
+    ractor::registry::where_is(name.to_string()).map(ActorRef::from)
+}

@@ -1,0 +1,502 @@
+//! The pane actor: one PTY child, its output ring and its screen.
+//!
+//! A pane is either live (a child runs on its PTY) or a tombstone (restored
+//! after a restart, or standing in for an actor that failed): a tombstone
+//! keeps its record and shows its saved tail, so the slot in the layout is
+//! never a hole. The pane publishes its record to the snapshot actor on
+//! every change and a fresh tail at most once per [`TAIL_DEBOUNCE`].
+
+pub mod process;
+pub mod ring;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use signaltty_adapters::{self as adapters, AgentKind};
+use signaltty_persistence::{
+    AgentRecord, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, filter_env,
+};
+use signaltty_screen::{Screen, ScreenEvent, Size, Style};
+use tracing::{info, info_span, warn};
+
+use crate::error::{ActorError, SpawnError};
+use crate::model::{PaneState, PaneView};
+use crate::snapshot::{SnapshotMsg, publish};
+use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
+use ring::{DEFAULT_RING_BYTES, OutputRing};
+
+/// How often a pane with new output renders and publishes its tail.
+pub const TAIL_DEBOUNCE: Duration = Duration::from_secs(1);
+/// How often the foreground process's working directory is looked at.
+pub const CWD_POLL: Duration = Duration::from_secs(1);
+/// After the child is reaped, how long to wait for its last output.
+const EXIT_DRAIN: Duration = Duration::from_millis(500);
+/// Lines of scrollback the screen keeps.
+pub const SCROLLBACK_LINES: usize = 10_000;
+
+/// Bounds on a pane's size: a client's wild resize is clamped to these.
+pub const MIN_ROWS: u16 = 2;
+pub const MAX_ROWS: u16 = 500;
+pub const MIN_COLS: u16 = 2;
+pub const MAX_COLS: u16 = 1000;
+
+/// What every pane needs from the server around it.
+#[derive(Debug, Clone)]
+pub struct PaneContext {
+    pub socket_path: PathBuf,
+    pub reaper: ReapTracker,
+    /// `ctl debug panic` works only when the server was started with faults
+    /// enabled (tests).
+    pub faults_enabled: bool,
+}
+
+/// How a pane actor comes up.
+#[derive(Debug, Clone)]
+pub enum PaneStart {
+    /// A new pane: the adapters may give an agent a session id at launch.
+    Launch,
+    /// Come up without a process, showing `tail` if there is one.
+    Tombstone {
+        state: PaneState,
+        tail: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct PaneArgs {
+    pub record: PaneRecord,
+    pub start: PaneStart,
+    /// A title the user chose; output cannot rename such a pane.
+    pub user_title: Option<String>,
+    pub context: PaneContext,
+}
+
+/// What `read` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadWhat {
+    Screen,
+    /// The last N lines of scrollback and screen.
+    Tail(usize),
+}
+
+pub enum PaneMsg {
+    Process(ProcessEvent),
+    Input(Vec<u8>, RpcReplyPort<Result<(), ActorError>>),
+    Read {
+        what: ReadWhat,
+        ansi: bool,
+        reply: RpcReplyPort<String>,
+    },
+    Resize {
+        rows: u16,
+        cols: u16,
+        reply: RpcReplyPort<PtySize>,
+    },
+    Signal {
+        signal: i32,
+        group: bool,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    /// Publish the tail now (shutdown), replying once it is sent.
+    FlushTail(RpcReplyPort<()>),
+    TailDue,
+    PollCwd,
+    ExitDrained {
+        spawn: u64,
+    },
+    /// The snapshot actor restarted: send the record again.
+    Republish,
+    /// Fault injection: panic inside this handler.
+    DebugPanic,
+}
+
+pub struct PaneActor;
+
+pub struct Pane {
+    record: PaneRecord,
+    user_title: Option<String>,
+    state: PaneState,
+    process: Option<PaneProcess>,
+    /// Which incarnation of the process the current events belong to.
+    spawn: u64,
+    /// The reaped child's exit code, while its last output drains.
+    exit_pending: Option<i32>,
+    eof: bool,
+    screen: Screen,
+    ring: OutputRing,
+    events: Vec<ScreenEvent>,
+    tail_due: bool,
+    context: PaneContext,
+}
+
+impl Actor for PaneActor {
+    type Msg = PaneMsg;
+    type State = Pane;
+    type Arguments = PaneArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<PaneMsg>,
+        args: PaneArgs,
+    ) -> Result<Pane, ActorProcessingErr> {
+        let size = Size {
+            rows: args.record.pty_size.rows.clamp(MIN_ROWS, MAX_ROWS),
+            cols: args.record.pty_size.cols.clamp(MIN_COLS, MAX_COLS),
+        };
+        let mut pane = Pane {
+            state: PaneState::Exited,
+            user_title: args.user_title,
+            record: args.record,
+            process: None,
+            spawn: 0,
+            exit_pending: None,
+            eof: false,
+            screen: Screen::new(size, SCROLLBACK_LINES),
+            ring: OutputRing::new(DEFAULT_RING_BYTES),
+            events: Vec::new(),
+            tail_due: false,
+            context: args.context,
+        };
+        pane.record.pty_size = PtySize {
+            rows: size.rows,
+            cols: size.cols,
+        };
+        match args.start {
+            PaneStart::Launch => {
+                pane.plan_launch();
+                pane.start_process(&myself)?;
+            }
+            PaneStart::Tombstone { state, tail } => {
+                if let Some(tail) = tail {
+                    pane.screen.load_history(&tail);
+                }
+                pane.state = state;
+                pane.record.running = false;
+            }
+        }
+        pane.refresh_title();
+        myself.send_interval(CWD_POLL, || PaneMsg::PollCwd);
+        pane.publish();
+        Ok(pane)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<PaneMsg>,
+        msg: PaneMsg,
+        pane: &mut Pane,
+    ) -> Result<(), ActorProcessingErr> {
+        let _span = info_span!("pane", pane = %pane.record.id).entered();
+        match msg {
+            PaneMsg::Process(event) => pane.on_process_event(&myself, event),
+            PaneMsg::Input(bytes, reply) => {
+                let _ = reply.send(pane.live_process().map(|p| p.write(bytes)));
+            }
+            PaneMsg::Read { what, ansi, reply } => {
+                let style = if ansi { Style::Ansi } else { Style::Plain };
+                let text = match what {
+                    ReadWhat::Screen => pane.screen.screen_text(style),
+                    ReadWhat::Tail(lines) => pane.screen.tail_text(lines, style),
+                };
+                let _ = reply.send(text);
+            }
+            PaneMsg::Resize { rows, cols, reply } => {
+                let size = pane.resize(rows, cols);
+                let _ = reply.send(size);
+            }
+            PaneMsg::Signal {
+                signal,
+                group,
+                reply,
+            } => {
+                let result = pane.live_process().and_then(|p| {
+                    p.signal(signal, group)
+                        .map_err(|e| ActorError::Io(format!("could not signal the pane: {e}")))
+                });
+                let _ = reply.send(result);
+            }
+            PaneMsg::FlushTail(reply) => {
+                pane.publish_tail();
+                let _ = reply.send(());
+            }
+            PaneMsg::TailDue => pane.publish_tail(),
+            PaneMsg::PollCwd => pane.poll_cwd(),
+            PaneMsg::ExitDrained { spawn } => {
+                if spawn == pane.spawn {
+                    pane.finish_exit();
+                }
+            }
+            PaneMsg::Republish => {
+                pane.publish();
+                pane.publish_tail();
+            }
+            PaneMsg::DebugPanic => {
+                if pane.context.faults_enabled {
+                    panic!("fault injected into pane {}", pane.record.id);
+                }
+                warn!("debug panic refused: faults are not enabled");
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Pane {
+    pub fn view(&self) -> PaneView {
+        PaneView {
+            record: self.record.clone(),
+            state: self.state,
+        }
+    }
+
+    fn publish(&self) {
+        publish(SnapshotMsg::Pane(self.view()));
+    }
+
+    fn publish_tail(&mut self) {
+        self.tail_due = false;
+        let text = self.screen.history_for_tail(DEFAULT_TAIL_CAP);
+        publish(SnapshotMsg::Tail {
+            pane_id: self.record.id.clone(),
+            text,
+        });
+    }
+
+    fn live_process(&self) -> Result<&PaneProcess, ActorError> {
+        match (&self.process, self.state) {
+            (Some(process), PaneState::Live) => Ok(process),
+            _ => Err(ActorError::PaneNotLive {
+                id: self.record.id.clone(),
+                state: self.state.as_str(),
+                hint: "resume or respawn it first",
+            }),
+        }
+    }
+
+    /// A new pane running a known agent gets its session id now, when the
+    /// agent lets us choose one, so it is resumable from its first second.
+    fn plan_launch(&mut self) {
+        if self.record.argv.is_empty() {
+            self.record.argv = vec![default_shell()];
+        }
+        let kind = adapters::detect(&self.record.argv);
+        if kind == AgentKind::Generic {
+            return;
+        }
+        let fresh = uuid::Uuid::new_v4().to_string();
+        let plan = adapters::plan_launch(&self.record.argv, &fresh);
+        self.record.argv = plan.argv;
+        self.record.agent = Some(AgentRecord {
+            kind: kind.as_str().to_string(),
+            agent_session_id: plan.session_id.map(|id| id.as_str().to_string()),
+            resume_argv: None,
+            model: None,
+        });
+    }
+
+    fn start_process(&mut self, myself: &ActorRef<PaneMsg>) -> Result<(), SpawnError> {
+        self.spawn += 1;
+        let mut env = vec![
+            ("SIGNALTTY_PANE".to_string(), self.record.id.clone()),
+            (
+                "SIGNALTTY_WORKSPACE".to_string(),
+                self.record.workspace_id.clone(),
+            ),
+            (
+                "SIGNALTTY_SOCKET".to_string(),
+                self.context.socket_path.display().to_string(),
+            ),
+        ];
+        env.extend(self.record.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let spec = SpawnSpec {
+            argv: self.record.argv.clone(),
+            cwd: PathBuf::from(&self.record.cwd),
+            env,
+            rows: self.record.pty_size.rows,
+            cols: self.record.pty_size.cols,
+        };
+        let sink_target = myself.clone();
+        let sink: process::EventSink =
+            Arc::new(move |event| sink_target.cast(PaneMsg::Process(event)).is_ok());
+        let process = PaneProcess::spawn(&spec, self.spawn, sink, &self.context.reaper)?;
+        info!(pid = process.pid(), argv = ?self.record.argv, "pane started");
+        // What the child got, minus anything secret, so a respawn can give it
+        // the same again.
+        let mut seen: Vec<(String, String)> = std::env::vars().collect();
+        seen.extend(spec.env);
+        seen.push(("TERM".into(), "xterm-256color".into()));
+        self.record.env = filter_env(seen);
+        self.process = Some(process);
+        self.state = PaneState::Live;
+        self.record.running = true;
+        self.record.exit_code = None;
+        self.exit_pending = None;
+        self.eof = false;
+        if self.record.lifecycle == Lifecycle::Exited || self.record.lifecycle == Lifecycle::Failed
+        {
+            self.record.lifecycle = Lifecycle::Unknown;
+        }
+        Ok(())
+    }
+
+    fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
+        match event {
+            ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
+                self.on_output(&bytes);
+                if let Some(process) = &self.process {
+                    process.return_credit();
+                }
+                if !self.tail_due {
+                    self.tail_due = true;
+                    myself.send_after(TAIL_DEBOUNCE, || PaneMsg::TailDue);
+                }
+            }
+            ProcessEvent::Eof { spawn } if spawn == self.spawn => {
+                self.eof = true;
+                if self.exit_pending.is_some() {
+                    self.finish_exit();
+                }
+            }
+            ProcessEvent::Exited { spawn, code } if spawn == self.spawn => {
+                self.exit_pending = Some(code);
+                if self.eof {
+                    self.finish_exit();
+                } else {
+                    myself.send_after(EXIT_DRAIN, move || PaneMsg::ExitDrained { spawn });
+                }
+            }
+            // An event from a process this pane has since replaced.
+            _ => {}
+        }
+    }
+
+    fn on_output(&mut self, bytes: &[u8]) {
+        self.ring.push(bytes);
+        let mut events = std::mem::take(&mut self.events);
+        self.screen.feed(bytes, &mut events);
+        let mut changed = false;
+        for event in events.drain(..) {
+            match event {
+                ScreenEvent::Title(_) => changed |= self.refresh_title(),
+                ScreenEvent::Cwd(cwd) => {
+                    if cwd != self.record.cwd {
+                        self.record.cwd = cwd;
+                        changed = true;
+                    }
+                }
+                ScreenEvent::Reply(answer) => {
+                    if let Some(process) = &self.process {
+                        process.write(answer);
+                    }
+                }
+                // Attention and notifications are not tracked yet.
+                ScreenEvent::Bell | ScreenEvent::Notify { .. } => {}
+            }
+        }
+        self.events = events;
+        if changed {
+            self.publish();
+        }
+    }
+
+    /// Recomputes the shown title; true when it changed.
+    fn refresh_title(&mut self) -> bool {
+        let title = match (&self.user_title, self.screen.title()) {
+            (Some(user), _) => user.clone(),
+            (None, osc) if !osc.is_empty() => osc.to_string(),
+            (None, _) => program_name(&self.record.argv),
+        };
+        if title == self.record.title {
+            return false;
+        }
+        self.record.title = title;
+        true
+    }
+
+    fn finish_exit(&mut self) {
+        let Some(code) = self.exit_pending.take() else {
+            return;
+        };
+        info!(code, "pane exited");
+        self.state = PaneState::Exited;
+        self.record.running = false;
+        self.record.exit_code = Some(code);
+        self.record.lifecycle = if code == 0 {
+            Lifecycle::Exited
+        } else {
+            Lifecycle::Failed
+        };
+        // The child is reaped; dropping the process closes the PTY.
+        self.process = None;
+        self.publish();
+        self.publish_tail();
+    }
+
+    fn resize(&mut self, rows: u16, cols: u16) -> PtySize {
+        let size = PtySize {
+            rows: rows.clamp(MIN_ROWS, MAX_ROWS),
+            cols: cols.clamp(MIN_COLS, MAX_COLS),
+        };
+        if size != self.record.pty_size {
+            self.screen.resize(Size {
+                rows: size.rows,
+                cols: size.cols,
+            });
+            if let Some(process) = &self.process {
+                process.resize(size.rows, size.cols);
+            }
+            self.record.pty_size = size;
+            self.publish();
+        }
+        size
+    }
+
+    fn poll_cwd(&mut self) {
+        let Some(process) = &self.process else {
+            return;
+        };
+        let Some(cwd) = process.foreground_cwd() else {
+            return;
+        };
+        let cwd = cwd.display().to_string();
+        if cwd != self.record.cwd {
+            self.record.cwd = cwd;
+            self.publish();
+        }
+    }
+}
+
+fn default_shell() -> String {
+    std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "/bin/sh".to_string())
+}
+
+fn program_name(argv: &[String]) -> String {
+    argv.first()
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+        .unwrap_or_default()
+}
+
+/// The signals a client may send, by name (with or without `SIG`).
+pub fn signal_by_name(name: &str) -> Option<i32> {
+    let name = name.trim().to_ascii_uppercase();
+    let name = name.strip_prefix("SIG").unwrap_or(&name);
+    Some(match name {
+        "HUP" => libc::SIGHUP,
+        "INT" => libc::SIGINT,
+        "QUIT" => libc::SIGQUIT,
+        "TERM" => libc::SIGTERM,
+        "KILL" => libc::SIGKILL,
+        "USR1" => libc::SIGUSR1,
+        "USR2" => libc::SIGUSR2,
+        "CONT" => libc::SIGCONT,
+        "STOP" => libc::SIGSTOP,
+        "TSTP" => libc::SIGTSTP,
+        "WINCH" => libc::SIGWINCH,
+        _ => return None,
+    })
+}

@@ -1,0 +1,360 @@
+//! A pane's child process and its PTY.
+//!
+//! The PTY is blocking, so three plain threads sit around it: a reader that
+//! forwards output (taking a credit per chunk, so at most
+//! [`CHUNKS_IN_FLIGHT`] chunks wait in the actor's unbounded mailbox and a
+//! fast child meets back-pressure), a writer that owns the PTY's input side
+//! (a child that does not read its input must never block the actor), and a
+//! waiter that reaps the child. Dropping a [`PaneProcess`] hangs up the
+//! child's process group and escalates to SIGKILL if it lingers: ractor does
+//! not run `post_stop` after a panic, but it does drop the state.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use tracing::{debug, warn};
+
+use crate::error::SpawnError;
+
+/// Output chunks that may be on their way to the actor at once.
+pub const CHUNKS_IN_FLIGHT: usize = 4;
+/// The reader's buffer: large reads keep the syscall count down on a flood.
+const READ_CHUNK: usize = 64 * 1024;
+/// How long a hung-up child may linger before it gets SIGKILL.
+const HANGUP_GRACE: Duration = Duration::from_secs(2);
+
+/// What the process threads tell the pane actor. `spawn` tells one
+/// incarnation of the pane's process from the next, so a late event from a
+/// process that was replaced is ignored.
+#[derive(Debug)]
+pub enum ProcessEvent {
+    Output { spawn: u64, bytes: Vec<u8> },
+    Eof { spawn: u64 },
+    Exited { spawn: u64, code: i32 },
+}
+
+/// Delivers a process event; returns false once nobody listens any more.
+pub type EventSink = Arc<dyn Fn(ProcessEvent) -> bool + Send + Sync>;
+
+/// Everything needed to start a child on a fresh PTY.
+#[derive(Debug, Clone)]
+pub struct SpawnSpec {
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    /// Set on top of the server's own environment.
+    pub env: Vec<(String, String)>,
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// Counts children that are not reaped yet, so shutdown can wait for them.
+#[derive(Debug, Clone, Default)]
+pub struct ReapTracker(Arc<(Mutex<usize>, Condvar)>);
+
+impl ReapTracker {
+    fn started(&self) {
+        let (count, _) = &*self.0;
+        *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+    }
+
+    fn reaped(&self) {
+        let (count, cvar) = &*self.0;
+        let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
+        *n = n.saturating_sub(1);
+        cvar.notify_all();
+    }
+
+    /// Blocks until every child is reaped or `timeout` passes; returns how
+    /// many are still running.
+    pub fn wait_all(&self, timeout: Duration) -> usize {
+        let (count, cvar) = &*self.0;
+        let guard = count.lock().unwrap_or_else(|e| e.into_inner());
+        let (guard, _) = cvar
+            .wait_timeout_while(guard, timeout, |n| *n > 0)
+            .unwrap_or_else(|e| e.into_inner());
+        *guard
+    }
+}
+
+/// A running (or just ended) child on its PTY.
+pub struct PaneProcess {
+    master: Box<dyn MasterPty + Send>,
+    input: Sender<Vec<u8>>,
+    credits: SyncSender<()>,
+    pid: i32,
+    /// Receives once the waiter has reaped the child.
+    reaped: Option<Receiver<()>>,
+}
+
+impl std::fmt::Debug for PaneProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PaneProcess")
+            .field("pid", &self.pid)
+            .finish()
+    }
+}
+
+impl PaneProcess {
+    pub fn spawn(
+        spec: &SpawnSpec,
+        spawn: u64,
+        sink: EventSink,
+        tracker: &ReapTracker,
+    ) -> Result<PaneProcess, SpawnError> {
+        let program = spec.argv.first().ok_or(SpawnError::EmptyCommand)?;
+        // portable-pty silently falls back to $HOME for a bad cwd.
+        if !spec.cwd.is_dir() {
+            return Err(SpawnError::CwdNotDir(spec.cwd.clone()));
+        }
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: spec.rows,
+                cols: spec.cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .map_err(|e| SpawnError::Pty(e.to_string()))?;
+
+        let mut cmd = CommandBuilder::new(program);
+        cmd.args(&spec.argv[1..]);
+        cmd.cwd(&spec.cwd);
+        cmd.env("TERM", "xterm-256color");
+        for (key, value) in &spec.env {
+            cmd.env(key, value);
+        }
+        let child = pair
+            .slave
+            .spawn_command(cmd)
+            .map_err(|e| SpawnError::Exec {
+                program: program.clone(),
+                reason: e.to_string(),
+            })?;
+        // The reader only sees EOF once every slave fd is closed.
+        drop(pair.slave);
+        let pid = child
+            .process_id()
+            .and_then(|p| i32::try_from(p).ok())
+            .ok_or_else(|| SpawnError::Pty("child has no pid".into()))?;
+        tracker.started();
+
+        let reader = pair
+            .master
+            .try_clone_reader()
+            .map_err(|e| SpawnError::Pty(e.to_string()));
+        let writer = pair
+            .master
+            .take_writer()
+            .map_err(|e| SpawnError::Pty(e.to_string()));
+        let (reader, writer) = match (reader, writer) {
+            (Ok(r), Ok(w)) => (r, w),
+            (Err(e), _) | (_, Err(e)) => {
+                hang_up(pid);
+                spawn_waiter(child, spawn, sink, tracker.clone(), None);
+                return Err(e);
+            }
+        };
+
+        let (credits_tx, credits_rx) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
+        for _ in 0..CHUNKS_IN_FLIGHT {
+            // The channel has room for exactly this many credits.
+            let _ = credits_tx.try_send(());
+        }
+        let (input_tx, input_rx) = mpsc::channel();
+        let (reaped_tx, reaped_rx) = mpsc::channel();
+
+        spawn_reader(reader, credits_rx, spawn, sink.clone());
+        spawn_writer(writer, input_rx);
+        spawn_waiter(child, spawn, sink, tracker.clone(), Some(reaped_tx));
+        debug!(pid, argv = ?spec.argv, "spawned");
+        Ok(PaneProcess {
+            master: pair.master,
+            input: input_tx,
+            credits: credits_tx,
+            pid,
+            reaped: Some(reaped_rx),
+        })
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Gives back the credit of one output chunk the actor has processed.
+    pub fn return_credit(&self) {
+        let _ = self.credits.try_send(());
+    }
+
+    pub fn write(&self, bytes: Vec<u8>) {
+        let _ = self.input.send(bytes);
+    }
+
+    pub fn resize(&self, rows: u16, cols: u16) {
+        let size = PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        };
+        if let Err(e) = self.master.resize(size) {
+            warn!(error = %e, "resize failed");
+        }
+    }
+
+    /// Sends `signal` to the child, or to its whole process group. The child
+    /// leads its own session, so its pid is also its group id.
+    pub fn signal(&self, signal: i32, group: bool) -> std::io::Result<()> {
+        let target = if group { -self.pid } else { self.pid };
+        // SAFETY: kill(2) takes plain integers and touches no memory of ours.
+        if unsafe { libc::kill(target, signal) } == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    }
+
+    /// The working directory of the PTY's foreground process (what a `cd`
+    /// in the shell, or a program it started, is working in).
+    pub fn foreground_cwd(&self) -> Option<PathBuf> {
+        let pid = self.master.process_group_leader().unwrap_or(self.pid);
+        std::fs::read_link(Path::new("/proc").join(pid.to_string()).join("cwd")).ok()
+    }
+}
+
+impl Drop for PaneProcess {
+    fn drop(&mut self) {
+        let Some(reaped) = self.reaped.take() else {
+            return;
+        };
+        if reaped.try_recv().is_ok() {
+            return;
+        }
+        hang_up(self.pid);
+        let pid = self.pid;
+        // Escalation waits off the actor's thread; the waiter still reaps.
+        let escalate = std::thread::Builder::new()
+            .name(format!("pane-hangup-{pid}"))
+            .spawn(move || {
+                if reaped.recv_timeout(HANGUP_GRACE).is_err() {
+                    // SAFETY: kill(2) with plain integers.
+                    unsafe { libc::kill(-pid, libc::SIGKILL) };
+                }
+            });
+        if let Err(e) = escalate {
+            warn!(pid, error = %e, "could not start the hang-up watchdog");
+        }
+    }
+}
+
+fn hang_up(pid: i32) {
+    // SAFETY: kill(2) with plain integers.
+    unsafe { libc::kill(-pid, libc::SIGHUP) };
+}
+
+fn spawn_reader(
+    mut reader: Box<dyn Read + Send>,
+    credits: Receiver<()>,
+    spawn: u64,
+    sink: EventSink,
+) {
+    let started = std::thread::Builder::new()
+        .name("pane-reader".into())
+        .spawn(move || {
+            let mut buf = vec![0u8; READ_CHUNK];
+            // A credit is taken before each read: the actor returns it once
+            // the chunk is processed, and the pane is gone once the
+            // sending side is dropped.
+            while credits.recv().is_ok() {
+                match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        let bytes = buf[..n].to_vec();
+                        if !sink(ProcessEvent::Output { spawn, bytes }) {
+                            return;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                        // The credit was not used.
+                        continue;
+                    }
+                    // Linux reports EIO once the slave side is closed.
+                    Err(_) => break,
+                }
+            }
+            sink(ProcessEvent::Eof { spawn });
+        });
+    if let Err(e) = started {
+        warn!(error = %e, "could not start the pane reader");
+    }
+}
+
+fn spawn_writer(mut writer: Box<dyn Write + Send>, input: Receiver<Vec<u8>>) {
+    let started = std::thread::Builder::new()
+        .name("pane-writer".into())
+        .spawn(move || {
+            for bytes in input {
+                if writer
+                    .write_all(&bytes)
+                    .and_then(|()| writer.flush())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+    if let Err(e) = started {
+        warn!(error = %e, "could not start the pane writer");
+    }
+}
+
+fn spawn_waiter(
+    child: Box<dyn Child + Send + Sync>,
+    spawn: u64,
+    sink: EventSink,
+    tracker: ReapTracker,
+    reaped: Option<Sender<()>>,
+) {
+    let mut child = child;
+    let started = std::thread::Builder::new()
+        .name("pane-waiter".into())
+        .spawn(move || {
+            let code = wait_for_exit_code(child.as_mut());
+            tracker.reaped();
+            if let Some(reaped) = reaped {
+                let _ = reaped.send(());
+            }
+            sink(ProcessEvent::Exited { spawn, code });
+        });
+    if let Err(e) = started {
+        warn!(error = %e, "could not start the pane waiter; the child will not be reaped");
+    }
+}
+
+/// Reaps the child and returns its exit code, shell style: 128 + the signal
+/// number when a signal ended it.
+fn wait_for_exit_code(child: &mut (dyn Child + Send + Sync)) -> i32 {
+    let child: &mut dyn Child = child;
+    if let Some(std_child) = child.as_any_mut().downcast_mut::<std::process::Child>() {
+        use std::os::unix::process::ExitStatusExt;
+        return match std_child.wait() {
+            Ok(status) => status
+                .code()
+                .or_else(|| status.signal().map(|s| 128 + s))
+                .unwrap_or(1),
+            Err(e) => {
+                warn!(error = %e, "wait failed");
+                1
+            }
+        };
+    }
+    match child.wait() {
+        Ok(status) => i32::try_from(status.exit_code()).unwrap_or(1),
+        Err(e) => {
+            warn!(error = %e, "wait failed");
+            1
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! The snapshot actor: debounces published records into atomic writes.
+//!
+//! Actors push their records here on every structural change. A change is
+//! written within [`COALESCE`] unless a write happened less than
+//! [`MIN_INTERVAL`] ago, in which case it waits for the interval to pass:
+//! at most one write per two seconds, and a change on disk within about two
+//! seconds, never waiting for a blind tick. Content identical to the last
+//! write is not rewritten; every [`PERIODIC`] a save happens regardless.
+//! Tails are written only for panes that sent a new one. A failing write
+//! is logged, kept for `ctl status`, retried, and never stops the server.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
+use signaltty_persistence::{
+    PaneRecord, ServerInfo, Snapshot, StateDir, TabRecord, TailStore, WorkspaceRecord,
+};
+use tracing::{error, info, warn};
+
+use crate::model::{Model, PaneView};
+use crate::now_millis;
+
+/// How long a change waits for others to join it in one write.
+pub const COALESCE: Duration = Duration::from_millis(100);
+/// The least time between two writes.
+pub const MIN_INTERVAL: Duration = Duration::from_secs(2);
+/// A save happens this often even when nothing changed.
+pub const PERIODIC: Duration = Duration::from_secs(60);
+
+pub enum SnapshotMsg {
+    Workspace(WorkspaceRecord),
+    Tab(TabRecord),
+    Pane(PaneView),
+    Tail {
+        pane_id: String,
+        text: String,
+    },
+    /// A closed workspace, with its tabs and panes.
+    RemoveWorkspace(String),
+    /// A closed tab, with its panes.
+    RemoveTab(String),
+    RemovePane(String),
+    /// A copy of the whole model, for listings.
+    Model(RpcReplyPort<Model>),
+    /// A pane's last record and tail, to rebuild it as a tombstone.
+    LastPane(String, RpcReplyPort<Option<(PaneRecord, Option<String>)>>),
+    /// Write now, whatever the debounce says (shutdown).
+    Flush(RpcReplyPort<Result<(), String>>),
+    Status(RpcReplyPort<SnapshotStatus>),
+    WriteDue,
+    PeriodicSave,
+}
+
+/// What `ctl status` shows about saving.
+#[derive(Debug, Clone, Default)]
+pub struct SnapshotStatus {
+    pub path: PathBuf,
+    pub writes: u64,
+    pub last_saved_at: Option<u64>,
+    /// The last write's error, until a write succeeds again.
+    pub last_error: Option<String>,
+}
+
+pub struct SnapshotArgs {
+    pub state_dir: Arc<StateDir>,
+    pub tails: Arc<TailStore>,
+    pub server: ServerInfo,
+    /// What to start from (the restored snapshot's records, or nothing).
+    pub model: Model,
+}
+
+pub struct SnapshotActor;
+
+pub struct SnapshotState {
+    state_dir: Arc<StateDir>,
+    tails: Arc<TailStore>,
+    server: ServerInfo,
+    model: Model,
+    /// Tails waiting for the next write, newest per pane.
+    pending_tails: HashMap<String, String>,
+    /// Closed panes: a late record or tail for one of them is dropped.
+    closed_panes: HashSet<String>,
+    dirty: bool,
+    write_scheduled: bool,
+    last_write: Option<Instant>,
+    /// The last snapshot written, with `saved_at` zeroed for comparison.
+    last_written: Option<Snapshot>,
+    status: SnapshotStatus,
+}
+
+impl Actor for SnapshotActor {
+    type Msg = SnapshotMsg;
+    type State = SnapshotState;
+    type Arguments = SnapshotArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<SnapshotMsg>,
+        args: SnapshotArgs,
+    ) -> Result<SnapshotState, ActorProcessingErr> {
+        myself.send_interval(PERIODIC, || SnapshotMsg::PeriodicSave);
+        Ok(SnapshotState {
+            status: SnapshotStatus {
+                path: args.state_dir.snapshot_path(),
+                ..SnapshotStatus::default()
+            },
+            state_dir: args.state_dir,
+            tails: args.tails,
+            server: args.server,
+            model: args.model,
+            pending_tails: HashMap::new(),
+            closed_panes: HashSet::new(),
+            dirty: false,
+            write_scheduled: false,
+            last_write: None,
+            last_written: None,
+        })
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<SnapshotMsg>,
+        msg: SnapshotMsg,
+        state: &mut SnapshotState,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            SnapshotMsg::Workspace(record) => {
+                state.model.upsert_workspace(record);
+                state.changed(&myself);
+            }
+            SnapshotMsg::Tab(record) => {
+                state.model.tabs.insert(record.id.clone(), record);
+                state.changed(&myself);
+            }
+            SnapshotMsg::Pane(view) => {
+                if !state.closed_panes.contains(&view.record.id) {
+                    state.model.panes.insert(view.record.id.clone(), view);
+                    state.changed(&myself);
+                }
+            }
+            SnapshotMsg::Tail { pane_id, text } => {
+                if !state.closed_panes.contains(&pane_id) {
+                    state.pending_tails.insert(pane_id, text);
+                    state.changed(&myself);
+                }
+            }
+            SnapshotMsg::RemoveWorkspace(id) => {
+                let panes = state.model.remove_workspace(&id);
+                state.forget_panes(panes).await;
+                state.changed(&myself);
+            }
+            SnapshotMsg::RemoveTab(id) => {
+                let panes = state.model.remove_tab(&id);
+                state.forget_panes(panes).await;
+                state.changed(&myself);
+            }
+            SnapshotMsg::RemovePane(id) => {
+                state.model.panes.remove(&id);
+                state.forget_panes(vec![id]).await;
+                state.changed(&myself);
+            }
+            SnapshotMsg::Model(reply) => {
+                let _ = reply.send(state.model.clone());
+            }
+            SnapshotMsg::LastPane(id, reply) => {
+                let last = match state.model.panes.get(&id) {
+                    Some(view) => {
+                        let tail = match state.pending_tails.get(&id) {
+                            Some(text) => Some(text.clone()),
+                            None => state.read_tail(&id).await,
+                        };
+                        Some((view.record.clone(), tail))
+                    }
+                    None => None,
+                };
+                let _ = reply.send(last);
+            }
+            SnapshotMsg::Flush(reply) => {
+                let result = state.write(true).await;
+                let _ = reply.send(result);
+            }
+            SnapshotMsg::Status(reply) => {
+                let _ = reply.send(state.status.clone());
+            }
+            SnapshotMsg::WriteDue => {
+                state.write_scheduled = false;
+                if state.dirty && state.write(false).await.is_err() {
+                    state.schedule(&myself);
+                }
+            }
+            SnapshotMsg::PeriodicSave => {
+                let _ = state.write(true).await;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl SnapshotState {
+    fn changed(&mut self, myself: &ActorRef<SnapshotMsg>) {
+        self.dirty = true;
+        self.schedule(myself);
+    }
+
+    fn schedule(&mut self, myself: &ActorRef<SnapshotMsg>) {
+        if self.write_scheduled {
+            return;
+        }
+        let delay = match self.last_write {
+            Some(at) => (at + MIN_INTERVAL)
+                .saturating_duration_since(Instant::now())
+                .max(COALESCE),
+            None => COALESCE,
+        };
+        self.write_scheduled = true;
+        myself.send_after(delay, || SnapshotMsg::WriteDue);
+    }
+
+    async fn forget_panes(&mut self, ids: Vec<String>) {
+        for id in &ids {
+            self.pending_tails.remove(id);
+        }
+        let tails = self.tails.clone();
+        let deleted = tokio::task::spawn_blocking(move || {
+            for id in &ids {
+                if let Err(e) = tails.delete(id) {
+                    warn!(pane = %id, error = %e, "could not delete a closed pane's tail");
+                }
+            }
+            ids
+        })
+        .await;
+        if let Ok(ids) = deleted {
+            self.closed_panes.extend(ids);
+        }
+    }
+
+    async fn read_tail(&self, id: &str) -> Option<String> {
+        let tails = self.tails.clone();
+        let id = id.to_string();
+        tokio::task::spawn_blocking(move || tails.read(&id).ok().flatten())
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// Writes the snapshot (unless unchanged and not `force`) and pending
+    /// tails, off the actor's thread.
+    async fn write(&mut self, force: bool) -> Result<(), String> {
+        let mut snapshot = self.model.to_snapshot(self.server.clone());
+        if let Err(e) = snapshot.validate() {
+            // Never write what a load would reject: that would lose the
+            // previous good file's place. Records catch up within moments.
+            warn!(error = %e, "snapshot not consistent yet; retrying");
+            return Err(e.to_string());
+        }
+        let unchanged = self.last_written.as_ref() == Some(&snapshot);
+        let tails: Vec<(String, String)> = self.pending_tails.drain().collect();
+        if unchanged && !force && tails.is_empty() {
+            self.dirty = false;
+            return Ok(());
+        }
+        let compare = snapshot.clone();
+        snapshot.server.saved_at = now_millis();
+        let saved_at = snapshot.server.saved_at;
+        let write_snapshot = force || !unchanged;
+        let dir = self.state_dir.clone();
+        let tail_store = self.tails.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            if write_snapshot {
+                dir.save(&snapshot).map_err(|e| e.to_string())?;
+            }
+            for (id, text) in &tails {
+                if let Err(e) = tail_store.write(id, text) {
+                    warn!(pane = %id, error = %e, "could not write a tail");
+                }
+            }
+            Ok::<bool, String>(write_snapshot)
+        })
+        .await
+        .map_err(|e| format!("snapshot writer panicked: {e}"))
+        .and_then(|r| r);
+
+        self.last_write = Some(Instant::now());
+        match outcome {
+            Ok(wrote) => {
+                self.dirty = false;
+                if wrote {
+                    self.last_written = Some(compare);
+                    self.status.writes += 1;
+                    self.status.last_saved_at = Some(saved_at);
+                    if self.status.last_error.take().is_some() {
+                        info!("snapshot writes work again");
+                    }
+                }
+                Ok(())
+            }
+            Err(e) => {
+                error!(path = %self.status.path.display(), error = %e, "SNAPSHOT WRITE FAILED; the previous file is intact");
+                self.status.last_error = Some(e.clone());
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Sends a message to the snapshot actor, wherever it is right now. A
+/// message sent while it restarts is lost; the restart asks every actor to
+/// publish again.
+pub fn publish(msg: SnapshotMsg) {
+    if let Some(snapshot) = crate::names::lookup::<SnapshotMsg>(crate::names::SNAPSHOT) {
+        let _ = snapshot.cast(msg);
+    }
+}
+
+/// How long an actor waits for the snapshot actor's answer.
+const CALL_TIMEOUT_MS: u64 = 5_000;
+
+/// The current model, or `None` while the snapshot actor is unreachable.
+pub async fn model() -> Option<Model> {
+    let snapshot = crate::names::lookup::<SnapshotMsg>(crate::names::SNAPSHOT)?;
+    ractor::call_t!(snapshot, SnapshotMsg::Model, CALL_TIMEOUT_MS).ok()
+}
+
+/// A pane's last published record and tail, to rebuild it from.
+pub async fn last_pane(pane_id: &str) -> Option<(PaneRecord, Option<String>)> {
+    let snapshot = crate::names::lookup::<SnapshotMsg>(crate::names::SNAPSHOT)?;
+    ractor::call_t!(
+        snapshot,
+        SnapshotMsg::LastPane,
+        CALL_TIMEOUT_MS,
+        pane_id.to_string()
+    )
+    .ok()
+    .flatten()
+}

@@ -1,0 +1,322 @@
+//! The tab actor: a split layout of panes, and their supervisor.
+//!
+//! A pane actor that panics or fails is replaced, in the same layout slot
+//! and under the same id, by an EXITED tombstone built from the pane's last
+//! published record and tail. Its siblings never notice.
+
+use std::collections::{HashMap, HashSet};
+
+use ractor::{
+    Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent,
+};
+use signaltty_persistence::{Direction, Layout, PaneRecord, TabRecord};
+use tracing::{Instrument, error, info_span, warn};
+
+use crate::error::ActorError;
+use crate::model::PaneState;
+use crate::names;
+use crate::pane::{PaneActor, PaneArgs, PaneContext, PaneMsg, PaneStart};
+use crate::snapshot::{SnapshotMsg, publish};
+
+/// A pane to create: what the workspace resolved from a request.
+#[derive(Debug, Clone)]
+pub struct NewPane {
+    pub argv: Vec<String>,
+    pub cwd: String,
+    pub title: Option<String>,
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// Where a new pane goes: next to `pane`, in `direction`.
+#[derive(Debug, Clone)]
+pub struct SplitAt {
+    pub pane: Option<String>,
+    pub direction: Direction,
+}
+
+pub enum TabMsg {
+    NewPane {
+        pane: NewPane,
+        split: SplitAt,
+        reply: RpcReplyPort<Result<String, ActorError>>,
+    },
+    /// Close a pane; answers whether the tab is now empty.
+    ClosePane {
+        pane: String,
+        reply: RpcReplyPort<Result<bool, ActorError>>,
+    },
+    /// Stop every pane (the tab is being closed).
+    CloseAll(RpcReplyPort<()>),
+    Republish,
+}
+
+pub struct TabArgs {
+    pub record: TabRecord,
+    /// The panes to bring up: the first pane of a new tab, or a restored
+    /// tab's panes.
+    pub panes: Vec<PaneArgs>,
+    pub context: PaneContext,
+}
+
+pub struct TabActor;
+
+pub struct Tab {
+    record: TabRecord,
+    /// Live pane actors by actor id, for supervision events.
+    panes: HashMap<ActorId, String>,
+    /// Panes being closed on purpose: their ending is not a failure.
+    closing: HashSet<String>,
+    context: PaneContext,
+}
+
+impl Actor for TabActor {
+    type Msg = TabMsg;
+    type State = Tab;
+    type Arguments = TabArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<TabMsg>,
+        args: TabArgs,
+    ) -> Result<Tab, ActorProcessingErr> {
+        let mut tab = Tab {
+            record: args.record,
+            panes: HashMap::new(),
+            closing: HashSet::new(),
+            context: args.context,
+        };
+        for pane in args.panes {
+            tab.spawn_pane(&myself, pane).await?;
+        }
+        tab.publish();
+        Ok(tab)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<TabMsg>,
+        msg: TabMsg,
+        tab: &mut Tab,
+    ) -> Result<(), ActorProcessingErr> {
+        let span = info_span!("tab", tab = %tab.record.id);
+        async move {
+            match msg {
+                TabMsg::NewPane { pane, split, reply } => {
+                    let _ = reply.send(tab.new_pane(&myself, pane, split).await);
+                }
+                TabMsg::ClosePane { pane, reply } => {
+                    let _ = reply.send(tab.close_pane(&pane).await);
+                }
+                TabMsg::CloseAll(reply) => {
+                    tab.closing.extend(tab.panes.values().cloned());
+                    myself.stop_children_and_wait(None, None).await;
+                    let _ = reply.send(());
+                }
+                TabMsg::Republish => {
+                    tab.publish();
+                    for cell in myself.get_children() {
+                        let _ = cell.send_message(PaneMsg::Republish);
+                    }
+                }
+            }
+        }
+        .instrument(span)
+        .await;
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<TabMsg>,
+        event: SupervisionEvent,
+        tab: &mut Tab,
+    ) -> Result<(), ActorProcessingErr> {
+        let (cell, why) = match event {
+            SupervisionEvent::ActorFailed(cell, err) => (cell, err.to_string()),
+            SupervisionEvent::ActorTerminated(cell, _, reason) => {
+                (cell, reason.unwrap_or_else(|| "stopped".into()))
+            }
+            _ => return Ok(()),
+        };
+        let Some(pane_id) = tab.panes.remove(&cell.get_id()) else {
+            return Ok(());
+        };
+        if tab.closing.remove(&pane_id) {
+            return Ok(());
+        }
+        error!(pane = %pane_id, reason = %why, "pane actor failed; replacing it with a tombstone");
+        tab.replace_with_tombstone(&myself, &pane_id).await;
+        Ok(())
+    }
+}
+
+impl Tab {
+    fn publish(&self) {
+        publish(SnapshotMsg::Tab(self.record.clone()));
+    }
+
+    async fn spawn_pane(
+        &mut self,
+        myself: &ActorRef<TabMsg>,
+        args: PaneArgs,
+    ) -> Result<ActorCell, ActorError> {
+        let id = args.record.id.clone();
+        let (pane, _) =
+            Actor::spawn_linked(Some(names::pane(&id)), PaneActor, args, myself.get_cell())
+                .await
+                .map_err(|e| spawn_error(&id, e))?;
+        self.panes.insert(pane.get_id(), id);
+        Ok(pane.get_cell())
+    }
+
+    async fn new_pane(
+        &mut self,
+        myself: &ActorRef<TabMsg>,
+        new: NewPane,
+        split: SplitAt,
+    ) -> Result<String, ActorError> {
+        let target = split
+            .pane
+            .or_else(|| self.record.active_pane_id.clone())
+            .or_else(|| {
+                self.record
+                    .layout
+                    .pane_ids()
+                    .last()
+                    .map(|id| id.to_string())
+            })
+            .ok_or_else(|| ActorError::BadRequest("the tab has no pane to split".into()))?;
+        if !self.record.layout.contains(&target) {
+            return Err(ActorError::BadRequest(format!(
+                "pane {target} is not in tab {}; split a pane of the same tab",
+                self.record.id
+            )));
+        }
+        let record = pane_record(&self.record, &new);
+        let id = record.id.clone();
+        let mut layout = self.record.layout.clone();
+        layout
+            .split(&target, &id, split.direction, 0.5)
+            .map_err(|e| ActorError::BadRequest(e.to_string()))?;
+        self.spawn_pane(
+            myself,
+            PaneArgs {
+                record,
+                start: PaneStart::Launch,
+                user_title: new.title,
+                context: self.context.clone(),
+            },
+        )
+        .await?;
+        self.record.layout = layout;
+        self.record.active_pane_id = Some(id.clone());
+        self.publish();
+        Ok(id)
+    }
+
+    async fn close_pane(&mut self, pane_id: &str) -> Result<bool, ActorError> {
+        if !self.record.layout.contains(pane_id) {
+            return Err(ActorError::NoSuchPane(pane_id.to_string()));
+        }
+        self.closing.insert(pane_id.to_string());
+        if let Some(pane) = names::lookup::<PaneMsg>(&names::pane(pane_id)) {
+            pane.stop_and_wait(Some("closed".into()), None)
+                .await
+                .map_err(|e| ActorError::Unavailable(e.to_string()))?;
+        }
+        let remaining = self.record.layout.clone().remove(pane_id);
+        // The record goes first so that a snapshot never holds a layout
+        // leaf without its pane.
+        let empty = match remaining {
+            Some(layout) => {
+                if self.record.active_pane_id.as_deref() == Some(pane_id) {
+                    self.record.active_pane_id = layout.pane_ids().first().map(|id| id.to_string());
+                }
+                self.record.layout = layout;
+                self.publish();
+                false
+            }
+            None => true,
+        };
+        publish(SnapshotMsg::RemovePane(pane_id.to_string()));
+        Ok(empty)
+    }
+
+    async fn replace_with_tombstone(&mut self, myself: &ActorRef<TabMsg>, pane_id: &str) {
+        let (record, tail) = match crate::snapshot::last_pane(pane_id).await {
+            Some(last) => last,
+            None => {
+                warn!(pane = %pane_id, "no record for the failed pane; its slot shows an empty tombstone");
+                (empty_record(&self.record, pane_id), None)
+            }
+        };
+        let mut record = record;
+        record.running = false;
+        let args = PaneArgs {
+            record,
+            start: PaneStart::Tombstone {
+                state: PaneState::Exited,
+                tail,
+            },
+            user_title: None,
+            context: self.context.clone(),
+        };
+        if let Err(e) = self.spawn_pane(myself, args).await {
+            error!(pane = %pane_id, error = %e, "could not start a tombstone");
+        }
+    }
+}
+
+fn spawn_error(id: &str, err: ractor::SpawnErr) -> ActorError {
+    match err {
+        ractor::SpawnErr::StartupFailed(inner) => {
+            match inner.downcast::<crate::error::SpawnError>() {
+                Ok(spawn) => ActorError::Spawn(*spawn),
+                Err(other) => ActorError::Io(format!("pane {id} did not start: {other}")),
+            }
+        }
+        other => ActorError::Io(format!("pane {id} did not start: {other}")),
+    }
+}
+
+pub(crate) fn pane_record(tab: &TabRecord, new: &NewPane) -> PaneRecord {
+    PaneRecord {
+        title: new.title.clone().unwrap_or_default(),
+        cwd: new.cwd.clone(),
+        argv: new.argv.clone(),
+        pty_size: signaltty_persistence::PtySize {
+            rows: new.rows,
+            cols: new.cols,
+        },
+        running: true,
+        ..empty_record(tab, &names::new_id())
+    }
+}
+
+fn empty_record(tab: &TabRecord, pane_id: &str) -> PaneRecord {
+    PaneRecord {
+        id: pane_id.to_string(),
+        workspace_id: tab.workspace_id.clone(),
+        tab_id: tab.id.clone(),
+        title: String::new(),
+        cwd: String::new(),
+        argv: Vec::new(),
+        env: Default::default(),
+        pty_size: Default::default(),
+        agent: None,
+        lifecycle: Default::default(),
+        attention: Default::default(),
+        last_message: None,
+        created_at: crate::now_millis(),
+        running: false,
+        exit_code: None,
+    }
+}
+
+/// A single-leaf layout for a tab's first pane.
+pub fn single(pane_id: &str) -> Layout {
+    Layout::Pane {
+        pane_id: pane_id.to_string(),
+    }
+}

@@ -1,0 +1,365 @@
+//! The workspace actor: a named set of tabs, and their supervisor.
+//!
+//! A tab actor that fails is rebuilt from its last published record, with
+//! its panes as EXITED tombstones showing their last tails; the rest of the
+//! workspace keeps running.
+
+use std::collections::{HashMap, HashSet};
+
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use signaltty_persistence::{TabRecord, WorkspaceRecord};
+use tracing::{Instrument, error, info_span, warn};
+
+use crate::error::ActorError;
+use crate::model::{Model, PaneState};
+use crate::names;
+use crate::pane::{PaneArgs, PaneContext, PaneStart};
+use crate::snapshot::{self, SnapshotMsg, publish};
+use crate::tab::{self, NewPane, SplitAt, TabActor, TabArgs, TabMsg};
+
+/// How long a workspace waits for one of its tabs to answer.
+const TAB_CALL_MS: u64 = 15_000;
+
+/// A pane as a request describes it; the workspace fills in the rest.
+#[derive(Debug, Clone, Default)]
+pub struct PaneSpec {
+    pub argv: Vec<String>,
+    pub cwd: Option<String>,
+    pub title: Option<String>,
+    pub rows: Option<u16>,
+    pub cols: Option<u16>,
+}
+
+pub enum WorkspaceMsg {
+    /// A new tab with one pane; answers (tab id, pane id).
+    NewTab {
+        title: Option<String>,
+        pane: PaneSpec,
+        reply: RpcReplyPort<Result<(String, String), ActorError>>,
+    },
+    /// A new pane in `tab` (or the active tab, or a new one when there is
+    /// none), splitting `split.pane` (or the tab's active pane).
+    NewPane {
+        tab: Option<String>,
+        split: SplitAt,
+        pane: PaneSpec,
+        reply: RpcReplyPort<Result<String, ActorError>>,
+    },
+    ClosePane {
+        tab: String,
+        pane: String,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    CloseTab {
+        tab: String,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    /// Stop every tab (the workspace is being closed).
+    CloseAll(RpcReplyPort<()>),
+    SetAutoResume(bool, RpcReplyPort<()>),
+    Republish,
+}
+
+pub struct WorkspaceArgs {
+    pub record: WorkspaceRecord,
+    /// Restored tabs to bring up, in order.
+    pub tabs: Vec<TabArgs>,
+    pub context: PaneContext,
+}
+
+pub struct WorkspaceActor;
+
+pub struct Workspace {
+    record: WorkspaceRecord,
+    tabs: HashMap<ActorId, String>,
+    closing: HashSet<String>,
+    context: PaneContext,
+}
+
+impl Actor for WorkspaceActor {
+    type Msg = WorkspaceMsg;
+    type State = Workspace;
+    type Arguments = WorkspaceArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<WorkspaceMsg>,
+        args: WorkspaceArgs,
+    ) -> Result<Workspace, ActorProcessingErr> {
+        let mut ws = Workspace {
+            record: args.record,
+            tabs: HashMap::new(),
+            closing: HashSet::new(),
+            context: args.context,
+        };
+        for tab in args.tabs {
+            ws.spawn_tab(&myself, tab).await?;
+        }
+        ws.publish();
+        Ok(ws)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<WorkspaceMsg>,
+        msg: WorkspaceMsg,
+        ws: &mut Workspace,
+    ) -> Result<(), ActorProcessingErr> {
+        let span = info_span!("workspace", workspace = %ws.record.id);
+        async move {
+            match msg {
+                WorkspaceMsg::NewTab { title, pane, reply } => {
+                    let _ = reply.send(ws.new_tab(&myself, title, pane).await);
+                }
+                WorkspaceMsg::NewPane {
+                    tab,
+                    split,
+                    pane,
+                    reply,
+                } => {
+                    let _ = reply.send(ws.new_pane(&myself, tab, split, pane).await);
+                }
+                WorkspaceMsg::ClosePane { tab, pane, reply } => {
+                    let _ = reply.send(ws.close_pane(&tab, &pane).await);
+                }
+                WorkspaceMsg::CloseTab { tab, reply } => {
+                    let _ = reply.send(ws.close_tab(&tab).await);
+                }
+                WorkspaceMsg::CloseAll(reply) => {
+                    let tabs: Vec<String> = ws.record.tabs.clone();
+                    for tab in tabs {
+                        ws.stop_tab(&tab).await;
+                    }
+                    let _ = reply.send(());
+                }
+                WorkspaceMsg::SetAutoResume(on, reply) => {
+                    if ws.record.auto_resume != on {
+                        ws.record.auto_resume = on;
+                        ws.publish();
+                    }
+                    let _ = reply.send(());
+                }
+                WorkspaceMsg::Republish => {
+                    ws.publish();
+                    for cell in myself.get_children() {
+                        let _ = cell.send_message(TabMsg::Republish);
+                    }
+                }
+            }
+        }
+        .instrument(span)
+        .await;
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<WorkspaceMsg>,
+        event: SupervisionEvent,
+        ws: &mut Workspace,
+    ) -> Result<(), ActorProcessingErr> {
+        let (cell, why) = match event {
+            SupervisionEvent::ActorFailed(cell, err) => (cell, err.to_string()),
+            SupervisionEvent::ActorTerminated(cell, _, reason) => {
+                (cell, reason.unwrap_or_else(|| "stopped".into()))
+            }
+            _ => return Ok(()),
+        };
+        let Some(tab_id) = ws.tabs.remove(&cell.get_id()) else {
+            return Ok(());
+        };
+        if ws.closing.remove(&tab_id) {
+            return Ok(());
+        }
+        error!(tab = %tab_id, reason = %why, "tab actor failed; rebuilding it from its last record");
+        let model = snapshot::model().await.unwrap_or_default();
+        match rebuild_tab(&model, &tab_id, &ws.context).await {
+            Some(args) => {
+                if let Err(e) = ws.spawn_tab(&myself, args).await {
+                    error!(tab = %tab_id, error = %e, "could not rebuild the tab");
+                }
+            }
+            None => warn!(tab = %tab_id, "no record of the failed tab; it is gone"),
+        }
+        Ok(())
+    }
+}
+
+impl Workspace {
+    fn publish(&self) {
+        publish(SnapshotMsg::Workspace(self.record.clone()));
+    }
+
+    async fn spawn_tab(
+        &mut self,
+        myself: &ActorRef<WorkspaceMsg>,
+        args: TabArgs,
+    ) -> Result<(), ActorError> {
+        let id = args.record.id.clone();
+        let (tab, _) =
+            Actor::spawn_linked(Some(names::tab(&id)), TabActor, args, myself.get_cell())
+                .await
+                .map_err(|e| match e {
+                    ractor::SpawnErr::StartupFailed(inner) => {
+                        match inner.downcast::<ActorError>() {
+                            Ok(err) => *err,
+                            Err(other) => {
+                                ActorError::Io(format!("tab {id} did not start: {other}"))
+                            }
+                        }
+                    }
+                    other => ActorError::Io(format!("tab {id} did not start: {other}")),
+                })?;
+        self.tabs.insert(tab.get_id(), id);
+        Ok(())
+    }
+
+    fn new_pane_from(&self, spec: PaneSpec) -> NewPane {
+        NewPane {
+            argv: spec.argv,
+            cwd: spec.cwd.unwrap_or_else(|| self.record.cwd.clone()),
+            title: spec.title,
+            rows: spec.rows.unwrap_or(24),
+            cols: spec.cols.unwrap_or(80),
+        }
+    }
+
+    async fn new_tab(
+        &mut self,
+        myself: &ActorRef<WorkspaceMsg>,
+        title: Option<String>,
+        spec: PaneSpec,
+    ) -> Result<(String, String), ActorError> {
+        let tab_id = names::new_id();
+        let title = title.unwrap_or_else(|| format!("Tab {}", self.record.tabs.len() + 1));
+        let placeholder = TabRecord {
+            id: tab_id.clone(),
+            workspace_id: self.record.id.clone(),
+            title,
+            layout: tab::single(""),
+            active_pane_id: None,
+        };
+        let new = self.new_pane_from(spec);
+        let pane = tab::pane_record(&placeholder, &new);
+        let pane_id = pane.id.clone();
+        let record = TabRecord {
+            layout: tab::single(&pane_id),
+            active_pane_id: Some(pane_id.clone()),
+            ..placeholder
+        };
+        self.spawn_tab(
+            myself,
+            TabArgs {
+                record,
+                panes: vec![PaneArgs {
+                    record: pane,
+                    start: PaneStart::Launch,
+                    user_title: new.title,
+                    context: self.context.clone(),
+                }],
+                context: self.context.clone(),
+            },
+        )
+        .await?;
+        self.record.tabs.push(tab_id.clone());
+        self.record.active_tab_id = Some(tab_id.clone());
+        self.publish();
+        Ok((tab_id, pane_id))
+    }
+
+    async fn new_pane(
+        &mut self,
+        myself: &ActorRef<WorkspaceMsg>,
+        tab: Option<String>,
+        split: SplitAt,
+        spec: PaneSpec,
+    ) -> Result<String, ActorError> {
+        let tab = tab
+            .or_else(|| self.record.active_tab_id.clone())
+            .or_else(|| self.record.tabs.last().cloned());
+        let Some(tab) = tab else {
+            return self.new_tab(myself, None, spec).await.map(|(_, pane)| pane);
+        };
+        if !self.record.tabs.contains(&tab) {
+            return Err(ActorError::NoSuchTab(tab));
+        }
+        let actor = tab_actor(&tab)?;
+        let pane = self.new_pane_from(spec);
+        ractor::call_t!(
+            actor,
+            |reply| TabMsg::NewPane { pane, split, reply },
+            TAB_CALL_MS
+        )
+        .map_err(|e| ActorError::Unavailable(e.to_string()))?
+    }
+
+    async fn close_pane(&mut self, tab: &str, pane: &str) -> Result<(), ActorError> {
+        let actor = tab_actor(tab)?;
+        let pane = pane.to_string();
+        let empty = ractor::call_t!(
+            actor,
+            |reply| TabMsg::ClosePane { pane, reply },
+            TAB_CALL_MS
+        )
+        .map_err(|e| ActorError::Unavailable(e.to_string()))??;
+        if empty {
+            self.close_tab(tab).await?;
+        }
+        Ok(())
+    }
+
+    async fn close_tab(&mut self, tab: &str) -> Result<(), ActorError> {
+        if !self.record.tabs.iter().any(|t| t == tab) {
+            return Err(ActorError::NoSuchTab(tab.to_string()));
+        }
+        self.stop_tab(tab).await;
+        self.record.tabs.retain(|t| t != tab);
+        if self.record.active_tab_id.as_deref() == Some(tab) {
+            self.record.active_tab_id = self.record.tabs.last().cloned();
+        }
+        self.publish();
+        publish(SnapshotMsg::RemoveTab(tab.to_string()));
+        Ok(())
+    }
+
+    /// Stops a tab and its panes, on purpose.
+    async fn stop_tab(&mut self, tab: &str) {
+        self.closing.insert(tab.to_string());
+        if let Ok(actor) = tab_actor(tab) {
+            let _ = ractor::call_t!(actor, TabMsg::CloseAll, TAB_CALL_MS);
+            let _ = actor.stop_and_wait(Some("closed".into()), None).await;
+        }
+    }
+}
+
+fn tab_actor(tab: &str) -> Result<ActorRef<TabMsg>, ActorError> {
+    names::lookup::<TabMsg>(&names::tab(tab)).ok_or_else(|| ActorError::NoSuchTab(tab.to_string()))
+}
+
+/// A failed tab's arguments, from the snapshot actor's last records: the
+/// same layout, every pane an EXITED tombstone with its last tail.
+pub async fn rebuild_tab(model: &Model, tab_id: &str, context: &PaneContext) -> Option<TabArgs> {
+    let record = model.tabs.get(tab_id)?.clone();
+    let mut panes = Vec::new();
+    for view in model.panes_of(&record) {
+        let tail = snapshot::last_pane(&view.record.id)
+            .await
+            .and_then(|(_, tail)| tail);
+        let mut pane = view.record.clone();
+        pane.running = false;
+        panes.push(PaneArgs {
+            record: pane,
+            start: PaneStart::Tombstone {
+                state: PaneState::Exited,
+                tail,
+            },
+            user_title: None,
+            context: context.clone(),
+        });
+    }
+    Some(TabArgs {
+        record,
+        panes,
+        context: context.clone(),
+    })
+}

@@ -1,0 +1,377 @@
+//! The snapshot schema, version 1.
+//!
+//! These are plain serde records: what the server writes and what a later
+//! server reads back. Every field a later version might add or drop carries a
+//! serde default, so an older file still loads; unknown fields are ignored.
+//! Workspaces, tabs and panes are flat lists that refer to each other by id,
+//! so one broken reference is detected by [`Snapshot::validate`] instead of
+//! silently dropping a subtree.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::layout::{Direction, Layout, MAX_RATIO, MIN_RATIO};
+
+/// The snapshot format this build writes and the newest it can read.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// How many notifications a snapshot keeps (the newest ones).
+pub const MAX_NOTIFICATIONS: usize = 200;
+
+/// Milliseconds since the Unix epoch.
+pub type Millis = u64;
+
+/// One whole saved state of the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub snapshot_version: u32,
+    #[serde(default)]
+    pub server: ServerInfo,
+    #[serde(default)]
+    pub workspaces: Vec<WorkspaceRecord>,
+    #[serde(default)]
+    pub tabs: Vec<TabRecord>,
+    #[serde(default)]
+    pub panes: Vec<PaneRecord>,
+    #[serde(default)]
+    pub notifications: Vec<NotificationRecord>,
+}
+
+impl Default for Snapshot {
+    fn default() -> Self {
+        Snapshot::empty()
+    }
+}
+
+impl Snapshot {
+    /// A snapshot of a server with nothing open, in the current format.
+    pub fn empty() -> Snapshot {
+        Snapshot {
+            snapshot_version: SNAPSHOT_VERSION,
+            server: ServerInfo::default(),
+            workspaces: Vec::new(),
+            tabs: Vec::new(),
+            panes: Vec::new(),
+            notifications: Vec::new(),
+        }
+    }
+
+    /// Repairs what can be repaired without guessing, so that small damage
+    /// (a hand edit, an older writer) does not make a whole file corrupt:
+    /// ratios are clamped, notifications capped, and an active tab or pane
+    /// that no longer exists falls back to the first one. Broken references
+    /// between records are left for [`Snapshot::validate`] to reject.
+    pub fn normalize(&mut self) {
+        for tab in &mut self.tabs {
+            tab.layout.normalize();
+            let active_ok = tab
+                .active_pane_id
+                .as_deref()
+                .is_some_and(|id| tab.layout.contains(id));
+            if !active_ok {
+                tab.active_pane_id = tab.layout.pane_ids().first().map(|id| (*id).to_owned());
+            }
+        }
+        for ws in &mut self.workspaces {
+            let active_ok = ws
+                .active_tab_id
+                .as_deref()
+                .is_some_and(|id| ws.tabs.iter().any(|t| t == id));
+            if !active_ok {
+                ws.active_tab_id = ws.tabs.first().cloned();
+            }
+        }
+        self.cap_notifications();
+    }
+
+    /// Keeps the newest [`MAX_NOTIFICATIONS`] by `created_at`. When trimming
+    /// is needed the survivors end up ordered by `created_at`; among equal
+    /// times the one later in the list counts as newer and the list order is
+    /// kept. A list within the cap is left exactly as it is.
+    pub fn cap_notifications(&mut self) {
+        if self.notifications.len() <= MAX_NOTIFICATIONS {
+            return;
+        }
+        self.notifications.sort_by_key(|n| n.created_at);
+        let excess = self.notifications.len() - MAX_NOTIFICATIONS;
+        self.notifications.drain(..excess);
+    }
+
+    pub fn workspace(&self, id: &str) -> Option<&WorkspaceRecord> {
+        self.workspaces.iter().find(|w| w.id == id)
+    }
+
+    pub fn tab(&self, id: &str) -> Option<&TabRecord> {
+        self.tabs.iter().find(|t| t.id == id)
+    }
+
+    pub fn pane(&self, id: &str) -> Option<&PaneRecord> {
+        self.panes.iter().find(|p| p.id == id)
+    }
+
+    /// Every pane id, for [`crate::StateDir::sweep`]'s live set.
+    pub fn pane_ids(&self) -> std::collections::HashSet<String> {
+        self.panes.iter().map(|p| p.id.clone()).collect()
+    }
+}
+
+/// Which server wrote the snapshot, and when.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    #[serde(default)]
+    pub version: String,
+    #[serde(default)]
+    pub saved_at: Millis,
+    #[serde(default)]
+    pub protocol: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkspaceRecord {
+    pub id: String,
+    pub name: String,
+    #[serde(default)]
+    pub cwd: String,
+    /// Tab ids in display order.
+    #[serde(default)]
+    pub tabs: Vec<String>,
+    #[serde(default)]
+    pub active_tab_id: Option<String>,
+    /// Resume this workspace's RESUMABLE agent panes by themselves on start.
+    #[serde(default)]
+    pub auto_resume: bool,
+    #[serde(default)]
+    pub created_at: Millis,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TabRecord {
+    pub id: String,
+    pub workspace_id: String,
+    #[serde(default)]
+    pub title: String,
+    pub layout: Layout,
+    #[serde(default)]
+    pub active_pane_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PtySize {
+    pub rows: u16,
+    pub cols: u16,
+}
+
+impl Default for PtySize {
+    fn default() -> Self {
+        PtySize { rows: 24, cols: 80 }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PaneRecord {
+    pub id: String,
+    pub workspace_id: String,
+    pub tab_id: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub cwd: String,
+    #[serde(default)]
+    pub argv: Vec<String>,
+    /// Only the variables [`crate::env::filter_env`] lets through.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub pty_size: PtySize,
+    #[serde(default)]
+    pub agent: Option<AgentRecord>,
+    #[serde(default)]
+    pub lifecycle: Lifecycle,
+    #[serde(default)]
+    pub attention: Attention,
+    #[serde(default)]
+    pub last_message: Option<String>,
+    #[serde(default)]
+    pub created_at: Millis,
+    /// Whether the child process was running when this record was saved.
+    #[serde(default)]
+    pub running: bool,
+    /// The child's exit code, once it has ended.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+}
+
+impl WorkspaceRecord {
+    /// A workspace with no tabs yet.
+    pub fn new(id: impl Into<String>, name: impl Into<String>) -> WorkspaceRecord {
+        WorkspaceRecord {
+            id: id.into(),
+            name: name.into(),
+            cwd: String::new(),
+            tabs: Vec::new(),
+            active_tab_id: None,
+            auto_resume: false,
+            created_at: 0,
+        }
+    }
+}
+
+impl TabRecord {
+    /// A tab whose layout is the single pane `pane_id`, which is active.
+    pub fn new(
+        id: impl Into<String>,
+        workspace_id: impl Into<String>,
+        pane_id: impl Into<String>,
+    ) -> TabRecord {
+        let pane_id = pane_id.into();
+        TabRecord {
+            id: id.into(),
+            workspace_id: workspace_id.into(),
+            title: String::new(),
+            layout: Layout::pane(pane_id.clone()),
+            active_pane_id: Some(pane_id),
+        }
+    }
+}
+
+impl PaneRecord {
+    /// A pane record with every optional field at its default.
+    pub fn new(
+        id: impl Into<String>,
+        workspace_id: impl Into<String>,
+        tab_id: impl Into<String>,
+    ) -> PaneRecord {
+        PaneRecord {
+            id: id.into(),
+            workspace_id: workspace_id.into(),
+            tab_id: tab_id.into(),
+            title: String::new(),
+            cwd: String::new(),
+            argv: Vec::new(),
+            env: BTreeMap::new(),
+            pty_size: PtySize::default(),
+            agent: None,
+            lifecycle: Lifecycle::default(),
+            attention: Attention::default(),
+            last_message: None,
+            created_at: 0,
+            running: false,
+            exit_code: None,
+        }
+    }
+}
+
+/// What the server knows about the agent CLI running in a pane.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentRecord {
+    /// An adapter kind name (`claude`, `codex`, …); kept as text so a kind
+    /// this build does not know survives a load and save.
+    pub kind: String,
+    #[serde(default)]
+    pub agent_session_id: Option<String>,
+    /// A resume command the agent reported about itself. It only ever runs on
+    /// an explicit resume, never by itself.
+    #[serde(default)]
+    pub resume_argv: Option<Vec<String>>,
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// What the program in a pane is doing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lifecycle {
+    Working,
+    Blocked,
+    Done,
+    Idle,
+    Failed,
+    Exited,
+    /// Also what a lifecycle from a newer version reads as (serde requires
+    /// the catch-all to be the last variant).
+    #[default]
+    #[serde(other)]
+    Unknown,
+}
+
+/// Whether the user needs to look at a pane. Variants are declared from the
+/// least to the most severe, so `Ord` ranks them.
+///
+/// Unknown names (from a newer version) read as [`Attention::Unread`]:
+/// something happened that this build cannot name, so the user should look.
+/// serde only allows a catch-all on the last variant, which would break the
+/// ordering, so reading goes through a private mirror enum.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case", from = "AttentionWire")]
+pub enum Attention {
+    #[default]
+    None,
+    Unread,
+    Warning,
+    InputRequired,
+    PermissionRequired,
+    Error,
+}
+
+/// The reading side of [`Attention`], with the catch-all last.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum AttentionWire {
+    None,
+    Unread,
+    Warning,
+    InputRequired,
+    PermissionRequired,
+    Error,
+    #[serde(other)]
+    Newer,
+}
+
+impl From<AttentionWire> for Attention {
+    fn from(w: AttentionWire) -> Self {
+        match w {
+            AttentionWire::None => Attention::None,
+            AttentionWire::Unread | AttentionWire::Newer => Attention::Unread,
+            AttentionWire::Warning => Attention::Warning,
+            AttentionWire::InputRequired => Attention::InputRequired,
+            AttentionWire::PermissionRequired => Attention::PermissionRequired,
+            AttentionWire::Error => Attention::Error,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotificationRecord {
+    pub id: u64,
+    #[serde(default)]
+    pub pane_id: Option<String>,
+    #[serde(default)]
+    pub workspace_id: Option<String>,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub severity: Severity,
+    /// Where it came from: `osc9`, `osc777`, `bel`, `hook:claude`, `ctl`, …
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub created_at: Millis,
+    #[serde(default)]
+    pub read_at: Option<Millis>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Warning,
+    Error,
+    /// Also what a severity from a newer version reads as.
+    #[default]
+    #[serde(other)]
+    Info,
+}

@@ -1,0 +1,206 @@
+//! Where the state dir is and what lives in it.
+//!
+//! Finding the directory is a pure function of an explicit path and an
+//! environment lookup, so it can be tested without touching the process
+//! environment (tests run in parallel threads that share it).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::error::{PersistError, Result};
+use crate::fsutil::create_private_dir;
+use crate::tail::{DEFAULT_TAIL_CAP, TailStore};
+
+/// Overrides the state dir for a whole process tree (tests, CI, a second
+/// instance).
+pub const STATE_DIR_ENV: &str = "SIGNALTTY_STATE_DIR";
+
+pub(crate) const SNAPSHOT_FILE: &str = "snapshot.json";
+pub(crate) const PREV_FILE: &str = "snapshot.prev.json";
+pub(crate) const HISTORY_DIR: &str = "history";
+pub(crate) const ARCHIVE_DIR: &str = "archive";
+pub(crate) const LOG_FILE: &str = "server.log";
+/// Prefix of the hard link `save` makes while promoting the current snapshot
+/// to `snapshot.prev.json`; only a crash in between leaves one behind.
+pub(crate) const PREV_LINK_PREFIX: &str = ".prevlink-";
+/// Prefix of the temp dirs atomicwrites makes beside the file it writes.
+pub(crate) const ATOMIC_TEMP_PREFIX: &str = ".atomicwrite";
+
+/// Picks the state dir: `explicit` (from `--state-dir`), else
+/// `$SIGNALTTY_STATE_DIR`, else `$XDG_STATE_HOME/signaltty`, else
+/// `$HOME/.local/state/signaltty`. Empty values count as unset, and the XDG
+/// and HOME values must be absolute (the XDG spec says to ignore relative
+/// ones; a relative HOME is broken). The result may still be relative when
+/// the user gave a relative path; [`StateDir::resolve`] makes it absolute.
+pub fn resolve_state_dir_path<F>(explicit: Option<PathBuf>, env: F) -> Result<PathBuf>
+where
+    F: Fn(&str) -> Option<OsString>,
+{
+    if let Some(path) = explicit.filter(|p| !p.as_os_str().is_empty()) {
+        return Ok(path);
+    }
+    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(path) = var(STATE_DIR_ENV) {
+        return Ok(path);
+    }
+    if let Some(xdg) = var("XDG_STATE_HOME").filter(|p| p.is_absolute()) {
+        return Ok(xdg.join("signaltty"));
+    }
+    if let Some(home) = var("HOME").filter(|p| p.is_absolute()) {
+        return Ok(home.join(".local").join("state").join("signaltty"));
+    }
+    Err(PersistError::NoStateDir)
+}
+
+/// An opened state dir: it exists, with `history/` and `archive/`, all 0700.
+#[derive(Debug, Clone)]
+pub struct StateDir {
+    root: PathBuf,
+}
+
+impl StateDir {
+    /// Finds the state dir from `explicit` and the process environment (see
+    /// [`resolve_state_dir_path`]) and opens it.
+    pub fn resolve(explicit: Option<PathBuf>) -> Result<StateDir> {
+        let path = resolve_state_dir_path(explicit, |name| std::env::var_os(name))?;
+        let path =
+            std::path::absolute(&path).map_err(|e| PersistError::io("resolving", &path, e))?;
+        StateDir::open(path)
+    }
+
+    /// Creates (or tightens to 0700) the dir and its `history/` and
+    /// `archive/` subdirectories.
+    pub fn open(path: impl Into<PathBuf>) -> Result<StateDir> {
+        let dir = StateDir { root: path.into() };
+        create_private_dir(&dir.root)?;
+        create_private_dir(&dir.history_dir())?;
+        create_private_dir(&dir.archive_dir())?;
+        Ok(dir)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn snapshot_path(&self) -> PathBuf {
+        self.root.join(SNAPSHOT_FILE)
+    }
+
+    pub fn prev_path(&self) -> PathBuf {
+        self.root.join(PREV_FILE)
+    }
+
+    pub fn history_dir(&self) -> PathBuf {
+        self.root.join(HISTORY_DIR)
+    }
+
+    pub fn archive_dir(&self) -> PathBuf {
+        self.root.join(ARCHIVE_DIR)
+    }
+
+    /// Where a background server sends its output; make it private with
+    /// [`crate::ensure_private_file`] before writing to it.
+    pub fn log_path(&self) -> PathBuf {
+        self.root.join(LOG_FILE)
+    }
+
+    /// A tail store over this dir's `history/` with the default cap.
+    pub fn tail_store(&self) -> TailStore {
+        TailStore::new(self.history_dir(), DEFAULT_TAIL_CAP)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let map: HashMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        move |k| map.get(k).cloned()
+    }
+
+    #[test]
+    fn resolution_order() {
+        let all = [
+            ("SIGNALTTY_STATE_DIR", "/s"),
+            ("XDG_STATE_HOME", "/x"),
+            ("HOME", "/h"),
+        ];
+        let p = |explicit: Option<&str>, vars: &[(&str, &str)]| {
+            resolve_state_dir_path(explicit.map(PathBuf::from), lookup(vars)).ok()
+        };
+        assert_eq!(p(Some("/e"), &all), Some("/e".into()));
+        assert_eq!(p(None, &all), Some("/s".into()));
+        assert_eq!(p(None, &all[1..]), Some("/x/signaltty".into()));
+        assert_eq!(p(None, &all[2..]), Some("/h/.local/state/signaltty".into()));
+        assert_eq!(p(None, &[]), None);
+    }
+
+    #[test]
+    fn empty_and_relative_values_are_skipped() {
+        let vars = [
+            ("SIGNALTTY_STATE_DIR", ""),
+            ("XDG_STATE_HOME", "relative/state"),
+            ("HOME", "/h"),
+        ];
+        assert_eq!(
+            resolve_state_dir_path(Some(PathBuf::new()), lookup(&vars)).unwrap(),
+            PathBuf::from("/h/.local/state/signaltty")
+        );
+        let err = resolve_state_dir_path(None, lookup(&[("HOME", "")])).unwrap_err();
+        assert!(matches!(err, PersistError::NoStateDir));
+    }
+
+    fn mode(p: &Path) -> u32 {
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn open_creates_private_dirs_and_tightens_existing() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let root = tmp.path().join("a").join("signaltty");
+        let dir = StateDir::open(&root).unwrap();
+        for p in [
+            dir.root().to_path_buf(),
+            dir.history_dir(),
+            dir.archive_dir(),
+        ] {
+            assert!(p.is_dir());
+            assert_eq!(mode(&p), 0o700, "{}", p.display());
+        }
+        std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(dir.history_dir(), std::fs::Permissions::from_mode(0o777))
+            .unwrap();
+        StateDir::open(&root).unwrap();
+        assert_eq!(mode(&root), 0o700);
+        assert_eq!(mode(&dir.history_dir()), 0o700);
+    }
+
+    #[test]
+    fn open_refuses_a_file() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let file = tmp.path().join("f");
+        std::fs::write(&file, b"x").unwrap();
+        assert!(StateDir::open(&file).is_err());
+    }
+
+    #[test]
+    fn ensure_private_file_creates_and_tightens() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let dir = StateDir::open(tmp.path().join("s")).unwrap();
+        let log = dir.log_path();
+        crate::ensure_private_file(&log).unwrap();
+        assert_eq!(mode(&log), 0o600);
+        std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::write(&log, b"kept").unwrap();
+        crate::ensure_private_file(&log).unwrap();
+        assert_eq!(mode(&log), 0o600);
+        assert_eq!(std::fs::read(&log).unwrap(), b"kept");
+    }
+}

@@ -1,0 +1,104 @@
+//! Saving a snapshot without ever leaving the state dir without a good one.
+//!
+//! The order matters. First the current `snapshot.json` is hard-linked to a
+//! temp name and that link is renamed over `snapshot.prev.json`: at every
+//! instant `snapshot.prev.json` is either the older good file or the current
+//! one, and `snapshot.json` is untouched. Only then is the new snapshot
+//! written through atomicwrites (temp file, fsync, rename, fsync of the
+//! dirs). A crash or a failure at any step leaves `snapshot.json` as it was,
+//! or replaced whole.
+
+use std::fs;
+use std::io::ErrorKind;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{PersistError, Result};
+use crate::fsutil::{FILE_MODE, fsync_dir, write_private_atomic};
+use crate::load::{MAX_SNAPSHOT_BYTES, RawFile, read_raw};
+use crate::snapshot::{SNAPSHOT_VERSION, Snapshot};
+use crate::state_dir::{PREV_LINK_PREFIX, StateDir};
+
+/// Makes link names unique between saves of one process.
+static LINK_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl StateDir {
+    /// Writes `snapshot` as the new `snapshot.json`, keeping the old one as
+    /// `snapshot.prev.json`.
+    ///
+    /// The snapshot is normalized and validated first and refused if invalid
+    /// or too large to load back: writing it would push the last good
+    /// snapshot into `snapshot.prev.json`, and one more save would lose it.
+    /// On any error `snapshot.json` is left as it was.
+    ///
+    /// Assumes one saver per state dir at a time (the server holds a
+    /// singleton lock and saves from one place).
+    pub fn save(&self, snapshot: &Snapshot) -> Result<()> {
+        if snapshot.snapshot_version != SNAPSHOT_VERSION {
+            return Err(PersistError::Invalid(format!(
+                "refusing to save snapshot_version {} (this build writes {SNAPSHOT_VERSION})",
+                snapshot.snapshot_version
+            )));
+        }
+        let mut snapshot = snapshot.clone();
+        snapshot.normalize();
+        snapshot.validate()?;
+        let mut bytes = serde_json::to_vec_pretty(&snapshot)?;
+        bytes.push(b'\n');
+        if bytes.len() as u64 > MAX_SNAPSHOT_BYTES {
+            return Err(PersistError::Invalid(format!(
+                "snapshot is {} bytes, more than the {MAX_SNAPSHOT_BYTES} a load accepts",
+                bytes.len()
+            )));
+        }
+        self.promote_current_to_prev()?;
+        write_private_atomic(&self.snapshot_path(), &bytes)
+    }
+
+    /// Makes `snapshot.prev.json` a copy of the current `snapshot.json`, if
+    /// there is one. `snapshot.json` is trusted as good here because only
+    /// `save` writes it and `load` moves anything bad out of the way.
+    fn promote_current_to_prev(&self) -> Result<()> {
+        let current = self.snapshot_path();
+        let prev = self.prev_path();
+        let n = LINK_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let link = self
+            .root()
+            .join(format!("{PREV_LINK_PREFIX}{}-{n}", std::process::id()));
+        // A crash of an earlier process with the same pid can leave this
+        // exact name behind; it is ours to reuse.
+        let _ = fs::remove_file(&link);
+        match fs::hard_link(&current, &link) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(e) if links_unsupported(&e) => return self.copy_current_to_prev(),
+            Err(e) => return Err(PersistError::io("linking", &current, e)),
+        }
+        if let Err(e) = fs::rename(&link, &prev) {
+            let _ = fs::remove_file(&link);
+            return Err(PersistError::io("renaming", &prev, e));
+        }
+        // A snapshot.json made by hand may be readable by others; the copy
+        // we keep is not. Failing that is no reason to fail the save.
+        let _ = fs::set_permissions(&prev, fs::Permissions::from_mode(FILE_MODE));
+        fsync_dir(self.root())
+    }
+
+    /// For file systems without hard links: the same promise, by copying the
+    /// bytes through an atomic write.
+    fn copy_current_to_prev(&self) -> Result<()> {
+        let current = self.snapshot_path();
+        match read_raw(&current, MAX_SNAPSHOT_BYTES)? {
+            RawFile::Bytes(bytes) => write_private_atomic(&self.prev_path(), &bytes),
+            // Nothing there, or nothing that could be a good snapshot.
+            RawFile::Missing | RawFile::TooLarge(_) | RawFile::NotAFile => Ok(()),
+        }
+    }
+}
+
+fn links_unsupported(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EPERM | libc::EOPNOTSUPP | libc::ENOSYS | libc::EMLINK | libc::EXDEV)
+    )
+}

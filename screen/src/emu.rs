@@ -1,0 +1,437 @@
+//! The glue between `vte::ansi::Processor` and alacritty's `Term`.
+//!
+//! `Term` keeps a few facts private that a faithful replay needs (the
+//! scrolling region and which of G0/G1 is shifted in), so every parser
+//! callback goes through [`Emu`], which forwards it to the `Term` and mirrors
+//! those facts on the way.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use alacritty_terminal::event::{Event, EventListener};
+use alacritty_terminal::grid::{Dimensions, Grid};
+use alacritty_terminal::term::cell::Cell;
+use alacritty_terminal::term::{Term, TermMode};
+use alacritty_terminal::vte::ansi::cursor_icon::CursorIcon;
+use alacritty_terminal::vte::ansi::{
+    Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink,
+    KeyboardModes, KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys,
+    NamedPrivateMode, PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset,
+    TabulationClearMode, Timeout,
+};
+
+/// Collects the `Term`'s events; `Term` owns its listener and offers no way
+/// back to it, so the queue is shared with the `Screen`.
+#[derive(Clone, Default)]
+pub(crate) struct Listener(Arc<Mutex<Vec<Event>>>);
+
+impl Listener {
+    /// Moves queued events into `out` (which the caller keeps around so the
+    /// hot path does not allocate).
+    pub(crate) fn take_into(&self, out: &mut Vec<Event>) {
+        let mut queue = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if !queue.is_empty() {
+            std::mem::swap(&mut *queue, out);
+        }
+    }
+}
+
+impl EventListener for Listener {
+    fn send_event(&self, event: Event) {
+        // Redraw hints are meaningless headless; dropping them here keeps the
+        // queue (and the lock) out of the way of mode changes.
+        match event {
+            Event::Title(_)
+            | Event::ResetTitle
+            | Event::PtyWrite(_)
+            | Event::ColorRequest(..)
+            | Event::Bell => self.0.lock().unwrap_or_else(PoisonError::into_inner).push(event),
+            _ => {},
+        }
+    }
+}
+
+/// A synchronized-update timer that never runs.
+///
+/// vte would otherwise hold back everything between `CSI ? 2026 h` and
+/// `l` (up to 2 MiB or 150 ms). A headless model must not lag: an attach in
+/// the middle of such an update would replay the old frame while the held
+/// bytes were already consumed from the pane, and the client would never see
+/// them.
+#[derive(Default)]
+pub(crate) struct NeverSync;
+
+impl Timeout for NeverSync {
+    fn set_timeout(&mut self, _: Duration) {}
+
+    fn clear_timeout(&mut self) {}
+
+    fn pending_timeout(&self) -> bool {
+        false
+    }
+}
+
+/// What `Term` knows but does not expose, mirrored exactly the way `Term`
+/// computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Tracked {
+    /// Scrolling region as `Term` stores it: first line, one past the last.
+    pub(crate) region: (i32, i32),
+    /// Whether SO shifted G1 in (vte only knows SI/SO, so G2/G3 never are).
+    pub(crate) g1_active: bool,
+}
+
+impl Tracked {
+    pub(crate) fn new(lines: usize) -> Tracked {
+        Tracked { region: (0, lines_i32(lines)), g1_active: false }
+    }
+
+    /// `Term::resize` resets the region, but only when the size changed.
+    pub(crate) fn reset_region(&mut self, lines: usize) {
+        self.region = (0, lines_i32(lines));
+    }
+}
+
+fn lines_i32(lines: usize) -> i32 {
+    i32::try_from(lines).unwrap_or(i32::MAX)
+}
+
+/// The handler the parser drives: `Term` plus the mirrored state.
+pub(crate) struct Emu<'a> {
+    pub(crate) term: &'a mut Term<Listener>,
+    pub(crate) tracked: &'a mut Tracked,
+    pub(crate) listener: &'a Listener,
+}
+
+impl Emu<'_> {
+    fn column_mode_side_effect(&mut self, mode: &PrivateMode) {
+        // DECCOLM makes `Term` reset the region internally, bypassing us.
+        if matches!(mode, PrivateMode::Named(NamedPrivateMode::ColumnMode)) {
+            self.tracked.reset_region(self.term.screen_lines());
+        }
+    }
+}
+
+/// Every method is forwarded; the trait has no-op defaults, so one that is
+/// forgotten here would silently disable a feature of the emulator.
+impl Handler for Emu<'_> {
+    fn set_title(&mut self, title: Option<String>) {
+        Handler::set_title(&mut *self.term, title)
+    }
+
+    fn set_cursor_style(&mut self, style: Option<CursorStyle>) {
+        Handler::set_cursor_style(&mut *self.term, style)
+    }
+
+    fn set_cursor_shape(&mut self, shape: CursorShape) {
+        Handler::set_cursor_shape(&mut *self.term, shape)
+    }
+
+    #[inline]
+    fn input(&mut self, c: char) {
+        Handler::input(&mut *self.term, c)
+    }
+
+    fn goto(&mut self, line: i32, col: usize) {
+        Handler::goto(&mut *self.term, line, col)
+    }
+
+    fn goto_line(&mut self, line: i32) {
+        Handler::goto_line(&mut *self.term, line)
+    }
+
+    fn goto_col(&mut self, col: usize) {
+        Handler::goto_col(&mut *self.term, col)
+    }
+
+    fn insert_blank(&mut self, count: usize) {
+        Handler::insert_blank(&mut *self.term, count)
+    }
+
+    fn move_up(&mut self, rows: usize) {
+        Handler::move_up(&mut *self.term, rows)
+    }
+
+    fn move_down(&mut self, rows: usize) {
+        Handler::move_down(&mut *self.term, rows)
+    }
+
+    fn identify_terminal(&mut self, intermediate: Option<char>) {
+        Handler::identify_terminal(&mut *self.term, intermediate)
+    }
+
+    fn device_status(&mut self, arg: usize) {
+        Handler::device_status(&mut *self.term, arg)
+    }
+
+    fn move_forward(&mut self, cols: usize) {
+        Handler::move_forward(&mut *self.term, cols)
+    }
+
+    fn move_backward(&mut self, cols: usize) {
+        Handler::move_backward(&mut *self.term, cols)
+    }
+
+    fn move_down_and_cr(&mut self, rows: usize) {
+        Handler::move_down_and_cr(&mut *self.term, rows)
+    }
+
+    fn move_up_and_cr(&mut self, rows: usize) {
+        Handler::move_up_and_cr(&mut *self.term, rows)
+    }
+
+    fn put_tab(&mut self, count: u16) {
+        Handler::put_tab(&mut *self.term, count)
+    }
+
+    fn backspace(&mut self) {
+        Handler::backspace(&mut *self.term)
+    }
+
+    #[inline]
+    fn carriage_return(&mut self) {
+        Handler::carriage_return(&mut *self.term)
+    }
+
+    #[inline]
+    fn linefeed(&mut self) {
+        Handler::linefeed(&mut *self.term)
+    }
+
+    fn bell(&mut self) {
+        Handler::bell(&mut *self.term)
+    }
+
+    fn substitute(&mut self) {
+        Handler::substitute(&mut *self.term)
+    }
+
+    fn newline(&mut self) {
+        Handler::newline(&mut *self.term)
+    }
+
+    fn set_horizontal_tabstop(&mut self) {
+        Handler::set_horizontal_tabstop(&mut *self.term)
+    }
+
+    fn scroll_up(&mut self, lines: usize) {
+        Handler::scroll_up(&mut *self.term, lines)
+    }
+
+    fn scroll_down(&mut self, lines: usize) {
+        Handler::scroll_down(&mut *self.term, lines)
+    }
+
+    fn insert_blank_lines(&mut self, lines: usize) {
+        Handler::insert_blank_lines(&mut *self.term, lines)
+    }
+
+    fn delete_lines(&mut self, lines: usize) {
+        Handler::delete_lines(&mut *self.term, lines)
+    }
+
+    fn erase_chars(&mut self, count: usize) {
+        Handler::erase_chars(&mut *self.term, count)
+    }
+
+    fn delete_chars(&mut self, count: usize) {
+        Handler::delete_chars(&mut *self.term, count)
+    }
+
+    fn move_backward_tabs(&mut self, count: u16) {
+        Handler::move_backward_tabs(&mut *self.term, count)
+    }
+
+    fn move_forward_tabs(&mut self, count: u16) {
+        Handler::move_forward_tabs(&mut *self.term, count)
+    }
+
+    fn save_cursor_position(&mut self) {
+        Handler::save_cursor_position(&mut *self.term)
+    }
+
+    fn restore_cursor_position(&mut self) {
+        Handler::restore_cursor_position(&mut *self.term)
+    }
+
+    fn clear_line(&mut self, mode: LineClearMode) {
+        Handler::clear_line(&mut *self.term, mode)
+    }
+
+    fn clear_screen(&mut self, mode: ClearMode) {
+        Handler::clear_screen(&mut *self.term, mode)
+    }
+
+    fn clear_tabs(&mut self, mode: TabulationClearMode) {
+        Handler::clear_tabs(&mut *self.term, mode)
+    }
+
+    fn set_tabs(&mut self, interval: u16) {
+        Handler::set_tabs(&mut *self.term, interval)
+    }
+
+    fn reset_state(&mut self) {
+        Handler::reset_state(&mut *self.term);
+        *self.tracked = Tracked::new(self.term.screen_lines());
+        // `Term` forgets its title on RIS without telling anyone.
+        self.listener.send_event(Event::ResetTitle);
+    }
+
+    fn reverse_index(&mut self) {
+        Handler::reverse_index(&mut *self.term)
+    }
+
+    #[inline]
+    fn terminal_attribute(&mut self, attr: Attr) {
+        Handler::terminal_attribute(&mut *self.term, attr)
+    }
+
+    fn set_mode(&mut self, mode: Mode) {
+        Handler::set_mode(&mut *self.term, mode)
+    }
+
+    fn unset_mode(&mut self, mode: Mode) {
+        Handler::unset_mode(&mut *self.term, mode)
+    }
+
+    fn report_mode(&mut self, mode: Mode) {
+        Handler::report_mode(&mut *self.term, mode)
+    }
+
+    fn set_private_mode(&mut self, mode: PrivateMode) {
+        self.column_mode_side_effect(&mode);
+        Handler::set_private_mode(&mut *self.term, mode)
+    }
+
+    fn unset_private_mode(&mut self, mode: PrivateMode) {
+        self.column_mode_side_effect(&mode);
+        Handler::unset_private_mode(&mut *self.term, mode)
+    }
+
+    fn report_private_mode(&mut self, mode: PrivateMode) {
+        Handler::report_private_mode(&mut *self.term, mode)
+    }
+
+    fn set_scrolling_region(&mut self, top: usize, bottom: Option<usize>) {
+        // Same arithmetic as `Term::set_scrolling_region`.
+        let lines = lines_i32(self.term.screen_lines());
+        let end = bottom.map_or(lines, lines_i32);
+        let start = lines_i32(top);
+        if start < end {
+            self.tracked.region = ((start - 1).min(lines), end.min(lines));
+        }
+        Handler::set_scrolling_region(&mut *self.term, top, bottom)
+    }
+
+    fn set_keypad_application_mode(&mut self) {
+        Handler::set_keypad_application_mode(&mut *self.term)
+    }
+
+    fn unset_keypad_application_mode(&mut self) {
+        Handler::unset_keypad_application_mode(&mut *self.term)
+    }
+
+    fn set_active_charset(&mut self, index: CharsetIndex) {
+        self.tracked.g1_active = index == CharsetIndex::G1;
+        Handler::set_active_charset(&mut *self.term, index)
+    }
+
+    fn configure_charset(&mut self, index: CharsetIndex, charset: StandardCharset) {
+        Handler::configure_charset(&mut *self.term, index, charset)
+    }
+
+    fn set_color(&mut self, index: usize, color: Rgb) {
+        Handler::set_color(&mut *self.term, index, color)
+    }
+
+    fn dynamic_color_sequence(&mut self, prefix: String, index: usize, terminator: &str) {
+        Handler::dynamic_color_sequence(&mut *self.term, prefix, index, terminator)
+    }
+
+    fn reset_color(&mut self, index: usize) {
+        Handler::reset_color(&mut *self.term, index)
+    }
+
+    fn clipboard_store(&mut self, clipboard: u8, base64: &[u8]) {
+        Handler::clipboard_store(&mut *self.term, clipboard, base64)
+    }
+
+    fn clipboard_load(&mut self, clipboard: u8, terminator: &str) {
+        Handler::clipboard_load(&mut *self.term, clipboard, terminator)
+    }
+
+    fn decaln(&mut self) {
+        Handler::decaln(&mut *self.term)
+    }
+
+    fn push_title(&mut self) {
+        Handler::push_title(&mut *self.term)
+    }
+
+    fn pop_title(&mut self) {
+        Handler::pop_title(&mut *self.term)
+    }
+
+    fn text_area_size_pixels(&mut self) {
+        Handler::text_area_size_pixels(&mut *self.term)
+    }
+
+    fn text_area_size_chars(&mut self) {
+        Handler::text_area_size_chars(&mut *self.term)
+    }
+
+    fn set_hyperlink(&mut self, link: Option<Hyperlink>) {
+        Handler::set_hyperlink(&mut *self.term, link)
+    }
+
+    fn set_mouse_cursor_icon(&mut self, icon: CursorIcon) {
+        Handler::set_mouse_cursor_icon(&mut *self.term, icon)
+    }
+
+    fn report_keyboard_mode(&mut self) {
+        Handler::report_keyboard_mode(&mut *self.term)
+    }
+
+    fn push_keyboard_mode(&mut self, mode: KeyboardModes) {
+        Handler::push_keyboard_mode(&mut *self.term, mode)
+    }
+
+    fn pop_keyboard_modes(&mut self, to_pop: u16) {
+        Handler::pop_keyboard_modes(&mut *self.term, to_pop)
+    }
+
+    fn set_keyboard_mode(&mut self, mode: KeyboardModes, behavior: KeyboardModesApplyBehavior) {
+        Handler::set_keyboard_mode(&mut *self.term, mode, behavior)
+    }
+
+    fn set_modify_other_keys(&mut self, mode: ModifyOtherKeys) {
+        Handler::set_modify_other_keys(&mut *self.term, mode)
+    }
+
+    fn report_modify_other_keys(&mut self) {
+        Handler::report_modify_other_keys(&mut *self.term)
+    }
+
+    fn set_scp(&mut self, char_path: ScpCharPath, update_mode: ScpUpdateMode) {
+        Handler::set_scp(&mut *self.term, char_path, update_mode)
+    }
+}
+
+/// Runs `f` on the primary grid even while the alternate screen is active.
+///
+/// `Term` keeps the inactive grid private, so this swaps the screens, and
+/// swaps back restoring a copy of the alternate grid (entering the alternate
+/// screen clears it). Only the primary's DECSC slot is touched: it is set to
+/// the primary cursor, which is what entering the alternate screen had
+/// stored there anyway (they can differ only after a resize while in it).
+pub(crate) fn with_primary<R>(term: &mut Term<Listener>, f: impl FnOnce(&Grid<Cell>) -> R) -> R {
+    if !term.mode().contains(TermMode::ALT_SCREEN) {
+        return f(term.grid());
+    }
+    let alt = term.grid().clone();
+    term.swap_alt();
+    let result = f(term.grid());
+    term.swap_alt();
+    *term.grid_mut() = alt;
+    result
+}

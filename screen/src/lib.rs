@@ -1,0 +1,427 @@
+//! A headless terminal screen for each pane.
+//!
+//! This crate owns the VT emulator behind one small type: it parses a pane's
+//! output, answers what is on screen (plain, or with colours), renders the
+//! scrollback tail that is persisted, serializes the screen into escape
+//! sequences that repaint it exactly on an attaching client, and reports the
+//! OSC events signaltty cares about (titles, cwd, notifications, bells).
+//! It is pure computation: it must never do I/O, spawn anything or know
+//! about actors.
+//!
+//! # Why alacritty_terminal
+//!
+//! The emulator sits on the pane's output path, the product's hot path, so
+//! it was picked by measurement (64 MiB coloured log, 200x50, 4 KiB chunks,
+//! this machine class): vt100 0.18 parses 62 MiB/s without scrollback but
+//! only 28 MiB/s with 10k lines of it; alacritty_terminal 0.26 does 83 and
+//! 56 MiB/s, and it reflows wrapped lines on resize, which vt100 does not.
+//! What it lacks is a serializer (vt100 has `contents_formatted`), so this
+//! crate writes one: see [`Screen::replay`]. `examples/throughput.rs`
+//! re-measures the figure with this crate's overhead included.
+//!
+//! # How a chunk flows
+//!
+//! [`Screen::feed`] runs a small streaming scanner over the bytes first (a
+//! `memchr` jump from ESC to ESC; a coloured log costs it a few percent).
+//! It finds OSC sequences exactly where vte does, withholds their bodies
+//! from the emulator until they are terminated, interprets OSC 7/9/99/777
+//! (which alacritty ignores) and then hands the body on, or drops it if it
+//! grew beyond [`MAX_OSC_BYTES`]. Everything else goes to
+//! `vte::ansi::Processor` driving alacritty's `Term` through a thin handler
+//! that also mirrors the few facts `Term` keeps private (the scrolling
+//! region, the shifted-in charset). Titles, bells and replies come from the
+//! emulator's own events, so they agree with what it actually parsed: a BEL
+//! that ends an OSC or sits in a DCS never rings.
+//!
+//! Synchronized updates (mode 2026) are applied immediately instead of being
+//! buffered: a headless model must always reflect every byte consumed, or a
+//! client attaching mid-update would never see the buffered part.
+
+mod emu;
+mod osc;
+mod sanitize;
+mod serialize;
+mod sgr;
+mod text;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use alacritty_terminal::event::Event;
+use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
+use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
+use alacritty_terminal::vte::ansi::Processor;
+
+use crate::emu::{Emu, Listener, NeverSync, Tracked, with_primary};
+use crate::osc::{Interpreter, Scanner, Step};
+pub use crate::osc::MAX_OSC_BYTES;
+pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS};
+use crate::sanitize::sanitize;
+
+/// Default label of the line [`Screen::load_history`] draws under restored
+/// history, so a reader can tell old output from new.
+pub const RESTORED_SEPARATOR: &str = "── restored ──";
+
+/// Largest accepted number of rows or columns. A bogus size from a client
+/// must not make the emulator allocate gigabytes (the grid is 24 bytes per
+/// cell, scrollback included).
+pub const MAX_DIMENSION: u16 = 1024;
+
+/// A terminal size in character cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Size {
+    pub rows: u16,
+    pub cols: u16,
+}
+
+impl Size {
+    /// The size the emulator can actually use: at least 1 row and 2 columns
+    /// (a wide character needs two), at most [`MAX_DIMENSION`].
+    fn clamped(self) -> Size {
+        Size {
+            rows: self.rows.clamp(1, MAX_DIMENSION),
+            cols: self.cols.clamp(2, MAX_DIMENSION),
+        }
+    }
+}
+
+impl Dimensions for Size {
+    fn total_lines(&self) -> usize {
+        self.screen_lines()
+    }
+
+    fn screen_lines(&self) -> usize {
+        usize::from(self.rows)
+    }
+
+    fn columns(&self) -> usize {
+        usize::from(self.cols)
+    }
+}
+
+/// How text is extracted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Style {
+    /// Characters only.
+    Plain,
+    /// Characters with SGR colours and attributes; every line starts from
+    /// and returns to default attributes, so lines can be used separately.
+    Ansi,
+}
+
+/// Something the program in the pane told the terminal that signaltty acts on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScreenEvent {
+    /// New window title (OSC 0/2, title stack pops), sanitized and at most
+    /// [`MAX_TITLE_CHARS`]; `""` when the program resets it (OSC with empty
+    /// title, RIS). Only sent when the title actually changes.
+    Title(String),
+    /// OSC 7 working directory: the percent-decoded absolute path of a
+    /// `file://host/path` URL (or kitty's `kitty-shell-cwd://`). The host is
+    /// not checked against this machine.
+    Cwd(String),
+    /// A desktop-notification request; title and body are sanitized and
+    /// capped ([`MAX_TITLE_CHARS`], [`MAX_BODY_CHARS`]); never both empty.
+    Notify { source: NotifySource, title: String, body: String },
+    /// BEL outside of OSC/DCS strings.
+    Bell,
+    /// Bytes the program expects the terminal to answer with (cursor
+    /// position report, device attributes, mode reports, colours it set
+    /// itself). Write them to the pane's input.
+    Reply(Vec<u8>),
+}
+
+/// Which notification protocol a [`ScreenEvent::Notify`] came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NotifySource {
+    /// `OSC 9 ; body` (iTerm2/ConEmu; ConEmu's `9;<n>;…` subcommands such as
+    /// progress bars are ignored).
+    Osc9,
+    /// `OSC 777 ; notify ; title ; body` (rxvt-unicode, foot, wezterm).
+    Osc777,
+    /// `OSC 99 ; metadata ; payload` (kitty). Chunks with the same `i=` are
+    /// joined until one without `d=0`; `p=title` fills the title, `p=body` or
+    /// no `p` fills the body, other payload kinds are ignored; `e=1` payloads
+    /// are base64.
+    Osc99,
+}
+
+/// The emulator proper: everything `feed` touches per byte.
+struct Engine {
+    /// A `Mutex` only so that `&self` methods can temporarily swap screens
+    /// (see `emu::with_primary`) while `Screen` stays `Sync`; `feed` uses
+    /// `get_mut` and never locks.
+    term: Mutex<Term<Listener>>,
+    processor: Processor<NeverSync>,
+    listener: Listener,
+    tracked: Tracked,
+    title: String,
+    /// Reused for draining the listener so the hot path does not allocate.
+    scratch: Vec<Event>,
+}
+
+impl Engine {
+    #[inline]
+    fn advance(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
+        if bytes.is_empty() {
+            return;
+        }
+        let term = self.term.get_mut().unwrap_or_else(PoisonError::into_inner);
+        let mut emu = Emu { term, tracked: &mut self.tracked, listener: &self.listener };
+        self.processor.advance(&mut emu, bytes);
+        self.drain(events);
+    }
+
+    fn drain(&mut self, events: &mut Vec<ScreenEvent>) {
+        self.listener.take_into(&mut self.scratch);
+        if self.scratch.is_empty() {
+            return;
+        }
+        let term = self.term.get_mut().unwrap_or_else(PoisonError::into_inner);
+        for event in self.scratch.drain(..) {
+            match event {
+                Event::Title(title) => {
+                    set_title(&mut self.title, sanitize(&title, MAX_TITLE_CHARS), events)
+                },
+                Event::ResetTitle => set_title(&mut self.title, String::new(), events),
+                Event::PtyWrite(text) => events.push(ScreenEvent::Reply(text.into_bytes())),
+                // Only colours the program set itself are known; the real
+                // defaults belong to whichever terminal the client uses.
+                Event::ColorRequest(index, format) if index < COLOR_COUNT => {
+                    if let Some(rgb) = term.colors()[index] {
+                        events.push(ScreenEvent::Reply(format(rgb).into_bytes()));
+                    }
+                },
+                Event::Bell => events.push(ScreenEvent::Bell),
+                _ => {},
+            }
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Term<Listener>> {
+        self.term.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+fn set_title(current: &mut String, title: String, events: &mut Vec<ScreenEvent>) {
+    if *current != title {
+        current.clone_from(&title);
+        events.push(ScreenEvent::Title(title));
+    }
+}
+
+/// One pane's screen: the emulator, its scrollback and the OSC side channel.
+pub struct Screen {
+    engine: Engine,
+    scanner: Scanner,
+    interpreter: Interpreter,
+    size: Size,
+}
+
+impl fmt::Debug for Screen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Screen")
+            .field("size", &self.size)
+            .field("title", &self.engine.title)
+            .field("alt_screen", &self.alt_screen())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Screen {
+    /// A blank screen. `size` is clamped to what the emulator supports (see
+    /// [`Screen::size`]); `scrollback_lines` bounds the primary screen's
+    /// history (the alternate screen has none, like xterm's).
+    pub fn new(size: Size, scrollback_lines: usize) -> Screen {
+        let size = size.clamped();
+        let config = Config {
+            scrolling_history: scrollback_lines,
+            // Clipboard requests would only be dropped; skip decoding them.
+            osc52: Osc52::Disabled,
+            ..Config::default()
+        };
+        let listener = Listener::default();
+        let term = Term::new(config, &size, listener.clone());
+        Screen {
+            engine: Engine {
+                term: Mutex::new(term),
+                processor: Processor::new(),
+                listener,
+                tracked: Tracked::new(size.screen_lines()),
+                title: String::new(),
+                scratch: Vec::new(),
+            },
+            scanner: Scanner::new(),
+            interpreter: Interpreter::new(),
+            size,
+        }
+    }
+
+    /// Parses program output. Chunks may be split anywhere, including inside
+    /// escape sequences and UTF-8 characters. Events are appended to `events`
+    /// in the order their sequences appeared.
+    pub fn feed(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
+        let mut pos = 0;
+        let mut fed = 0; // bytes[..fed] went to the emulator or into the OSC buffer
+        while let Some(step) = self.scanner.next(bytes, &mut pos) {
+            match step {
+                Step::OscStart(at) => {
+                    // The emulator gets everything up to the ESC and waits in
+                    // its escape state for the `]`, which is withheld.
+                    self.engine.advance(&bytes[fed..at], events);
+                    fed = at + 1;
+                },
+                Step::OscEnd(at) => {
+                    fed = at; // the terminator itself goes with the normal stream
+                    self.engine.advance(b"]", events);
+                    if let Some(body) = self.scanner.body() {
+                        self.engine.advance(body, events);
+                        if let Some(event) = self.interpreter.interpret(body) {
+                            events.push(event);
+                        }
+                    }
+                    // A dropped body leaves an empty OSC, which the emulator
+                    // ignores when the terminator arrives.
+                },
+            }
+        }
+        if !self.scanner.in_osc() {
+            self.engine.advance(&bytes[fed..], events);
+        }
+    }
+
+    /// Resizes the screen; wrapped lines reflow, the scrolling region resets.
+    pub fn resize(&mut self, size: Size) {
+        let size = size.clamped();
+        if size == self.size {
+            return;
+        }
+        let term = self.engine.term.get_mut().unwrap_or_else(PoisonError::into_inner);
+        term.resize(size);
+        self.engine.tracked.reset_region(size.screen_lines());
+        self.size = size;
+    }
+
+    /// The size in use (the requested one, clamped to 1..=[`MAX_DIMENSION`]
+    /// rows and 2..=[`MAX_DIMENSION`] columns).
+    pub fn size(&self) -> Size {
+        self.size
+    }
+
+    /// The current title, sanitized (`""` if none was set).
+    pub fn title(&self) -> &str {
+        &self.engine.title
+    }
+
+    /// The visible screen, one line per row joined by `\n` (no final `\n`),
+    /// trailing blanks of each row and trailing empty rows trimmed. Wide
+    /// characters appear once; tabs and hidden text as spaces.
+    pub fn screen_text(&self, style: Style) -> String {
+        let term = self.engine.lock();
+        let grid = term.grid();
+        text::join_rows(grid, 0..grid.screen_lines() as i32, style)
+    }
+
+    /// The last `lines` rows of scrollback plus screen, trimmed like
+    /// [`Screen::screen_text`] (trailing empty rows do not count). On the
+    /// alternate screen this is only that screen, which has no scrollback.
+    pub fn tail_text(&self, lines: usize, style: Style) -> String {
+        let term = self.engine.lock();
+        text::tail_text(term.grid(), lines, style)
+    }
+
+    /// The newest history that fits in `max_bytes`, for persisting.
+    ///
+    /// Primary scrollback and screen, then the alternate screen if it is
+    /// active (the last frame of a full-screen agent is the most useful
+    /// thing to see after a restart). Soft-wrapped rows are joined into one
+    /// line, so a restore at another width reflows them. Each line carries
+    /// its own SGR colours starting from default attributes, returns to them
+    /// (`ESC[0m`) before its `\n` if it changed them, and has trailing
+    /// blanks trimmed; trailing empty lines are dropped. The result starts
+    /// at a line boundary; only a single line longer than `max_bytes` is cut,
+    /// and then at a row boundary.
+    pub fn history_for_tail(&self, max_bytes: usize) -> String {
+        let mut term = self.engine.lock();
+        let mut budget = max_bytes;
+        let mut skip_blank = true;
+        let mut lines = Vec::new();
+        let alt = term.mode().contains(TermMode::ALT_SCREEN);
+        let mut more = true;
+        if alt {
+            let grid = term.grid();
+            more = text::history_lines(grid, 0..grid.screen_lines() as i32, &mut budget, &mut skip_blank, &mut lines);
+            // Blank rows at the bottom of the primary screen sit between its
+            // content and the alternate frame; drop them too.
+            skip_blank = true;
+        }
+        if more {
+            with_primary(&mut term, |grid| {
+                let top = -(grid.history_size() as i32);
+                text::history_lines(grid, top..grid.screen_lines() as i32, &mut budget, &mut skip_blank, &mut lines)
+            });
+        }
+        lines.reverse();
+        lines.concat()
+    }
+
+    /// Puts saved history back after a restart, followed by a dim
+    /// [`RESTORED_SEPARATOR`] line; new output continues below it.
+    pub fn load_history(&mut self, tail: &str) {
+        self.load_history_with_label(tail, RESTORED_SEPARATOR);
+    }
+
+    /// [`Screen::load_history`] with a caller-chosen separator text (e.g.
+    /// with the time of the restart, which this crate cannot know). Only
+    /// text and SGR of `tail` are used, so a tampered file cannot change
+    /// modes, the title or anything else.
+    pub fn load_history_with_label(&mut self, tail: &str, label: &str) {
+        let mut bytes = text::history_to_feed(tail);
+        if bytes.is_empty() {
+            return;
+        }
+        let label = sanitize(label, MAX_TITLE_CHARS);
+        bytes.extend_from_slice(format!("\x1b[0;2m{label}\x1b[0m\r\n").as_bytes());
+        let mut ignored = Vec::new();
+        self.feed(&bytes, &mut ignored);
+    }
+
+    /// Escape sequences that make a fresh terminal of the same size (an
+    /// xterm-compatible one, or another `Screen`) show exactly this screen.
+    ///
+    /// They reset what they rely on, paint the primary screen, switch to and
+    /// paint the alternate screen if it is active (1049), then restore the
+    /// DECSC cursor, scrolling region, cursor position (including a pending
+    /// wrap), the modes a client's input depends on (DECCKM, keypad, mouse
+    /// 1000/1002/1003 + 1005/1006, focus 1004, bracketed paste, origin,
+    /// autowrap, insert, newline), cursor style, charsets, the current SGR
+    /// pen and hyperlink, palette changes, title and cursor visibility.
+    /// Rows are addressed explicitly so nothing ever scrolls, except that a
+    /// soft-wrapped row is continued by writing on, which recreates the wrap.
+    ///
+    /// Known gaps: tab cells are painted as spaces; the bottom row's
+    /// soft-wrap flag and a cursor outside the scrolling region in origin
+    /// mode cannot be recreated; tab stops are not transferred.
+    pub fn replay(&self) -> Vec<u8> {
+        let mut term = self.engine.lock();
+        serialize::replay(&mut term, &self.engine.tracked, &self.engine.title)
+    }
+
+    /// Whether the alternate screen (full-screen programs) is active.
+    pub fn alt_screen(&self) -> bool {
+        self.engine.lock().mode().contains(TermMode::ALT_SCREEN)
+    }
+
+    /// Cursor row and column (0-based, on the visible screen) and whether it
+    /// is visible (DECTCEM).
+    pub fn cursor(&self) -> (u16, u16, bool) {
+        let term = self.engine.lock();
+        let point = term.grid().cursor.point;
+        let row = u16::try_from(point.line.0.max(0)).unwrap_or(u16::MAX);
+        let col = u16::try_from(point.column.0).unwrap_or(u16::MAX);
+        (row, col, term.mode().contains(TermMode::SHOW_CURSOR))
+    }
+}

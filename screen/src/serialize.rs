@@ -1,0 +1,354 @@
+//! `replay`: the escape sequences that repaint this screen on another
+//! terminal.
+//!
+//! The target may be a real xterm-compatible terminal of the same size that
+//! was showing something else (a client switching panes), so every mode is
+//! set explicitly rather than assumed at its default, and painting never
+//! relies on implicit wrapping except to recreate a soft wrap on purpose.
+
+use std::fmt::Write;
+
+use alacritty_terminal::grid::{Cursor, Dimensions, Grid};
+use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::cell::{Cell, Flags, Hyperlink};
+use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
+use alacritty_terminal::term::{Term, TermMode};
+use alacritty_terminal::vte::ansi::{
+    CharsetIndex, CursorShape, CursorStyle, NamedColor, StandardCharset,
+};
+
+use crate::emu::{Listener, Tracked, with_primary};
+use crate::sanitize::{MAX_TITLE_CHARS, sanitize};
+use crate::sgr::{Pen, write_sgr};
+
+/// Output buffer that knows the target's pen, hyperlink and cursor column so
+/// it only emits what changes.
+struct Writer {
+    out: String,
+    pen: Pen,
+    link: Option<Hyperlink>,
+    /// Column the target's cursor is at after our last write; `columns`
+    /// means "pending wrap at the last column".
+    col: usize,
+}
+
+impl Writer {
+    fn pen(&mut self, pen: Pen) {
+        if pen != self.pen {
+            write_sgr(&mut self.out, &pen);
+            self.pen = pen;
+        }
+    }
+
+    fn link(&mut self, link: Option<Hyperlink>) {
+        if link == self.link {
+            return;
+        }
+        match &link {
+            Some(link) => {
+                let id: String = sanitize(link.id(), 256).chars().filter(|c| !matches!(c, ':' | ';')).collect();
+                let uri = sanitize(link.uri(), 4096);
+                let _ = write!(self.out, "\x1b]8;id={id};{uri}\x1b\\");
+            },
+            None => self.out.push_str("\x1b]8;;\x1b\\"),
+        }
+        self.link = link;
+    }
+
+    /// Absolute cursor position, 0-based.
+    fn cup(&mut self, line: usize, col: usize) {
+        let _ = write!(self.out, "\x1b[{};{}H", line + 1, col + 1);
+        self.col = col;
+    }
+
+    fn cha(&mut self, col: usize) {
+        let _ = write!(self.out, "\x1b[{}G", col + 1);
+        self.col = col;
+    }
+
+    /// Writes a cell's character with its attributes; returns its width.
+    fn cell(&mut self, cell: &Cell, columns: usize) -> usize {
+        self.pen(Pen::of(cell));
+        self.link(cell.hyperlink());
+        let wide = cell.flags.contains(Flags::WIDE_CHAR) && self.col + 1 < columns;
+        let spacer = cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER);
+        // A wide char without room, a stray spacer or a tab cell is painted
+        // as a blank: writing them literally would move the cursor
+        // differently on the target.
+        let plain = spacer || cell.c == '\t' || (cell.flags.contains(Flags::WIDE_CHAR) && !wide);
+        if plain {
+            self.out.push(' ');
+        } else {
+            self.out.push(cell.c);
+            if let Some(zerowidth) = cell.zerowidth() {
+                self.out.extend(zerowidth);
+            }
+        }
+        let width = if wide { 2 } else { 1 };
+        self.col += width;
+        width
+    }
+}
+
+/// Builds the replay. `term` is only mutated temporarily (to read the
+/// primary screen while the alternate one is active) and restored.
+pub(crate) fn replay(term: &mut Term<Listener>, tracked: &Tracked, title: &str) -> Vec<u8> {
+    let columns = term.columns();
+    let lines = term.screen_lines();
+    let mode = *term.mode();
+    let mut w = Writer { out: String::with_capacity(lines * (columns + 16) + 512), pen: Pen::default(), link: None, col: 0 };
+
+    // Known starting point: primary screen, default pen, ASCII, full-screen
+    // region, absolute addressing, autowrap on, no insert, cursor hidden
+    // while painting.
+    w.out.push_str("\x1b[?1049l\x1b[0m\x1b]8;;\x1b\\\x1b(B\x1b)B\x1b*B\x1b+B\x0f\x1b[r\x1b[?6l\x1b[?7h\x1b[4l\x1b[?25l\x1b[H\x1b[2J");
+
+    if mode.contains(TermMode::ALT_SCREEN) {
+        let primary_cursor = with_primary(term, |primary| {
+            paint(&mut w, primary);
+            primary.cursor.clone()
+        });
+
+        // 1049 saves the cursor on the way in; make it the primary's.
+        w.cup(primary_cursor.point.line.0.max(0) as usize, primary_cursor.point.column.0);
+        w.pen(Pen::of(&primary_cursor.template));
+        w.out.push_str("\x1b[?1049h");
+        w.pen(Pen::default());
+        w.link(None);
+        w.out.push_str("\x1b[0m\x1b[H\x1b[2J");
+        w.pen = Pen::default();
+    }
+    paint(&mut w, term.grid());
+
+    let grid = term.grid();
+    saved_cursor(&mut w, &grid.saved_cursor, columns);
+
+    // Region and origin mode both home the cursor, so they go before it.
+    let (top, bottom) = tracked.region;
+    let full = top <= 0 && bottom >= lines as i32;
+    if !full && top >= 0 && top < bottom {
+        let _ = write!(w.out, "\x1b[{};{}r", top + 1, bottom);
+    }
+    let origin = mode.contains(TermMode::ORIGIN) && !full && top >= 0 && top < bottom;
+    if origin {
+        w.out.push_str("\x1b[?6h");
+    }
+
+    cursor(&mut w, grid, columns, origin.then_some(top.max(0) as usize));
+
+    // Modes that affect what later output does; all explicit.
+    let flag = |on: bool| if on { 'h' } else { 'l' };
+    let _ = write!(w.out, "\x1b[4{}", flag(mode.contains(TermMode::INSERT)));
+    let _ = write!(w.out, "\x1b[20{}", flag(mode.contains(TermMode::LINE_FEED_NEW_LINE)));
+    let _ = write!(w.out, "\x1b[?7{}", flag(mode.contains(TermMode::LINE_WRAP)));
+    let _ = write!(w.out, "\x1b[?1{}", flag(mode.contains(TermMode::APP_CURSOR)));
+    w.out.push_str(if mode.contains(TermMode::APP_KEYPAD) { "\x1b=" } else { "\x1b>" });
+    w.out.push_str("\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l");
+    if mode.contains(TermMode::MOUSE_REPORT_CLICK) {
+        w.out.push_str("\x1b[?1000h");
+    } else if mode.contains(TermMode::MOUSE_DRAG) {
+        w.out.push_str("\x1b[?1002h");
+    } else if mode.contains(TermMode::MOUSE_MOTION) {
+        w.out.push_str("\x1b[?1003h");
+    }
+    if mode.contains(TermMode::SGR_MOUSE) {
+        w.out.push_str("\x1b[?1006h");
+    } else if mode.contains(TermMode::UTF8_MOUSE) {
+        w.out.push_str("\x1b[?1005h");
+    }
+    let _ = write!(w.out, "\x1b[?1004{}", flag(mode.contains(TermMode::FOCUS_IN_OUT)));
+    let _ = write!(w.out, "\x1b[?2004{}", flag(mode.contains(TermMode::BRACKETED_PASTE)));
+    // Alacritty enables alternate scroll by default, xterm does not; only
+    // a program's explicit opt-out is worth imposing on a client.
+    if !mode.contains(TermMode::ALTERNATE_SCROLL) {
+        w.out.push_str("\x1b[?1007l");
+    }
+    cursor_style(&mut w, term.cursor_style());
+
+    // Charsets after the last painted character, since they remap ASCII.
+    designate(&mut w, &grid.cursor.charsets);
+    w.out.push(if tracked.g1_active { '\x0e' } else { '\x0f' });
+
+    w.pen(Pen::of(&grid.cursor.template));
+    w.link(grid.cursor.template.hyperlink());
+
+    palette(&mut w, term);
+    let title = sanitize(title, MAX_TITLE_CHARS);
+    let _ = write!(w.out, "\x1b]2;{title}\x1b\\");
+    if mode.contains(TermMode::SHOW_CURSOR) {
+        w.out.push_str("\x1b[?25h");
+    }
+    w.out.into_bytes()
+}
+
+/// Paints the visible rows of `grid` onto a cleared screen with default pen.
+fn paint(w: &mut Writer, grid: &Grid<Cell>) {
+    let columns = grid.columns();
+    let lines = grid.screen_lines();
+    let last = Column(columns - 1);
+    // The previous row soft-wraps into this one and the target's cursor is
+    // waiting (pending wrap) at its end: the next character continues here.
+    let mut continuing = false;
+    for r in 0..lines {
+        let row = &grid[Line(r as i32)];
+        let wraps = row[last].flags.contains(Flags::WRAPLINE) && r + 1 < lines;
+        let next_starts_wide = wraps && grid[Line(r as i32 + 1)][Column(0)].flags.contains(Flags::WIDE_CHAR);
+
+        let mut end = if wraps {
+            columns
+        } else {
+            row[..].iter().rposition(|c| !is_default(c)).map_or(0, |i| i + 1)
+        };
+        if continuing {
+            end = end.max(1);
+        } else if end == 0 {
+            continue;
+        }
+
+        // A trailing run of erased cells in one background colour is
+        // cheaper as EL, which fills with the current background.
+        let mut erase_from = None;
+        if !wraps && end == columns {
+            let tail = &row[last];
+            if *tail == Cell::from(tail.bg) && tail.bg != Cell::default().bg {
+                let start = row[..].iter().rposition(|c| c != tail).map_or(0, |i| i + 1);
+                if columns - start >= 4 {
+                    erase_from = Some(start);
+                }
+            }
+        }
+        let paint_end = erase_from.unwrap_or(end);
+
+        if !continuing {
+            w.cup(r, 0);
+        } else {
+            w.col = 0;
+        }
+        let mut c = 0;
+        while c < paint_end {
+            let cell = &row[Column(c)];
+            let leading_spacer = cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER) && c == columns - 1;
+            if leading_spacer && next_starts_wide {
+                // Writing the next row's wide char here makes the target
+                // insert this spacer and wrap by itself.
+                c += 1;
+                continue;
+            }
+            let is_spacer = cell.flags.contains(Flags::WIDE_CHAR_SPACER);
+            if is_spacer && !(continuing && c == 0) {
+                // Covered by the wide char before it (or an orphan, left
+                // blank).
+                c += 1;
+                continue;
+            }
+            if w.col != c && !(continuing && c == 0) {
+                w.cha(c);
+            }
+            let width = w.cell(cell, columns);
+            c += width;
+        }
+        if let Some(start) = erase_from {
+            if w.col != start {
+                w.cha(start);
+            }
+            w.pen(Pen::background(row[last].bg));
+            w.link(None);
+            w.out.push_str("\x1b[K");
+        }
+        continuing = wraps;
+    }
+}
+
+/// A cell that a cleared screen already shows. A tab cell is what a blank
+/// becomes when a tab passes over it; it shows (and is painted) as a blank.
+fn is_default(cell: &Cell) -> bool {
+    if cell.c == '\t' {
+        let mut blank = cell.clone();
+        blank.c = ' ';
+        return blank == Cell::default();
+    }
+    *cell == Cell::default()
+}
+
+/// DECSC state of the active screen, if a program saved one.
+fn saved_cursor(w: &mut Writer, saved: &Cursor<Cell>, columns: usize) {
+    if *saved == Cursor::default() {
+        return;
+    }
+    let point = saved.point;
+    w.cup(point.line.0.max(0) as usize, point.column.0.min(columns - 1));
+    w.pen(Pen::of(&saved.template));
+    designate(w, &saved.charsets);
+    w.out.push_str("\x1b7");
+    // Back to ASCII for the cursor step, which may rewrite a character.
+    w.out.push_str("\x1b(B\x1b)B\x1b*B\x1b+B");
+}
+
+/// Final cursor position, recreating a pending wrap by rewriting the last
+/// cell of the row (the write leaves the cursor waiting there without
+/// scrolling anything).
+fn cursor(w: &mut Writer, grid: &Grid<Cell>, columns: usize, origin_top: Option<usize>) {
+    let cursor = &grid.cursor;
+    let line = cursor.point.line.0.max(0) as usize;
+    let row_for_cup = match origin_top {
+        Some(top) => line.saturating_sub(top),
+        None => line,
+    };
+    if cursor.input_needs_wrap {
+        let row = &grid[cursor.point.line];
+        let last = &row[Column(columns - 1)];
+        let col = if last.flags.contains(Flags::WIDE_CHAR_SPACER) && columns >= 2 { columns - 2 } else { columns - 1 };
+        w.cup(row_for_cup, col);
+        w.cell(&row[Column(col)], columns);
+    } else {
+        w.cup(row_for_cup, cursor.point.column.0);
+    }
+}
+
+fn designate(w: &mut Writer, charsets: &alacritty_terminal::grid::Charsets) {
+    for (index, intermediate) in [
+        (CharsetIndex::G0, '('),
+        (CharsetIndex::G1, ')'),
+        (CharsetIndex::G2, '*'),
+        (CharsetIndex::G3, '+'),
+    ] {
+        let last = match charsets[index] {
+            StandardCharset::Ascii => 'B',
+            StandardCharset::SpecialCharacterAndLineDrawing => '0',
+        };
+        let _ = write!(w.out, "\x1b{intermediate}{last}");
+    }
+}
+
+fn cursor_style(w: &mut Writer, style: CursorStyle) {
+    // `Term` only reports the effective style; the default means "whatever
+    // the client's terminal is configured to", i.e. DECSCUSR 0.
+    let code = if style == CursorStyle::default() {
+        0
+    } else {
+        let base = match style.shape {
+            CursorShape::Block | CursorShape::HollowBlock | CursorShape::Hidden => 1,
+            CursorShape::Underline => 3,
+            CursorShape::Beam => 5,
+        };
+        if style.blinking { base } else { base + 1 }
+    };
+    let _ = write!(w.out, "\x1b[{code} q");
+}
+
+/// Palette changes a program made (OSC 4/10/11/12), after resetting the
+/// target's, so a pane that changed nothing does not inherit another's.
+fn palette(w: &mut Writer, term: &Term<Listener>) {
+    w.out.push_str("\x1b]104\x1b\\\x1b]110\x1b\\\x1b]111\x1b\\\x1b]112\x1b\\");
+    let colors = term.colors();
+    for index in 0..COLOR_COUNT.min(NamedColor::Cursor as usize + 1) {
+        let Some(rgb) = colors[index] else { continue };
+        let spec = format!("rgb:{:02x}/{:02x}/{:02x}", rgb.r, rgb.g, rgb.b);
+        if index < 256 {
+            let _ = write!(w.out, "\x1b]4;{index};{spec}\x1b\\");
+        } else {
+            let code = 10 + (index - NamedColor::Foreground as usize);
+            let _ = write!(w.out, "\x1b]{code};{spec}\x1b\\");
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! Replay round trips, compared on the emulator's internal state (cells,
+//! cursor, modes, region), which the public API does not expose.
+
+use alacritty_terminal::grid::{Dimensions, Grid};
+use alacritty_terminal::index::{Column, Line, Point};
+use alacritty_terminal::term::TermMode;
+use alacritty_terminal::term::cell::{Cell, Flags};
+use alacritty_terminal::vte::ansi::{CharsetIndex, Color, CursorStyle, StandardCharset};
+use proptest::prelude::*;
+
+use crate::emu::with_primary;
+use crate::{Screen, ScreenEvent, Size};
+
+type CellState = (char, Vec<char>, Color, Color, Flags, Option<Color>);
+
+#[derive(Debug, PartialEq)]
+struct Snapshot {
+    cells: Vec<Vec<CellState>>,
+    primary: Option<Vec<Vec<CellState>>>,
+    cursor: Point,
+    pending_wrap: bool,
+    pen: (Color, Color, Flags, Option<Color>),
+    saved: Option<(Point, Color, Color, Flags)>,
+    mode: TermMode,
+    region: (i32, i32),
+    charsets: [StandardCharset; 4],
+    g1_active: bool,
+    cursor_style: CursorStyle,
+    title: String,
+}
+
+fn cells(grid: &Grid<Cell>) -> Vec<Vec<CellState>> {
+    let lines = grid.screen_lines();
+    (0..lines)
+        .map(|r| {
+            grid[Line(r as i32)][..]
+                .iter()
+                .map(|cell| {
+                    let mut flags = cell.flags;
+                    // The bottom row's soft wrap cannot be recreated without
+                    // scrolling (documented gap).
+                    if r + 1 == lines {
+                        flags.remove(Flags::WRAPLINE);
+                    }
+                    let c = if cell.c == '\t' { ' ' } else { cell.c };
+                    let zw = cell.zerowidth().map(<[char]>::to_vec).unwrap_or_default();
+                    (c, zw, cell.fg, cell.bg, flags, cell.underline_color())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn snapshot(screen: &Screen) -> Snapshot {
+    let mut term = screen.engine.lock();
+    let alt = term.mode().contains(TermMode::ALT_SCREEN);
+    let primary = alt.then(|| with_primary(&mut term, cells));
+    let grid = term.grid();
+    let c = &grid.cursor;
+    let saved = &grid.saved_cursor;
+    let saved = (*saved != Default::default()).then(|| {
+        (saved.point, saved.template.fg, saved.template.bg, saved.template.flags)
+    });
+    Snapshot {
+        cells: cells(grid),
+        primary,
+        cursor: c.point,
+        pending_wrap: c.input_needs_wrap,
+        pen: (c.template.fg, c.template.bg, c.template.flags, c.template.underline_color()),
+        saved,
+        mode: *term.mode(),
+        region: screen.engine.tracked.region,
+        charsets: [CharsetIndex::G0, CharsetIndex::G1, CharsetIndex::G2, CharsetIndex::G3]
+            .map(|i| c.charsets[i]),
+        g1_active: screen.engine.tracked.g1_active,
+        cursor_style: term.cursor_style(),
+        title: screen.title().to_owned(),
+    }
+}
+
+fn screen_of(size: Size, input: &[u8]) -> Screen {
+    let mut screen = Screen::new(size, 100);
+    let mut events = Vec::new();
+    screen.feed(input, &mut events);
+    screen
+}
+
+/// Replays `a` onto a fresh screen and onto one that was showing something
+/// else, and checks both end up identical to `a`.
+fn assert_round_trip(size: Size, input: &[u8]) {
+    let a = screen_of(size, input);
+    let replay = a.replay();
+    let expected = snapshot(&a);
+    let b = screen_of(size, &replay);
+    assert_eq!(snapshot(&b), expected, "fresh target; replay: {:?}", String::from_utf8_lossy(&replay));
+
+    let mut c = screen_of(
+        size,
+        b"\x1b[?1049h\x1b[5;6r\x1b[?6h\x1b[?1h\x1b=\x1b[?2004h\x1b[?1003h\x1b[4h\x1b(0\x0e\x1b[41mjunk\x1b[?7l",
+    );
+    let mut events = Vec::new();
+    c.feed(&replay, &mut events);
+    assert_eq!(snapshot(&c), expected, "busy target");
+    // And the replay of the replay is the same bytes.
+    assert_eq!(String::from_utf8_lossy(&b.replay()), String::from_utf8_lossy(&replay));
+}
+
+const SMALL: Size = Size { rows: 6, cols: 12 };
+const MEDIUM: Size = Size { rows: 24, cols: 80 };
+
+#[test]
+fn round_trip_plain_lines() {
+    assert_round_trip(MEDIUM, b"hello\r\nworld\r\n\r\n  indented\r\n$ ");
+}
+
+#[test]
+fn round_trip_empty() {
+    assert_round_trip(SMALL, b"");
+}
+
+#[test]
+fn round_trip_colours() {
+    let mut s = String::new();
+    for i in 0..8 {
+        s += &format!("\x1b[3{i}mf{i}\x1b[4{i}mb{i}\x1b[9{i}mF\x1b[10{i}mB\x1b[0m ");
+    }
+    s += "\r\n";
+    for i in (0..256).step_by(17) {
+        s += &format!("\x1b[38;5;{i};48;5;{}mX", 255 - i);
+    }
+    s += "\x1b[0m\r\n\x1b[38;2;1;2;3;48;2;250;128;0mtrue\x1b[58;5;9;4mul\x1b[58:2::9:8:7mx\x1b[39;49mdef\x1b[0m";
+    assert_round_trip(MEDIUM, s.as_bytes());
+}
+
+#[test]
+fn round_trip_attributes() {
+    let input = "\x1b[1mbold\x1b[22;2mdim\x1b[22;3mital\x1b[23;4mul\x1b[4:2mdbl\x1b[4:3mcurl\
+                 \x1b[4:4mdot\x1b[4:5mdash\x1b[24;7minv\x1b[27;8mhid\x1b[28;9mstrike\x1b[0m\
+                 \r\n\x1b[1;3;4;7;9;31;44mall\x1b[0m";
+    assert_round_trip(MEDIUM, input.as_bytes());
+}
+
+#[test]
+fn round_trip_wide_and_combining() {
+    // Wide chars, one that does not fit at the end of the row (leading
+    // spacer and wrap), combining marks and an emoji with VS16.
+    let input = "日本語テキスト\r\nabcdefghijk日x\r\ne\u{301}a\u{308} ❤\u{fe0f} 한국어\r\n\x1b[31m中\x1b[0m文";
+    assert_round_trip(SMALL, input.as_bytes());
+}
+
+#[test]
+fn round_trip_cursor_states() {
+    assert_round_trip(SMALL, b"abc\x1b[?25l\x1b[3;7H");
+    assert_round_trip(SMALL, b"abc\x1b[6;12H");
+    // Pending wrap after writing the last column, and on the last row.
+    assert_round_trip(SMALL, b"\x1b[2;1H0123456789ab");
+    assert_round_trip(SMALL, b"\x1b[6;1H0123456789a\x1b[44mb");
+    assert_round_trip(SMALL, b"\x1b[6;1H0123456789\xe6\x97\xa5");
+    // Saved cursor with its pen and charsets.
+    assert_round_trip(SMALL, b"\x1b[2;3H\x1b[35m\x1b(0\x1b7\x1b(B\x1b[0m\x1b[5;5Hx");
+}
+
+#[test]
+fn round_trip_full_screen_and_last_cell() {
+    let mut s = Vec::new();
+    for r in 0..SMALL.rows {
+        s.extend_from_slice(format!("\x1b[{};1H", r + 1).as_bytes());
+        for c in 0..SMALL.cols {
+            s.push(b'a' + ((r + c) % 26) as u8);
+        }
+    }
+    assert_round_trip(SMALL, &s);
+    // Filled by wrapping (soft-wrapped rows) up to the bottom-right cell.
+    let text: String = (0..(SMALL.rows * SMALL.cols)).map(|i| (b'A' + (i % 26) as u8) as char).collect();
+    assert_round_trip(SMALL, text.as_bytes());
+    // And one more character scrolls; the wrap flags move up.
+    assert_round_trip(SMALL, format!("{text}!").as_bytes());
+}
+
+#[test]
+fn round_trip_soft_wraps() {
+    let long = "word ".repeat(30);
+    assert_round_trip(Size { rows: 10, cols: 20 }, format!("$ {long}\r\n\x1b[32m{long}\x1b[0m\r\nend").as_bytes());
+}
+
+#[test]
+fn round_trip_alt_screen_program() {
+    let mut s = String::from("shell line 1\r\nshell line 2\r\n$ vim\x1b[31m");
+    s += "\x1b[?1049h\x1b[0m\x1b[H\x1b[2J";
+    s += "\x1b[1;1H\x1b[44;97m title bar\x1b[K\x1b[0m";
+    for r in 2..23 {
+        s += &format!("\x1b[{r};1H\x1b[34m~\x1b[0m");
+    }
+    s += "\x1b[5;10H\x1b[1mhello\x1b[0m \x1b[38;5;208mworld";
+    s += "\x1b[24;1H\x1b[7m-- INSERT --\x1b[0m\x1b[24;70H1,1 All";
+    s += "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?1004h\x1b[6 q\x1b]2;vim: file.rs\x07";
+    s += "\x1b[5;15H";
+    assert_round_trip(MEDIUM, s.as_bytes());
+    // Cursor hidden and DECSC inside the alternate screen.
+    assert_round_trip(MEDIUM, format!("{s}\x1b7\x1b[10;10H\x1b[?25l").as_bytes());
+}
+
+#[test]
+fn round_trip_scrolling_region() {
+    let base = "l1\r\nl2\r\nl3\r\nl4\r\nl5\r\nl6";
+    assert_round_trip(SMALL, format!("{base}\x1b[2;5r\x1b[4;1Hinside").as_bytes());
+    assert_round_trip(SMALL, format!("{base}\x1b[2;5r\x1b[5;1H\n\nscrolled").as_bytes());
+    assert_round_trip(SMALL, format!("{base}\x1b[2;5r\x1b[?6h\x1b[2;3Horigin").as_bytes());
+}
+
+#[test]
+fn round_trip_modes() {
+    assert_round_trip(SMALL, b"x\x1b[?7l\x1b[4h\x1b[20h\x1b[?1000h\x1b[?1005h\x1b[?1007l");
+    assert_round_trip(SMALL, b"x\x1b[?1003h\x1b[?1006h\x1b[?1049h\x1b[?1049l");
+    assert_round_trip(SMALL, b"x\x1b)0\x0eqqq\x1b[3 q");
+}
+
+#[test]
+fn round_trip_erased_backgrounds_and_links() {
+    let input = "\x1b[43m\x1b[2J\x1b[H\x1b[0mtext\x1b[41m\x1b[K\r\n\x1b[42m   \x1b[0mx\
+                 \x1b[3;1H\x1b]8;id=a;https://example.com/\x1b\\link\x1b]8;;\x1b\\ after\
+                 \x1b[4;3H\x1b[45m\x1b[3X";
+    assert_round_trip(SMALL, input.as_bytes());
+}
+
+#[test]
+fn round_trip_title_and_palette() {
+    assert_round_trip(SMALL, b"\x1b]0;my title\x07\x1b]4;1;rgb:12/34/56\x07\x1b]11;rgb:01/02/03\x1b\\x");
+}
+
+#[test]
+fn replay_does_not_disturb_the_screen() {
+    let input = b"primary\x1b[?1049hALT\x1b[2;2Hx\x1b7\x1b[3;3H";
+    let a = screen_of(SMALL, input);
+    let before = snapshot(&a);
+    let _ = a.replay();
+    let _ = a.history_for_tail(1000);
+    assert_eq!(snapshot(&a), before);
+    // Leaving the alternate screen afterwards still restores the primary.
+    let mut a = a;
+    let mut events = Vec::new();
+    a.feed(b"\x1b[?1049l", &mut events);
+    assert!(a.screen_text(crate::Style::Plain).starts_with("primary"));
+}
+
+#[test]
+fn reply_events_come_from_the_emulator() {
+    let mut screen = Screen::new(SMALL, 10);
+    let mut events = Vec::new();
+    screen.feed(b"\x1b]11;rgb:10/20/30\x07\x1b]11;?\x07", &mut events);
+    assert_eq!(events, [ScreenEvent::Reply(b"\x1b]11;rgb:1010/2020/3030\x07".to_vec())]);
+}
+
+#[test]
+fn cursor_column_is_consistent_after_resize() {
+    let mut a = screen_of(SMALL, "0123456789abcdefghijklmnop".as_bytes());
+    a.resize(Size { rows: 4, cols: 7 });
+    let replay = a.replay();
+    let b = screen_of(Size { rows: 4, cols: 7 }, &replay);
+    assert_eq!(snapshot(&b).cells, snapshot(&a).cells);
+    let _ = Column(0);
+}
+
+/// Printable text (ASCII, wide, combining), SGR and cursor movement.
+fn token() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[ -~]{1,12}",
+        1 => prop::sample::select(vec!["日本", "語", "e\u{301}", "한", "❤\u{fe0f}", "\t", "ü"]).prop_map(str::to_owned),
+        2 => prop::collection::vec(
+            prop_oneof![
+                (0u8..10).prop_map(|n| n.to_string()),
+                (30u8..38).prop_map(|n| n.to_string()),
+                (40u8..48).prop_map(|n| n.to_string()),
+                (90u8..98).prop_map(|n| n.to_string()),
+                any::<u8>().prop_map(|n| format!("38;5;{n}")),
+                any::<u8>().prop_map(|n| format!("48;5;{n}")),
+                (any::<u8>(), any::<u8>(), any::<u8>()).prop_map(|(r, g, b)| format!("38;2;{r};{g};{b}")),
+                Just("4:3".to_owned()),
+                Just("22".to_owned()),
+                Just("27".to_owned()),
+            ],
+            1..4
+        )
+        .prop_map(|params| format!("\x1b[{}m", params.join(";"))),
+        2 => (1u8..10, 1u8..16).prop_map(|(r, c)| format!("\x1b[{r};{c}H")),
+        1 => (prop::sample::select(vec!['A', 'B', 'C', 'D', 'E', 'F', 'G', 'd']), 0u8..6)
+            .prop_map(|(f, n)| format!("\x1b[{n}{f}")),
+        1 => prop::sample::select(vec!["\r", "\n", "\r\n", "\x08", "\x1b[K", "\x1b[1K", "\x1b[2X", "\x1bM", "\x1b[J"])
+            .prop_map(str::to_owned),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn replay_round_trips_random_streams(tokens in prop::collection::vec(token(), 0..60), alt in any::<bool>()) {
+        let mut input = String::new();
+        if alt {
+            input.push_str("before\r\n\x1b[?1049h");
+        }
+        input.extend(tokens);
+        assert_round_trip(Size { rows: 8, cols: 16 }, input.as_bytes());
+    }
+}

@@ -1,0 +1,180 @@
+//! The command line, as clap types (kept in the library so tests can build
+//! them directly).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "signaltty",
+    version,
+    about = "A terminal session server for people who run many AI coding agents"
+)]
+pub struct Cli {
+    /// The server's socket [default: $SIGNALTTY_SOCKET, else
+    /// $XDG_RUNTIME_DIR/signaltty/signaltty.sock, else a per-user temp dir]
+    #[arg(long, global = true, env = "SIGNALTTY_SOCKET", value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// Where state is kept [default: $SIGNALTTY_STATE_DIR, else
+    /// $XDG_STATE_HOME/signaltty, else ~/.local/state/signaltty]
+    #[arg(long, global = true, env = "SIGNALTTY_STATE_DIR", value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Machine-readable output (and errors as {"error":{"code","message"}})
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the server (if it is not running)
+    Up(Up),
+    /// Talk to the running server
+    #[command(subcommand)]
+    Ctl(Ctl),
+}
+
+#[derive(Debug, Args)]
+pub struct Up {
+    /// Start the server in the background and return once it answers
+    #[arg(short = 'd', long, conflicts_with = "foreground")]
+    pub detach: bool,
+    /// Run the server in this process (for systemd and tests)
+    #[arg(long)]
+    pub foreground: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Ctl {
+    /// The server's health: pid, socket, state dir, counts, last save
+    Status,
+    /// Workspaces, tabs and panes, with each pane's state
+    Ls,
+    /// Create, change or close workspaces
+    #[command(subcommand)]
+    Workspace(WorkspaceCmd),
+    /// Create or close tabs
+    #[command(subcommand)]
+    Tab(TabCmd),
+    /// Create a pane; prints its id
+    New(NewPane),
+    /// Type text into a pane
+    Send {
+        pane: String,
+        text: String,
+        /// Press Enter after the text
+        #[arg(long)]
+        enter: bool,
+    },
+    /// Print what a pane shows
+    Read {
+        pane: String,
+        /// The visible screen (the default)
+        #[arg(long, conflicts_with = "tail")]
+        screen: bool,
+        /// The last N lines of scrollback and screen
+        #[arg(long, value_name = "N")]
+        tail: Option<usize>,
+        /// Keep colours as escape sequences
+        #[arg(long)]
+        ansi: bool,
+    },
+    /// Resize a pane (clamped to sane bounds)
+    Resize {
+        pane: String,
+        #[arg(long)]
+        rows: u16,
+        #[arg(long)]
+        cols: u16,
+    },
+    /// Close a pane: its process is hung up and its state forgotten
+    Close { pane: String },
+    /// Send a signal to a pane's process
+    Kill {
+        pane: String,
+        /// HUP, INT, QUIT, TERM, KILL, USR1, USR2, CONT, STOP, TSTP or WINCH
+        #[arg(long, default_value = "TERM")]
+        signal: String,
+        /// Signal the pane's whole process group
+        #[arg(long)]
+        group: bool,
+    },
+    /// Save everything, hang up every pane and stop the server
+    Shutdown,
+    /// Fault injection for tests (needs SIGNALTTY_ENABLE_FAULTS=1 on the server)
+    #[command(subcommand, hide = true)]
+    Debug(DebugCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkspaceCmd {
+    /// Create a workspace; prints its id
+    New {
+        name: String,
+        /// Its panes' default working directory [default: here]
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Resume its agents by themselves after a restart
+        #[arg(long)]
+        auto_resume: bool,
+    },
+    /// Change a workspace's settings
+    Set {
+        workspace: String,
+        #[arg(long, value_name = "true|false")]
+        auto_resume: Option<bool>,
+    },
+    /// Close a workspace and everything in it
+    Close { workspace: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TabCmd {
+    /// Create a tab with one pane; prints the tab's id
+    New {
+        workspace: String,
+        #[arg(long)]
+        title: Option<String>,
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// The first pane's command [default: $SHELL]
+        #[arg(last = true)]
+        command: Vec<String>,
+    },
+    /// Close a tab and its panes
+    Close { tab: String },
+}
+
+#[derive(Debug, Args)]
+pub struct NewPane {
+    pub workspace: String,
+    /// The tab to put it in [default: the active tab, or a new one]
+    #[arg(long)]
+    pub tab: Option<String>,
+    /// The pane to split [default: the tab's active pane]
+    #[arg(long)]
+    pub split: Option<String>,
+    #[arg(long, value_enum, default_value = "right")]
+    pub direction: SplitDirection,
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+    #[arg(long)]
+    pub title: Option<String>,
+    /// The command to run [default: $SHELL]
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum SplitDirection {
+    Right,
+    Down,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DebugCmd {
+    /// Make a pane's actor panic inside a message handler
+    Panic { pane: String },
+}

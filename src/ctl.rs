@@ -1,0 +1,284 @@
+//! `signaltty ctl …`: one request per command, and how its answer is shown.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+use signaltty_supervisor::protocol::{LsReply, StatusReply, method, params};
+
+use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
+use crate::client::Client;
+
+pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
+    let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());
+    let mut client = Client::connect(&socket)?;
+    let (method, params) = request(ctl)?;
+    let result = client.call(method, params)?;
+    if cli.json {
+        println!("{result}");
+    } else {
+        render(ctl, &result)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn here(cwd: &Option<std::path::PathBuf>) -> Result<Option<String>> {
+    let dir = match cwd {
+        Some(dir) => dir.clone(),
+        None => return Ok(None),
+    };
+    let absolute = if dir.is_absolute() {
+        dir
+    } else {
+        std::env::current_dir()
+            .context("could not read the current directory")?
+            .join(dir)
+    };
+    Ok(Some(absolute.display().to_string()))
+}
+
+fn value<T: serde::Serialize>(params: T) -> Result<Value> {
+    Ok(serde_json::to_value(params)?)
+}
+
+/// The request a command sends.
+fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
+    Ok(match ctl {
+        Ctl::Status => (method::STATUS, value(params::Empty {})?),
+        Ctl::Ls => (method::LS, value(params::Empty {})?),
+        Ctl::Workspace(WorkspaceCmd::New {
+            name,
+            cwd,
+            auto_resume,
+        }) => {
+            let cwd = match here(cwd)? {
+                Some(cwd) => cwd,
+                None => std::env::current_dir()
+                    .context("could not read the current directory; pass --cwd")?
+                    .display()
+                    .to_string(),
+            };
+            (
+                method::WORKSPACE_NEW,
+                value(params::WorkspaceNew {
+                    name: name.clone(),
+                    cwd: Some(cwd),
+                    auto_resume: *auto_resume,
+                })?,
+            )
+        }
+        Ctl::Workspace(WorkspaceCmd::Set {
+            workspace,
+            auto_resume,
+        }) => (
+            method::WORKSPACE_SET,
+            value(params::WorkspaceSet {
+                workspace: workspace.clone(),
+                auto_resume: *auto_resume,
+            })?,
+        ),
+        Ctl::Workspace(WorkspaceCmd::Close { workspace }) => (
+            method::WORKSPACE_CLOSE,
+            value(params::Workspace {
+                workspace: workspace.clone(),
+            })?,
+        ),
+        Ctl::Tab(TabCmd::New {
+            workspace,
+            title,
+            cwd,
+            command,
+        }) => (
+            method::TAB_NEW,
+            value(params::TabNew {
+                workspace: workspace.clone(),
+                title: title.clone(),
+                cwd: here(cwd)?,
+                argv: command.clone(),
+            })?,
+        ),
+        Ctl::Tab(TabCmd::Close { tab }) => {
+            (method::TAB_CLOSE, value(params::Tab { tab: tab.clone() })?)
+        }
+        Ctl::New(new) => (
+            method::PANE_NEW,
+            value(params::PaneNew {
+                workspace: new.workspace.clone(),
+                tab: new.tab.clone(),
+                split: new.split.clone(),
+                direction: Some(
+                    match new.direction {
+                        SplitDirection::Right => "right",
+                        SplitDirection::Down => "down",
+                    }
+                    .to_string(),
+                ),
+                cwd: here(&new.cwd)?,
+                title: new.title.clone(),
+                argv: new.command.clone(),
+                rows: None,
+                cols: None,
+            })?,
+        ),
+        Ctl::Send { pane, text, enter } => (
+            method::PANE_SEND,
+            value(params::PaneSend {
+                pane: pane.clone(),
+                text: text.clone(),
+                enter: *enter,
+            })?,
+        ),
+        Ctl::Read {
+            pane,
+            screen: _,
+            tail,
+            ansi,
+        } => (
+            method::PANE_READ,
+            value(params::PaneRead {
+                pane: pane.clone(),
+                tail: *tail,
+                ansi: *ansi,
+            })?,
+        ),
+        Ctl::Resize { pane, rows, cols } => (
+            method::PANE_RESIZE,
+            value(params::PaneResize {
+                pane: pane.clone(),
+                rows: *rows,
+                cols: *cols,
+            })?,
+        ),
+        Ctl::Close { pane } => (
+            method::PANE_CLOSE,
+            value(params::Pane { pane: pane.clone() })?,
+        ),
+        Ctl::Kill {
+            pane,
+            signal,
+            group,
+        } => (
+            method::PANE_KILL,
+            value(params::PaneKill {
+                pane: pane.clone(),
+                signal: Some(signal.clone()),
+                group: *group,
+            })?,
+        ),
+        Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
+        Ctl::Debug(DebugCmd::Panic { pane }) => (
+            method::DEBUG_PANIC,
+            value(params::Pane { pane: pane.clone() })?,
+        ),
+    })
+}
+
+/// Shows a command's answer for a person.
+fn render(ctl: &Ctl, result: &Value) -> Result<()> {
+    match ctl {
+        Ctl::Status => {
+            let status: StatusReply = serde_json::from_value(result.clone())?;
+            print_status(&status);
+        }
+        Ctl::Ls => {
+            let ls: LsReply = serde_json::from_value(result.clone())?;
+            print_tree(&ls);
+        }
+        Ctl::Workspace(WorkspaceCmd::New { .. }) | Ctl::Tab(TabCmd::New { .. }) | Ctl::New(_) => {
+            println!("{}", result["id"].as_str().unwrap_or_default());
+        }
+        Ctl::Read { .. } => {
+            let text = result["text"].as_str().unwrap_or_default();
+            if text.ends_with('\n') || text.is_empty() {
+                print!("{text}");
+            } else {
+                println!("{text}");
+            }
+        }
+        Ctl::Resize { .. } => println!("{}x{}", result["rows"], result["cols"]),
+        _ => {}
+    }
+    Ok(())
+}
+
+fn print_status(status: &StatusReply) {
+    println!(
+        "server      signaltty {} ({}), pid {}",
+        status.version, status.protocol, status.pid
+    );
+    println!("socket      {}", status.socket);
+    println!("state dir   {}", status.state_dir);
+    println!("uptime      {}s", status.uptime_ms / 1000);
+    println!(
+        "contents    {} workspaces, {} tabs, {} panes ({} live)",
+        status.workspaces, status.tabs, status.panes, status.live_panes
+    );
+    let snapshot = &status.snapshot;
+    let saved = match snapshot.last_saved_at {
+        Some(at) => format!(
+            "last saved at {at} (ms since epoch), {} writes",
+            snapshot.writes
+        ),
+        None => "not saved yet".to_string(),
+    };
+    println!("snapshot    {} — {saved}", snapshot.path);
+    if let Some(error) = &snapshot.last_error {
+        println!("SAVE ERROR  {error}");
+    }
+    if status.faults_enabled {
+        println!("faults      enabled (SIGNALTTY_ENABLE_FAULTS=1)");
+    }
+}
+
+fn print_tree(ls: &LsReply) {
+    if ls.workspaces.is_empty() {
+        println!("no workspaces; create one with `signaltty ctl workspace new NAME`");
+        return;
+    }
+    for ws in &ls.workspaces {
+        let auto = if ws.auto_resume {
+            "  [auto-resume]"
+        } else {
+            ""
+        };
+        println!("{}  {}  {}{auto}", ws.name, ws.id, ws.cwd);
+        for tab in &ws.tabs {
+            println!("  tab {}  {}", tab.id, tab.title);
+            for pane in &tab.panes {
+                let agent = match &pane.agent {
+                    Some(agent) => match &agent.session_id {
+                        Some(id) => format!("  {} session {id}", agent.kind),
+                        None => format!("  {}", agent.kind),
+                    },
+                    None => String::new(),
+                };
+                let exit = match pane.exit_code {
+                    Some(code) => format!("  exit {code}"),
+                    None => String::new(),
+                };
+                println!(
+                    "    {:<11} {}  {}  {}{agent}{exit}",
+                    format!("[{}]", pane.state),
+                    pane.id,
+                    pane.title,
+                    shorten_home(&pane.cwd)
+                );
+            }
+        }
+    }
+}
+
+fn shorten_home(path: &str) -> String {
+    match std::env::var_os("HOME") {
+        Some(home) if !home.is_empty() => {
+            let home = Path::new(&home);
+            match Path::new(path).strip_prefix(home) {
+                Ok(rest) if rest.as_os_str().is_empty() => "~".to_string(),
+                Ok(rest) => format!("~/{}", rest.display()),
+                Err(_) => path.to_string(),
+            }
+        }
+        _ => path.to_string(),
+    }
+}

@@ -1,0 +1,146 @@
+//! `signaltty up`: start a server in this process or in the background.
+//!
+//! A background start never forks a process that already runs tokio: it
+//! re-executes this binary as `up --foreground` in a new session, with its
+//! output appended to `server.log`, and waits until the new server answers.
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use signaltty_persistence::{StateDir, ensure_private_file};
+use signaltty_supervisor::protocol::{method, params};
+use signaltty_supervisor::{ServerConfig, socket};
+
+use crate::cli::{Cli, Up};
+use crate::client::Client;
+
+/// How long a background start may take before `up -d` gives up.
+const START_DEADLINE: Duration = Duration::from_secs(15);
+
+pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
+    let socket = socket::resolve(cli.socket.clone());
+    socket::check_length(&socket)?;
+    let state_dir = StateDir::resolve(cli.state_dir.clone())?;
+    if up.foreground {
+        return foreground(&socket, state_dir.root());
+    }
+    if answers(&socket) {
+        println!(
+            "a signaltty server is already running on {}",
+            socket.display()
+        );
+        if !up.detach {
+            print_usage();
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    start_in_background(&socket, &state_dir)?;
+    if up.detach {
+        println!("signaltty server started on {}", socket.display());
+    } else {
+        println!("signaltty server started on {}", socket.display());
+        print_usage();
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_usage() {
+    println!("try: signaltty ctl workspace new NAME    then: signaltty ctl new NAME -- CMD");
+    println!("     signaltty ctl ls                    signaltty ctl read PANE");
+}
+
+fn answers(socket: &Path) -> bool {
+    Client::connect(socket)
+        .and_then(|mut c| c.call(method::STATUS, params::Empty {}))
+        .is_ok()
+}
+
+fn foreground(socket: &Path, state_dir: &Path) -> Result<ExitCode> {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("SIGNALTTY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    let config = ServerConfig {
+        socket_path: socket.to_path_buf(),
+        state_dir: state_dir.to_path_buf(),
+        faults_enabled: std::env::var("SIGNALTTY_ENABLE_FAULTS").is_ok_and(|v| v == "1"),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("signaltty")
+        .build()
+        .context("could not start the async runtime")?;
+    runtime.block_on(signaltty_supervisor::run(config))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn start_in_background(socket: &Path, state_dir: &StateDir) -> Result<()> {
+    let log_path = state_dir.log_path();
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+        .with_context(|| format!("could not open {}", log_path.display()))?;
+    ensure_private_file(&log_path)?;
+    let exe = std::env::current_exe().context("could not find this program's path")?;
+    let mut command = Command::new(exe);
+    command
+        .arg("--socket")
+        .arg(socket)
+        .arg("--state-dir")
+        .arg(state_dir.root())
+        .args(["up", "--foreground"])
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    // SAFETY: setsid(2) is async-signal-safe, the only kind of call allowed
+    // between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().context("could not start the server")?;
+    let deadline = Instant::now() + START_DEADLINE;
+    loop {
+        if answers(socket) {
+            return Ok(());
+        }
+        if let Some(status) = child.try_wait()? {
+            bail!(
+                "the server exited at start ({status}); see {}: {}",
+                log_path.display(),
+                last_line(&log_path)
+            );
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "the server did not answer within {}s; see {}",
+                START_DEADLINE.as_secs(),
+                log_path.display()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn last_line(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|log| {
+            log.lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .map(str::to_string)
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,466 @@
+//! One handler per request: the table of contents of what a client can ask.
+//!
+//! Handlers run in the connection's task. Names are resolved against the
+//! snapshot actor's model (ids, unique prefixes, workspace names), then the
+//! owning actor is called directly, so no request waits behind another
+//! client's work in some central actor.
+
+use std::path::PathBuf;
+
+use ractor::{ActorRef, Message, RactorErr};
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use signaltty_actors::model::{Model, PaneView};
+use signaltty_actors::pane::{PaneMsg, ReadWhat, signal_by_name};
+use signaltty_actors::tab::SplitAt;
+use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
+use signaltty_actors::{ActorError, PaneState, names, snapshot};
+use signaltty_persistence::Direction;
+
+use crate::protocol::{
+    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, PROTOCOL, SnapshotStatusReply,
+    StatusReply, WireError, method, params,
+};
+use crate::server::ServerMsg;
+
+/// What every handler may use.
+pub struct Ctx {
+    pub server: ActorRef<ServerMsg>,
+    pub socket_path: PathBuf,
+    pub faults_enabled: bool,
+}
+
+/// How long a request waits for an actor before answering UNAVAILABLE.
+const CALL_MS: u64 = 30_000;
+
+pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, WireError> {
+    match method {
+        method::STATUS => status(ctx).await,
+        method::LS => ls().await,
+        method::WORKSPACE_NEW => workspace_new(ctx, parse(params)?).await,
+        method::WORKSPACE_SET => workspace_set(parse(params)?).await,
+        method::WORKSPACE_CLOSE => workspace_close(ctx, parse(params)?).await,
+        method::TAB_NEW => tab_new(parse(params)?).await,
+        method::TAB_CLOSE => tab_close(parse(params)?).await,
+        method::PANE_NEW => pane_new(parse(params)?).await,
+        method::PANE_SEND => pane_send(parse(params)?).await,
+        method::PANE_READ => pane_read(parse(params)?).await,
+        method::PANE_CLOSE => pane_close(parse(params)?).await,
+        method::PANE_KILL => pane_kill(parse(params)?).await,
+        method::PANE_RESIZE => pane_resize(parse(params)?).await,
+        method::SHUTDOWN => shutdown(ctx),
+        method::DEBUG_PANIC => debug_panic(ctx, parse(params)?).await,
+        other => Err(WireError::new(
+            ErrorCode::UnknownMethod,
+            format!("unknown method {other:?}; this server speaks {PROTOCOL}"),
+        )),
+    }
+}
+
+fn parse<P: DeserializeOwned>(params: Value) -> Result<P, WireError> {
+    let params = if params.is_null() { json!({}) } else { params };
+    serde_json::from_value(params)
+        .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))
+}
+
+pub fn wire_error(err: ActorError) -> WireError {
+    let code = match &err {
+        ActorError::NoSuchPane(_) => ErrorCode::NoSuchPane,
+        ActorError::NoSuchTab(_) => ErrorCode::NoSuchTab,
+        ActorError::NoSuchWorkspace(_) => ErrorCode::NoSuchWorkspace,
+        ActorError::PaneNotLive { .. } => ErrorCode::PaneNotLive,
+        ActorError::NameTaken(_) => ErrorCode::NameTaken,
+        ActorError::Spawn(_) => ErrorCode::SpawnFailed,
+        ActorError::BadRequest(_) => ErrorCode::BadParams,
+        ActorError::Refused(_) => ErrorCode::Refused,
+        ActorError::Unavailable(_) => ErrorCode::Unavailable,
+        ActorError::Io(_) => ErrorCode::Internal,
+    };
+    WireError::new(code, err.to_string())
+}
+
+fn unavailable<T>(err: RactorErr<T>) -> WireError {
+    WireError::new(
+        ErrorCode::Unavailable,
+        format!("the server did not answer in time ({err}); try again"),
+    )
+}
+
+async fn model() -> Result<Model, WireError> {
+    snapshot::model().await.ok_or_else(|| {
+        WireError::new(
+            ErrorCode::Unavailable,
+            "the server's state is restarting; try again in a moment",
+        )
+    })
+}
+
+fn actor<M: Message>(name: String, missing: ActorError) -> Result<ActorRef<M>, WireError> {
+    names::lookup::<M>(&name).ok_or_else(|| wire_error(missing))
+}
+
+fn pane_actor(view: &PaneView) -> Result<ActorRef<PaneMsg>, WireError> {
+    let id = &view.record.id;
+    actor(names::pane(id), ActorError::NoSuchPane(id.clone()))
+}
+
+fn workspace_actor(id: &str) -> Result<ActorRef<WorkspaceMsg>, WireError> {
+    actor(
+        names::workspace(id),
+        ActorError::NoSuchWorkspace(id.to_string()),
+    )
+}
+
+async fn status(ctx: &Ctx) -> Result<Value, WireError> {
+    let model = model().await?;
+    let server = ractor::call_t!(ctx.server, ServerMsg::Status, CALL_MS).map_err(unavailable)?;
+    let snapshot = server.snapshot.unwrap_or_default();
+    let reply = StatusReply {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        protocol: PROTOCOL.to_string(),
+        pid: std::process::id(),
+        socket: ctx.socket_path.display().to_string(),
+        state_dir: server.state_dir.display().to_string(),
+        uptime_ms: u64::try_from(server.uptime.as_millis()).unwrap_or(u64::MAX),
+        workspaces: model.workspaces.len(),
+        tabs: model.tabs.len(),
+        panes: model.panes.len(),
+        live_panes: model
+            .panes
+            .values()
+            .filter(|p| p.state == PaneState::Live)
+            .count(),
+        faults_enabled: server.faults_enabled,
+        snapshot: SnapshotStatusReply {
+            path: snapshot.path.display().to_string(),
+            writes: snapshot.writes,
+            last_saved_at: snapshot.last_saved_at,
+            last_error: snapshot.last_error,
+        },
+    };
+    to_value(reply)
+}
+
+fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError> {
+    serde_json::to_value(value).map_err(|e| WireError::new(ErrorCode::Internal, e.to_string()))
+}
+
+async fn ls() -> Result<Value, WireError> {
+    let model = model().await?;
+    let workspaces = model
+        .workspaces
+        .iter()
+        .map(|ws| LsWorkspace {
+            id: ws.id.clone(),
+            name: ws.name.clone(),
+            cwd: ws.cwd.clone(),
+            auto_resume: ws.auto_resume,
+            tabs: model
+                .tabs_of(ws)
+                .map(|tab| LsTab {
+                    id: tab.id.clone(),
+                    title: tab.title.clone(),
+                    layout: tab.layout.clone(),
+                    panes: model.panes_of(tab).map(ls_pane).collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    to_value(LsReply { workspaces })
+}
+
+fn ls_pane(view: &PaneView) -> LsPane {
+    let record = &view.record;
+    LsPane {
+        id: record.id.clone(),
+        title: record.title.clone(),
+        cwd: record.cwd.clone(),
+        argv: record.argv.clone(),
+        state: view.state.as_str().to_string(),
+        agent: record.agent.as_ref().map(|agent| LsAgent {
+            kind: agent.kind.clone(),
+            session_id: agent.agent_session_id.clone(),
+        }),
+        lifecycle: record.lifecycle,
+        attention: record.attention,
+        exit_code: record.exit_code,
+    }
+}
+
+async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, WireError> {
+    let cwd = match p.cwd {
+        Some(cwd) => cwd,
+        None => std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_else(|_| "/".into()),
+    };
+    let id = ractor::call_t!(
+        ctx.server,
+        |reply| ServerMsg::NewWorkspace {
+            name: p.name,
+            cwd,
+            auto_resume: p.auto_resume,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({ "id": id }))
+}
+
+async fn workspace_set(p: params::WorkspaceSet) -> Result<Value, WireError> {
+    let model = model().await?;
+    let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
+    let Some(on) = p.auto_resume else {
+        return Err(WireError::new(
+            ErrorCode::BadParams,
+            "nothing to set; pass --auto-resume true|false",
+        ));
+    };
+    let actor = workspace_actor(&ws.id)?;
+    ractor::call_t!(actor, WorkspaceMsg::SetAutoResume, CALL_MS, on).map_err(unavailable)?;
+    Ok(json!({}))
+}
+
+async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireError> {
+    let model = model().await?;
+    let id = model
+        .resolve_workspace(&p.workspace)
+        .map_err(wire_error)?
+        .id
+        .clone();
+    ractor::call_t!(
+        ctx.server,
+        |reply| ServerMsg::CloseWorkspace { id, reply },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({}))
+}
+
+async fn tab_new(p: params::TabNew) -> Result<Value, WireError> {
+    let model = model().await?;
+    let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
+    let actor = workspace_actor(&ws.id)?;
+    let pane = PaneSpec {
+        argv: p.argv,
+        cwd: p.cwd,
+        ..PaneSpec::default()
+    };
+    let (tab, pane) = ractor::call_t!(
+        actor,
+        |reply| WorkspaceMsg::NewTab {
+            title: p.title,
+            pane,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({ "id": tab, "pane_id": pane }))
+}
+
+async fn tab_close(p: params::Tab) -> Result<Value, WireError> {
+    let model = model().await?;
+    let tab = model.resolve_tab(&p.tab).map_err(wire_error)?;
+    let actor = workspace_actor(&tab.workspace_id)?;
+    let tab = tab.id.clone();
+    ractor::call_t!(
+        actor,
+        |reply| WorkspaceMsg::CloseTab { tab, reply },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({}))
+}
+
+fn parse_direction(direction: Option<&str>) -> Result<Direction, WireError> {
+    match direction {
+        None | Some("right") => Ok(Direction::Right),
+        Some("down") => Ok(Direction::Down),
+        Some(other) => Err(WireError::new(
+            ErrorCode::BadParams,
+            format!("direction {other:?} is not right or down"),
+        )),
+    }
+}
+
+async fn pane_new(p: params::PaneNew) -> Result<Value, WireError> {
+    let model = model().await?;
+    let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
+    let direction = parse_direction(p.direction.as_deref())?;
+    let split_pane = match &p.split {
+        Some(query) => Some(model.resolve_pane(query).map_err(wire_error)?),
+        None => None,
+    };
+    let mut tab = match &p.tab {
+        Some(query) => Some(model.resolve_tab(query).map_err(wire_error)?),
+        None => None,
+    };
+    if let Some(t) = tab
+        && t.workspace_id != ws.id
+    {
+        return Err(WireError::new(
+            ErrorCode::BadParams,
+            format!("tab {} is not in workspace {}", t.id, ws.name),
+        ));
+    }
+    if let Some(pane) = split_pane {
+        let record = &pane.record;
+        if record.workspace_id != ws.id || tab.is_some_and(|t| t.id != record.tab_id) {
+            return Err(WireError::new(
+                ErrorCode::BadParams,
+                format!("pane {} is not in that workspace and tab", record.id),
+            ));
+        }
+        tab = model.tabs.get(&record.tab_id);
+    }
+    let actor = workspace_actor(&ws.id)?;
+    let spec = PaneSpec {
+        argv: p.argv,
+        cwd: p.cwd,
+        title: p.title,
+        rows: p.rows,
+        cols: p.cols,
+    };
+    let split = SplitAt {
+        pane: split_pane.map(|v| v.record.id.clone()),
+        direction,
+    };
+    let tab = tab.map(|t| t.id.clone());
+    let id = ractor::call_t!(
+        actor,
+        |reply| WorkspaceMsg::NewPane {
+            tab,
+            split,
+            pane: spec,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({ "id": id }))
+}
+
+async fn resolve_pane(query: &str) -> Result<PaneView, WireError> {
+    let model = model().await?;
+    model.resolve_pane(query).cloned().map_err(wire_error)
+}
+
+async fn pane_send(p: params::PaneSend) -> Result<Value, WireError> {
+    let view = resolve_pane(&p.pane).await?;
+    let mut bytes = p.text.into_bytes();
+    if p.enter {
+        bytes.push(b'\r');
+    }
+    let actor = pane_actor(&view)?;
+    ractor::call_t!(actor, PaneMsg::Input, CALL_MS, bytes)
+        .map_err(unavailable)?
+        .map_err(wire_error)?;
+    Ok(json!({}))
+}
+
+async fn pane_read(p: params::PaneRead) -> Result<Value, WireError> {
+    let view = resolve_pane(&p.pane).await?;
+    let what = match p.tail {
+        Some(lines) => ReadWhat::Tail(lines),
+        None => ReadWhat::Screen,
+    };
+    let actor = pane_actor(&view)?;
+    let text = ractor::call_t!(
+        actor,
+        |reply| PaneMsg::Read {
+            what,
+            ansi: p.ansi,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?;
+    Ok(json!({ "text": text }))
+}
+
+async fn pane_close(p: params::Pane) -> Result<Value, WireError> {
+    let view = resolve_pane(&p.pane).await?;
+    let actor = workspace_actor(&view.record.workspace_id)?;
+    let tab = view.record.tab_id.clone();
+    let pane = view.record.id.clone();
+    ractor::call_t!(
+        actor,
+        |reply| WorkspaceMsg::ClosePane { tab, pane, reply },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({}))
+}
+
+async fn pane_kill(p: params::PaneKill) -> Result<Value, WireError> {
+    let name = p.signal.as_deref().unwrap_or("TERM");
+    let signal = signal_by_name(name).ok_or_else(|| {
+        WireError::new(
+            ErrorCode::BadParams,
+            format!(
+                "signal {name:?} is not allowed; use one of HUP INT QUIT TERM KILL USR1 USR2 CONT STOP TSTP WINCH"
+            ),
+        )
+    })?;
+    let view = resolve_pane(&p.pane).await?;
+    let actor = pane_actor(&view)?;
+    let group = p.group;
+    ractor::call_t!(
+        actor,
+        |reply| PaneMsg::Signal {
+            signal,
+            group,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({}))
+}
+
+async fn pane_resize(p: params::PaneResize) -> Result<Value, WireError> {
+    let view = resolve_pane(&p.pane).await?;
+    let actor = pane_actor(&view)?;
+    let size = ractor::call_t!(
+        actor,
+        |reply| PaneMsg::Resize {
+            rows: p.rows,
+            cols: p.cols,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?;
+    Ok(json!({ "rows": size.rows, "cols": size.cols }))
+}
+
+fn shutdown(ctx: &Ctx) -> Result<Value, WireError> {
+    ctx.server
+        .cast(ServerMsg::Shutdown)
+        .map_err(|e| WireError::new(ErrorCode::Unavailable, e.to_string()))?;
+    Ok(json!({}))
+}
+
+async fn debug_panic(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
+    if !ctx.faults_enabled {
+        return Err(WireError::new(
+            ErrorCode::Refused,
+            "fault injection is off; start the server with SIGNALTTY_ENABLE_FAULTS=1 to use it",
+        ));
+    }
+    let view = resolve_pane(&p.pane).await?;
+    let actor = pane_actor(&view)?;
+    actor
+        .cast(PaneMsg::DebugPanic)
+        .map_err(|e| WireError::new(ErrorCode::Unavailable, e.to_string()))?;
+    Ok(json!({}))
+}

@@ -1,0 +1,110 @@
+//! The signaltty server.
+//!
+//! This crate owns the supervision tree and its restart policy, restore on
+//! start, the IPC listener and protocol, signals and the one-server-per-
+//! socket lock. It must never render anything.
+//!
+//! # Layout
+//!
+//! - [`run`]: start a server in this process and serve until shutdown;
+//! - [`server`]: the root actor and its restart policy;
+//! - [`listener`], [`handlers`]: connections and the one handler per request;
+//! - [`protocol`]: the wire types, shared with the client;
+//! - [`socket`]: socket paths and the singleton lock.
+
+pub mod handlers;
+pub mod listener;
+pub mod protocol;
+pub mod server;
+pub mod socket;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+use ractor::Actor;
+use signal_hook::consts::{SIGINT, SIGTERM};
+use signaltty_actors::pane::PaneContext;
+use signaltty_actors::pane::process::ReapTracker;
+use signaltty_persistence::{DEFAULT_TAIL_CAP, ServerInfo, StateDir, TailStore};
+use tracing::{info, warn};
+
+use server::{ServerActor, ServerArgs, ServerMsg};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Socket(#[from] socket::SocketError),
+    #[error(transparent)]
+    Persist(#[from] signaltty_persistence::PersistError),
+    #[error("could not start the server: {0}")]
+    Start(String),
+}
+
+/// How a server is started.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub socket_path: PathBuf,
+    pub state_dir: PathBuf,
+    /// `SIGNALTTY_ENABLE_FAULTS=1`: allow `ctl debug panic`.
+    pub faults_enabled: bool,
+}
+
+/// Runs a server until it is shut down (a signal or `ctl shutdown`).
+pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
+    let state_dir = Arc::new(StateDir::open(&config.state_dir)?);
+    let bound = socket::bind_exclusive(&config.socket_path)?;
+    // Restoring the saved state is not built yet: set the saved snapshot
+    // aside rather than overwrite it, so nothing saved is ever lost.
+    match state_dir.set_aside() {
+        Ok(Some(path)) => {
+            warn!(to = %path.display(), "the saved snapshot was set aside; this server starts empty")
+        }
+        Ok(None) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let tails = Arc::new(TailStore::new(state_dir.history_dir(), DEFAULT_TAIL_CAP));
+    let listener = bound
+        .listener
+        .try_clone()
+        .map_err(|e| ServerError::Start(e.to_string()))?;
+    let reaper = ReapTracker::default();
+    let args = ServerArgs {
+        state_dir: state_dir.clone(),
+        tails,
+        listener,
+        context: PaneContext {
+            socket_path: bound.path.clone(),
+            reaper,
+            faults_enabled: config.faults_enabled,
+        },
+        info: ServerInfo {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            saved_at: 0,
+            protocol: protocol::PROTOCOL.to_string(),
+        },
+    };
+    let (server, handle) = Actor::spawn(None, ServerActor, args)
+        .await
+        .map_err(|e| ServerError::Start(e.to_string()))?;
+    info!(socket = %bound.path.display(), state_dir = %state_dir.root().display(), pid = std::process::id(), "signaltty server ready");
+
+    let signals = signal_hook_tokio::Signals::new([SIGTERM, SIGINT])
+        .map_err(|e| ServerError::Start(format!("could not install signal handlers: {e}")))?;
+    let signal_task = tokio::spawn(forward_signals(signals, server.clone()));
+    let _ = handle.await;
+    signal_task.abort();
+    bound.remove();
+    info!("server stopped");
+    Ok(())
+}
+
+async fn forward_signals(
+    mut signals: signal_hook_tokio::Signals,
+    server: ractor::ActorRef<ServerMsg>,
+) {
+    while let Some(signal) = signals.next().await {
+        info!(signal, "signal received; shutting down");
+        let _ = server.cast(ServerMsg::Shutdown);
+    }
+}

@@ -1,0 +1,385 @@
+//! The IPC protocol, shared by the server and every client.
+//!
+//! Framing: newline-delimited JSON over a Unix socket, one request or
+//! response per line, at most [`MAX_LINE`] bytes. A request is
+//! `{"v":"signaltty/1","id":N,"method":"…","params":{…}}`; its response
+//! carries the same `id` and either `result` or `error` with a stable
+//! [`ErrorCode`]. Unknown fields are ignored (a newer client may send
+//! more); a field that is present with the wrong type is `BAD_PARAMS`.
+//!
+//! Each method's parameters are a struct in [`params`]; the doc of each
+//! says what the result holds.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The protocol version every envelope carries.
+pub const PROTOCOL: &str = "signaltty/1";
+/// The longest line either side accepts.
+pub const MAX_LINE: usize = 16 * 1024 * 1024;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Request {
+    pub v: String,
+    pub id: u64,
+    pub method: String,
+    #[serde(default)]
+    pub params: Value,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Response {
+    pub v: String,
+    /// The request's id; absent when the request was too broken to have one.
+    #[serde(default)]
+    pub id: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<WireError>,
+}
+
+impl Response {
+    pub fn ok(id: u64, result: Value) -> Response {
+        Response {
+            v: PROTOCOL.to_string(),
+            id: Some(id),
+            result: Some(result),
+            error: None,
+        }
+    }
+
+    pub fn err(id: Option<u64>, error: WireError) -> Response {
+        Response {
+            v: PROTOCOL.to_string(),
+            id,
+            result: None,
+            error: Some(error),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct WireError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl WireError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> WireError {
+        WireError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Stable error codes: clients branch on these, so they never change
+/// meaning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// The line is not a JSON request envelope.
+    BadRequest,
+    /// The envelope's `v` is not [`PROTOCOL`].
+    BadVersion,
+    LineTooLong,
+    UnknownMethod,
+    BadParams,
+    NoSuchPane,
+    NoSuchTab,
+    NoSuchWorkspace,
+    PaneNotLive,
+    NameTaken,
+    SpawnFailed,
+    /// The request is understood but not allowed (e.g. faults disabled).
+    Refused,
+    /// The server could not answer in time, or is shutting down.
+    Unavailable,
+    Internal,
+    /// A code from a newer server.
+    #[serde(other)]
+    Unknown,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "BAD_REQUEST",
+            ErrorCode::BadVersion => "BAD_VERSION",
+            ErrorCode::LineTooLong => "LINE_TOO_LONG",
+            ErrorCode::UnknownMethod => "UNKNOWN_METHOD",
+            ErrorCode::BadParams => "BAD_PARAMS",
+            ErrorCode::NoSuchPane => "NO_SUCH_PANE",
+            ErrorCode::NoSuchTab => "NO_SUCH_TAB",
+            ErrorCode::NoSuchWorkspace => "NO_SUCH_WORKSPACE",
+            ErrorCode::PaneNotLive => "PANE_NOT_LIVE",
+            ErrorCode::NameTaken => "NAME_TAKEN",
+            ErrorCode::SpawnFailed => "SPAWN_FAILED",
+            ErrorCode::Refused => "REFUSED",
+            ErrorCode::Unavailable => "UNAVAILABLE",
+            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Unknown => "UNKNOWN",
+        }
+    }
+}
+
+/// Method names.
+pub mod method {
+    pub const STATUS: &str = "status";
+    pub const LS: &str = "ls";
+    pub const WORKSPACE_NEW: &str = "workspace.new";
+    pub const WORKSPACE_SET: &str = "workspace.set";
+    pub const WORKSPACE_CLOSE: &str = "workspace.close";
+    pub const TAB_NEW: &str = "tab.new";
+    pub const TAB_CLOSE: &str = "tab.close";
+    pub const PANE_NEW: &str = "pane.new";
+    pub const PANE_SEND: &str = "pane.send";
+    pub const PANE_READ: &str = "pane.read";
+    pub const PANE_CLOSE: &str = "pane.close";
+    pub const PANE_KILL: &str = "pane.kill";
+    pub const PANE_RESIZE: &str = "pane.resize";
+    pub const SHUTDOWN: &str = "shutdown";
+    pub const DEBUG_PANIC: &str = "debug.panic";
+}
+
+/// Parameters of each method. Workspaces are named by id or name, tabs and
+/// panes by id or a unique id prefix.
+pub mod params {
+    use serde::{Deserialize, Serialize};
+
+    /// `status` → [`super::StatusReply`]; `ls` → [`super::LsReply`];
+    /// `shutdown` → `{}`. None of them take parameters.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct Empty {}
+
+    /// → `{"id"}` of the new workspace.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct WorkspaceNew {
+        pub name: String,
+        #[serde(default)]
+        pub cwd: Option<String>,
+        #[serde(default)]
+        pub auto_resume: bool,
+    }
+
+    /// → `{}`.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct WorkspaceSet {
+        pub workspace: String,
+        #[serde(default)]
+        pub auto_resume: Option<bool>,
+    }
+
+    /// `workspace.close` → `{}`.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct Workspace {
+        pub workspace: String,
+    }
+
+    /// → `{"id", "pane_id"}`: the new tab and its first pane.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct TabNew {
+        pub workspace: String,
+        #[serde(default)]
+        pub title: Option<String>,
+        #[serde(default)]
+        pub cwd: Option<String>,
+        /// The first pane's command; empty for the default shell.
+        #[serde(default)]
+        pub argv: Vec<String>,
+    }
+
+    /// `tab.close` → `{}`.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct Tab {
+        pub tab: String,
+    }
+
+    /// → `{"id"}` of the new pane.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct PaneNew {
+        pub workspace: String,
+        #[serde(default)]
+        pub tab: Option<String>,
+        /// The pane to split; the tab's active pane when absent.
+        #[serde(default)]
+        pub split: Option<String>,
+        #[serde(default)]
+        pub direction: Option<String>,
+        #[serde(default)]
+        pub cwd: Option<String>,
+        #[serde(default)]
+        pub title: Option<String>,
+        /// Empty for the default shell.
+        #[serde(default)]
+        pub argv: Vec<String>,
+        #[serde(default)]
+        pub rows: Option<u16>,
+        #[serde(default)]
+        pub cols: Option<u16>,
+    }
+
+    /// → `{}`.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct PaneSend {
+        pub pane: String,
+        pub text: String,
+        /// Append a carriage return, as the Enter key does.
+        #[serde(default)]
+        pub enter: bool,
+    }
+
+    /// → `{"text"}`.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct PaneRead {
+        pub pane: String,
+        /// The last N lines of scrollback and screen instead of the screen.
+        #[serde(default)]
+        pub tail: Option<usize>,
+        /// Keep colours as SGR escape sequences.
+        #[serde(default)]
+        pub ansi: bool,
+    }
+
+    /// `pane.close`, `debug.panic` → `{}`.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct Pane {
+        pub pane: String,
+    }
+
+    /// → `{}`.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct PaneKill {
+        pub pane: String,
+        /// A signal name such as `TERM`, `KILL`, `INT`, `HUP`; TERM if absent.
+        #[serde(default)]
+        pub signal: Option<String>,
+        /// Signal the pane's whole process group, not just its child.
+        #[serde(default)]
+        pub group: bool,
+    }
+
+    /// → `{"rows", "cols"}` as clamped.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct PaneResize {
+        pub pane: String,
+        pub rows: u16,
+        pub cols: u16,
+    }
+}
+
+/// The result of `status`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StatusReply {
+    pub version: String,
+    pub protocol: String,
+    pub pid: u32,
+    pub socket: String,
+    pub state_dir: String,
+    pub uptime_ms: u64,
+    pub workspaces: usize,
+    pub tabs: usize,
+    pub panes: usize,
+    pub live_panes: usize,
+    pub faults_enabled: bool,
+    pub snapshot: SnapshotStatusReply,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SnapshotStatusReply {
+    pub path: String,
+    pub writes: u64,
+    #[serde(default)]
+    pub last_saved_at: Option<u64>,
+    #[serde(default)]
+    pub last_error: Option<String>,
+}
+
+/// The result of `ls`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LsReply {
+    pub workspaces: Vec<LsWorkspace>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LsWorkspace {
+    pub id: String,
+    pub name: String,
+    pub cwd: String,
+    pub auto_resume: bool,
+    pub tabs: Vec<LsTab>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LsTab {
+    pub id: String,
+    pub title: String,
+    pub layout: signaltty_persistence::Layout,
+    pub panes: Vec<LsPane>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LsPane {
+    pub id: String,
+    pub title: String,
+    pub cwd: String,
+    pub argv: Vec<String>,
+    /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
+    pub state: String,
+    pub agent: Option<LsAgent>,
+    pub lifecycle: signaltty_persistence::Lifecycle,
+    pub attention: signaltty_persistence::Attention,
+    pub exit_code: Option<i32>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LsAgent {
+    pub kind: String,
+    pub session_id: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelopes_round_trip() {
+        let request = Request {
+            v: PROTOCOL.into(),
+            id: 7,
+            method: method::PANE_SEND.into(),
+            params: serde_json::json!({"pane": "ab", "text": "hi", "enter": true}),
+        };
+        let line = serde_json::to_string(&request).unwrap();
+        let back: Request = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.id, 7);
+        let send: params::PaneSend = serde_json::from_value(back.params).unwrap();
+        assert!(send.enter);
+
+        let response = Response::err(Some(7), WireError::new(ErrorCode::NoSuchPane, "no pane ab"));
+        let line = serde_json::to_string(&response).unwrap();
+        assert!(line.contains("\"NO_SUCH_PANE\""), "{line}");
+        let back: Response = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.error.unwrap().code, ErrorCode::NoSuchPane);
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_and_mistyped_ones_refused() {
+        let ok: params::PaneSend =
+            serde_json::from_str(r#"{"pane":"a","text":"b","from_the_future":1}"#).unwrap();
+        assert_eq!(ok.pane, "a");
+        assert!(
+            serde_json::from_str::<params::PaneSend>(r#"{"pane":"a","text":"b","enter":"yes"}"#)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn an_unknown_error_code_still_parses() {
+        let e: WireError =
+            serde_json::from_str(r#"{"code":"SOMETHING_NEW","message":"m"}"#).unwrap();
+        assert_eq!(e.code, ErrorCode::Unknown);
+    }
+}

@@ -1,0 +1,412 @@
+//! The root of the supervision tree.
+//!
+//! ```text
+//! ServerActor
+//! ├── SnapshotActor     restarted from the last file on disk; every actor
+//! │                     then publishes its record again
+//! ├── ListenerActor     restarted on the same bound socket
+//! └── WorkspaceActor*   rebuilt from its last record, panes as tombstones
+//! ```
+//!
+//! ractor's default is to stop a supervisor when any child ends; every
+//! child here is instead restarted or rebuilt, so one failure never takes
+//! the server down. Shutdown is the one orderly stop, explained where it
+//! happens in [`ServerActor::shutdown`].
+
+use std::collections::HashMap;
+use std::os::unix::net::UnixListener;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::future::join_all;
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use signaltty_actors::model::Model;
+use signaltty_actors::names;
+use signaltty_actors::pane::{PaneContext, PaneMsg};
+use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
+use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
+use signaltty_actors::{ActorError, now_millis};
+use signaltty_persistence::{ServerInfo, StateDir, TailStore, WorkspaceRecord};
+use tracing::{error, info, warn};
+
+use crate::listener::{ListenerActor, ListenerArgs};
+
+/// How long shutdown waits for each pane's last tail.
+const FLUSH_TAIL_MS: u64 = 2_000;
+/// How long shutdown waits for hung-up children to be reaped.
+const REAP_WAIT: Duration = Duration::from_secs(3);
+
+pub enum ServerMsg {
+    NewWorkspace {
+        name: String,
+        cwd: String,
+        auto_resume: bool,
+        reply: RpcReplyPort<Result<String, ActorError>>,
+    },
+    CloseWorkspace {
+        id: String,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    Status(RpcReplyPort<ServerStatus>),
+    /// Final snapshot, hang up every child, stop.
+    Shutdown,
+}
+
+#[derive(Debug, Clone)]
+pub struct ServerStatus {
+    pub uptime: Duration,
+    pub socket_path: PathBuf,
+    pub state_dir: PathBuf,
+    pub faults_enabled: bool,
+    pub snapshot: Option<SnapshotStatus>,
+}
+
+pub struct ServerArgs {
+    pub state_dir: Arc<StateDir>,
+    pub tails: Arc<TailStore>,
+    pub listener: UnixListener,
+    pub context: PaneContext,
+    pub info: ServerInfo,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Role {
+    Snapshot,
+    Listener,
+    Workspace(String),
+}
+
+pub struct ServerActor;
+
+pub struct Server {
+    state_dir: Arc<StateDir>,
+    tails: Arc<TailStore>,
+    listener: UnixListener,
+    context: PaneContext,
+    info: ServerInfo,
+    started: Instant,
+    children: HashMap<ActorId, Role>,
+    /// Workspace ids and names, in creation order.
+    workspaces: Vec<(String, String)>,
+    shutting_down: bool,
+}
+
+impl Actor for ServerActor {
+    type Msg = ServerMsg;
+    type State = Server;
+    type Arguments = ServerArgs;
+
+    async fn pre_start(
+        &self,
+        myself: ActorRef<ServerMsg>,
+        args: ServerArgs,
+    ) -> Result<Server, ActorProcessingErr> {
+        let mut server = Server {
+            state_dir: args.state_dir,
+            tails: args.tails,
+            listener: args.listener,
+            context: args.context,
+            info: args.info,
+            started: Instant::now(),
+            children: HashMap::new(),
+            workspaces: Vec::new(),
+            shutting_down: false,
+        };
+        server.spawn_snapshot(&myself, Model::default()).await?;
+        server.spawn_listener(&myself).await?;
+        Ok(server)
+    }
+
+    async fn handle(
+        &self,
+        myself: ActorRef<ServerMsg>,
+        msg: ServerMsg,
+        server: &mut Server,
+    ) -> Result<(), ActorProcessingErr> {
+        match msg {
+            ServerMsg::NewWorkspace {
+                name,
+                cwd,
+                auto_resume,
+                reply,
+            } => {
+                let result = server.new_workspace(&myself, name, cwd, auto_resume).await;
+                let _ = reply.send(result);
+            }
+            ServerMsg::CloseWorkspace { id, reply } => {
+                let _ = reply.send(server.close_workspace(&id).await);
+            }
+            ServerMsg::Status(reply) => {
+                let _ = reply.send(server.status().await);
+            }
+            ServerMsg::Shutdown => {
+                if !server.shutting_down {
+                    server.shutting_down = true;
+                    Self::shutdown(&myself, server).await;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn handle_supervisor_evt(
+        &self,
+        myself: ActorRef<ServerMsg>,
+        event: SupervisionEvent,
+        server: &mut Server,
+    ) -> Result<(), ActorProcessingErr> {
+        let (cell, why) = match event {
+            SupervisionEvent::ActorFailed(cell, err) => (cell, err.to_string()),
+            SupervisionEvent::ActorTerminated(cell, _, reason) => {
+                (cell, reason.unwrap_or_else(|| "stopped".into()))
+            }
+            _ => return Ok(()),
+        };
+        let Some(role) = server.children.remove(&cell.get_id()) else {
+            return Ok(());
+        };
+        if server.shutting_down {
+            return Ok(());
+        }
+        match role {
+            Role::Snapshot => {
+                error!(reason = %why, "snapshot actor failed; restarting it from the file on disk");
+                let model = server.last_saved_model();
+                server.spawn_snapshot(&myself, model).await?;
+                for cell in myself.get_children() {
+                    let _ = cell.send_message(WorkspaceMsg::Republish);
+                }
+            }
+            Role::Listener => {
+                error!(reason = %why, "listener failed; restarting it");
+                server.spawn_listener(&myself).await?;
+            }
+            Role::Workspace(id) => {
+                if !server.workspaces.iter().any(|(w, _)| *w == id) {
+                    // Closed on purpose.
+                    return Ok(());
+                }
+                error!(workspace = %id, reason = %why, "workspace actor failed; rebuilding it");
+                if let Err(e) = server.rebuild_workspace(&myself, &id).await {
+                    error!(workspace = %id, error = %e, "could not rebuild the workspace");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ServerActor {
+    /// The orderly stop. The final snapshot is written while every pane is
+    /// still running, so a restart shows them as live at save; the snapshot
+    /// actor is then stopped first, so that panes ending from the hang-up
+    /// cannot overwrite that picture with EXITED; then every child is hung
+    /// up (dropping a pane's process does that) and reaped.
+    async fn shutdown(myself: &ActorRef<ServerMsg>, server: &mut Server) {
+        info!("shutting down");
+        if let Some(model) = signaltty_actors::snapshot::model().await {
+            let flushes = model.panes.keys().filter_map(|id| {
+                names::lookup::<PaneMsg>(&names::pane(id)).map(|pane| async move {
+                    ractor::call_t!(pane, PaneMsg::FlushTail, FLUSH_TAIL_MS)
+                })
+            });
+            join_all(flushes).await;
+        }
+        if let Some(snapshot) = names::lookup::<SnapshotMsg>(names::SNAPSHOT) {
+            match ractor::call_t!(snapshot, SnapshotMsg::Flush, 30_000) {
+                Ok(Ok(())) => info!("final snapshot written"),
+                Ok(Err(e)) => error!(error = %e, "final snapshot failed"),
+                Err(e) => error!(error = %e, "final snapshot failed"),
+            }
+            let _ = snapshot.stop_and_wait(Some("shutdown".into()), None).await;
+        }
+        myself
+            .stop_children_and_wait(Some("shutdown".into()), None)
+            .await;
+        let running = server.context.reaper.wait_all(REAP_WAIT);
+        if running > 0 {
+            warn!(running, "children still running after the hang-up");
+        }
+        myself.stop(Some("shutdown".into()));
+    }
+}
+
+impl Server {
+    async fn spawn_snapshot(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+        model: Model,
+    ) -> Result<(), ActorProcessingErr> {
+        let (actor, _) = Actor::spawn_linked(
+            Some(names::SNAPSHOT.to_string()),
+            SnapshotActor,
+            SnapshotArgs {
+                state_dir: self.state_dir.clone(),
+                tails: self.tails.clone(),
+                server: self.info.clone(),
+                model,
+            },
+            myself.get_cell(),
+        )
+        .await?;
+        self.children.insert(actor.get_id(), Role::Snapshot);
+        Ok(())
+    }
+
+    async fn spawn_listener(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+    ) -> Result<(), ActorProcessingErr> {
+        let listener = self.listener.try_clone()?;
+        let (actor, _) = Actor::spawn_linked(
+            None,
+            ListenerActor,
+            ListenerArgs {
+                listener,
+                server: myself.clone(),
+                socket_path: self.context.socket_path.clone(),
+                faults_enabled: self.context.faults_enabled,
+            },
+            myself.get_cell(),
+        )
+        .await?;
+        self.children.insert(actor.get_id(), Role::Listener);
+        Ok(())
+    }
+
+    /// The records of the last snapshot on disk, for a restarted snapshot
+    /// actor to start from until every actor has published again.
+    fn last_saved_model(&self) -> Model {
+        match self.state_dir.load() {
+            Ok(signaltty_persistence::LoadOutcome::Restored(snapshot))
+            | Ok(signaltty_persistence::LoadOutcome::Recovered { snapshot, .. }) => {
+                Model::from_snapshot(&snapshot)
+            }
+            _ => Model::default(),
+        }
+    }
+
+    async fn spawn_workspace(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+        args: WorkspaceArgs,
+    ) -> Result<(), ActorError> {
+        let id = args.record.id.clone();
+        let (actor, _) = Actor::spawn_linked(
+            Some(names::workspace(&id)),
+            WorkspaceActor,
+            args,
+            myself.get_cell(),
+        )
+        .await
+        .map_err(|e| ActorError::Io(format!("workspace {id} did not start: {e}")))?;
+        self.children.insert(actor.get_id(), Role::Workspace(id));
+        Ok(())
+    }
+
+    async fn new_workspace(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+        name: String,
+        cwd: String,
+        auto_resume: bool,
+    ) -> Result<String, ActorError> {
+        let name = name.trim().to_string();
+        if name.is_empty() || name.chars().any(char::is_control) {
+            return Err(ActorError::BadRequest(
+                "a workspace name must be non-empty text without control characters".into(),
+            ));
+        }
+        if self.workspaces.iter().any(|(_, n)| *n == name) {
+            return Err(ActorError::NameTaken(name));
+        }
+        if !std::path::Path::new(&cwd).is_dir() {
+            return Err(ActorError::BadRequest(format!(
+                "working directory {cwd} is not a directory; pass an existing one with --cwd"
+            )));
+        }
+        let id = names::new_id();
+        let record = WorkspaceRecord {
+            id: id.clone(),
+            name: name.clone(),
+            cwd,
+            tabs: Vec::new(),
+            active_tab_id: None,
+            auto_resume,
+            created_at: now_millis(),
+        };
+        self.spawn_workspace(
+            myself,
+            WorkspaceArgs {
+                record,
+                tabs: Vec::new(),
+                context: self.context.clone(),
+            },
+        )
+        .await?;
+        self.workspaces.push((id.clone(), name));
+        info!(workspace = %id, "workspace created");
+        Ok(id)
+    }
+
+    async fn close_workspace(&mut self, id: &str) -> Result<(), ActorError> {
+        let Some(index) = self.workspaces.iter().position(|(w, _)| w == id) else {
+            return Err(ActorError::NoSuchWorkspace(id.to_string()));
+        };
+        self.workspaces.remove(index);
+        if let Some(ws) = names::lookup::<WorkspaceMsg>(&names::workspace(id)) {
+            let _ = ractor::call_t!(ws, WorkspaceMsg::CloseAll, 30_000);
+            let _ = ws.stop_and_wait(Some("closed".into()), None).await;
+        }
+        signaltty_actors::snapshot::publish(SnapshotMsg::RemoveWorkspace(id.to_string()));
+        Ok(())
+    }
+
+    /// A failed workspace comes back from its last record: the same tabs and
+    /// layouts, every pane an EXITED tombstone with its last tail.
+    async fn rebuild_workspace(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+        id: &str,
+    ) -> Result<(), ActorError> {
+        let model = signaltty_actors::snapshot::model()
+            .await
+            .ok_or_else(|| ActorError::Unavailable("snapshot actor".into()))?;
+        let record = model
+            .workspaces
+            .iter()
+            .find(|w| w.id == id)
+            .cloned()
+            .ok_or_else(|| ActorError::NoSuchWorkspace(id.to_string()))?;
+        let mut tabs = Vec::new();
+        for tab_id in &record.tabs {
+            if let Some(tab) = rebuild_tab(&model, tab_id, &self.context).await {
+                tabs.push(tab);
+            }
+        }
+        self.spawn_workspace(
+            myself,
+            WorkspaceArgs {
+                record,
+                tabs,
+                context: self.context.clone(),
+            },
+        )
+        .await
+    }
+
+    async fn status(&self) -> ServerStatus {
+        let snapshot = match names::lookup::<SnapshotMsg>(names::SNAPSHOT) {
+            Some(actor) => ractor::call_t!(actor, SnapshotMsg::Status, 5_000).ok(),
+            None => None,
+        };
+        ServerStatus {
+            uptime: self.started.elapsed(),
+            socket_path: self.context.socket_path.clone(),
+            state_dir: self.state_dir.root().to_path_buf(),
+            faults_enabled: self.context.faults_enabled,
+            snapshot,
+        }
+    }
+}
