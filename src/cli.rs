@@ -44,6 +44,9 @@ pub struct Up {
     /// Run the server in this process (for systemd and tests)
     #[arg(long)]
     pub foreground: bool,
+    /// Start empty; the saved snapshot is set aside in archive/, not deleted
+    #[arg(long)]
+    pub no_restore: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -88,6 +91,18 @@ pub enum Ctl {
         rows: u16,
         #[arg(long)]
         cols: u16,
+    },
+    /// Resume a restored agent with its official resume command
+    Resume { pane: String },
+    /// Run a pane's saved command again in its saved directory
+    Respawn { pane: String },
+    /// Record an agent's session id, so the pane can be resumed after a restart
+    ReportSession {
+        pane: String,
+        session_id: String,
+        /// claude, codex, opencode, cursor, gemini, copilot or generic
+        #[arg(long)]
+        agent: Option<String>,
     },
     /// Close a pane: its process is hung up and its state forgotten
     Close { pane: String },

@@ -154,6 +154,26 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
             method::PANE_CLOSE,
             value(params::Pane { pane: pane.clone() })?,
         ),
+        Ctl::Resume { pane } => (
+            method::PANE_RESUME,
+            value(params::Pane { pane: pane.clone() })?,
+        ),
+        Ctl::Respawn { pane } => (
+            method::PANE_RESPAWN,
+            value(params::Pane { pane: pane.clone() })?,
+        ),
+        Ctl::ReportSession {
+            pane,
+            session_id,
+            agent,
+        } => (
+            method::PANE_REPORT_SESSION,
+            value(params::ReportSession {
+                pane: pane.clone(),
+                session_id: session_id.clone(),
+                agent: agent.clone(),
+            })?,
+        ),
         Ctl::Kill {
             pane,
             signal,
@@ -225,6 +245,12 @@ fn print_status(status: &StatusReply) {
     println!("snapshot    {} — {saved}", snapshot.path);
     if let Some(error) = &snapshot.last_error {
         println!("SAVE ERROR  {error}");
+    }
+    let restore = &status.restore;
+    if restore.degraded {
+        println!("RESTORE     {}", restore.note);
+    } else {
+        println!("restore     {}", restore.note);
     }
     if status.faults_enabled {
         println!("faults      enabled (SIGNALTTY_ENABLE_FAULTS=1)");

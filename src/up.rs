@@ -25,7 +25,7 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     socket::check_length(&socket)?;
     let state_dir = StateDir::resolve(cli.state_dir.clone())?;
     if up.foreground {
-        return foreground(&socket, state_dir.root());
+        return foreground(&socket, state_dir.root(), up.no_restore);
     }
     if answers(&socket) {
         println!(
@@ -37,7 +37,7 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    start_in_background(&socket, &state_dir)?;
+    start_in_background(&socket, &state_dir, up.no_restore)?;
     if up.detach {
         println!("signaltty server started on {}", socket.display());
     } else {
@@ -58,7 +58,7 @@ fn answers(socket: &Path) -> bool {
         .is_ok()
 }
 
-fn foreground(socket: &Path, state_dir: &Path) -> Result<ExitCode> {
+fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitCode> {
     let filter = tracing_subscriber::EnvFilter::try_from_env("SIGNALTTY_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()
@@ -70,6 +70,8 @@ fn foreground(socket: &Path, state_dir: &Path) -> Result<ExitCode> {
         socket_path: socket.to_path_buf(),
         state_dir: state_dir.to_path_buf(),
         faults_enabled: std::env::var("SIGNALTTY_ENABLE_FAULTS").is_ok_and(|v| v == "1"),
+        no_restore,
+        config_path: signaltty_supervisor::config::path(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -80,7 +82,7 @@ fn foreground(socket: &Path, state_dir: &Path) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn start_in_background(socket: &Path, state_dir: &StateDir) -> Result<()> {
+fn start_in_background(socket: &Path, state_dir: &StateDir, no_restore: bool) -> Result<()> {
     let log_path = state_dir.log_path();
     let log = std::fs::OpenOptions::new()
         .create(true)
@@ -96,6 +98,7 @@ fn start_in_background(socket: &Path, state_dir: &StateDir) -> Result<()> {
         .arg("--state-dir")
         .arg(state_dir.root())
         .args(["up", "--foreground"])
+        .args(no_restore.then_some("--no-restore"))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);

@@ -31,6 +31,8 @@ pub enum ActorError {
     },
     #[error("{0}")]
     Spawn(#[from] SpawnError),
+    #[error("{0}")]
+    ReviveFailed(String),
     #[error("a workspace named {0:?} already exists; pick another name")]
     NameTaken(String),
     #[error("{0}")]

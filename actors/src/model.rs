@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 use signaltty_adapters::{self as adapters, AgentKind};
 use signaltty_persistence::{
-    PaneRecord, SNAPSHOT_VERSION, ServerInfo, Snapshot, TabRecord, WorkspaceRecord,
+    NotificationRecord, PaneRecord, SNAPSHOT_VERSION, ServerInfo, Snapshot, TabRecord,
+    WorkspaceRecord,
 };
 
 use crate::error::ActorError;
@@ -50,6 +51,8 @@ pub struct Model {
     pub workspaces: Vec<WorkspaceRecord>,
     pub tabs: HashMap<String, TabRecord>,
     pub panes: HashMap<String, PaneView>,
+    /// Newest last, at most [`signaltty_persistence::MAX_NOTIFICATIONS`].
+    pub notifications: Vec<NotificationRecord>,
 }
 
 impl Model {
@@ -74,6 +77,7 @@ impl Model {
                     (p.id.clone(), view)
                 })
                 .collect(),
+            notifications: snapshot.notifications.clone(),
         }
     }
 
@@ -136,7 +140,7 @@ impl Model {
             workspaces: self.workspaces.clone(),
             tabs: Vec::new(),
             panes: Vec::new(),
-            notifications: Vec::new(),
+            notifications: self.notifications.clone(),
         };
         for workspace in &self.workspaces {
             for tab in self.tabs_of(workspace) {
@@ -237,23 +241,7 @@ mod tests {
             model.panes.insert(
                 id.to_string(),
                 PaneView {
-                    record: PaneRecord {
-                        id: id.to_string(),
-                        workspace_id: "w".into(),
-                        tab_id: "t".into(),
-                        title: String::new(),
-                        cwd: String::new(),
-                        argv: Vec::new(),
-                        env: Default::default(),
-                        pty_size: Default::default(),
-                        agent: None,
-                        lifecycle: Default::default(),
-                        attention: Default::default(),
-                        last_message: None,
-                        created_at: 0,
-                        running: true,
-                        exit_code: None,
-                    },
+                    record: PaneRecord::new(*id, "w", "t"),
                     state: PaneState::Live,
                 },
             );

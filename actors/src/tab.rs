@@ -204,7 +204,6 @@ impl Tab {
             PaneArgs {
                 record,
                 start: PaneStart::Launch,
-                user_title: new.title,
                 context: self.context.clone(),
             },
         )
@@ -259,7 +258,6 @@ impl Tab {
                 state: PaneState::Exited,
                 tail,
             },
-            user_title: None,
             context: self.context.clone(),
         };
         if let Err(e) = self.spawn_pane(myself, args).await {
@@ -283,6 +281,7 @@ fn spawn_error(id: &str, err: ractor::SpawnErr) -> ActorError {
 pub(crate) fn pane_record(tab: &TabRecord, new: &NewPane) -> PaneRecord {
     PaneRecord {
         title: new.title.clone().unwrap_or_default(),
+        user_title: new.title.clone(),
         cwd: new.cwd.clone(),
         argv: new.argv.clone(),
         pty_size: signaltty_persistence::PtySize {
@@ -296,21 +295,8 @@ pub(crate) fn pane_record(tab: &TabRecord, new: &NewPane) -> PaneRecord {
 
 fn empty_record(tab: &TabRecord, pane_id: &str) -> PaneRecord {
     PaneRecord {
-        id: pane_id.to_string(),
-        workspace_id: tab.workspace_id.clone(),
-        tab_id: tab.id.clone(),
-        title: String::new(),
-        cwd: String::new(),
-        argv: Vec::new(),
-        env: Default::default(),
-        pty_size: Default::default(),
-        agent: None,
-        lifecycle: Default::default(),
-        attention: Default::default(),
-        last_message: None,
         created_at: crate::now_millis(),
-        running: false,
-        exit_code: None,
+        ..PaneRecord::new(pane_id, &tab.workspace_id, &tab.id)
     }
 }
 

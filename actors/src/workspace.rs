@@ -254,7 +254,6 @@ impl Workspace {
                 panes: vec![PaneArgs {
                     record: pane,
                     start: PaneStart::Launch,
-                    user_title: new.title,
                     context: self.context.clone(),
                 }],
                 context: self.context.clone(),
@@ -353,7 +352,6 @@ pub async fn rebuild_tab(model: &Model, tab_id: &str, context: &PaneContext) -> 
                 state: PaneState::Exited,
                 tail,
             },
-            user_title: None,
             context: context.clone(),
         });
     }

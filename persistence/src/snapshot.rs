@@ -175,6 +175,9 @@ pub struct PaneRecord {
     pub tab_id: String,
     #[serde(default)]
     pub title: String,
+    /// A title the user chose: output from the pane cannot rename it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_title: Option<String>,
     #[serde(default)]
     pub cwd: String,
     #[serde(default)]
@@ -247,6 +250,7 @@ impl PaneRecord {
             workspace_id: workspace_id.into(),
             tab_id: tab_id.into(),
             title: String::new(),
+            user_title: None,
             cwd: String::new(),
             argv: Vec::new(),
             env: BTreeMap::new(),

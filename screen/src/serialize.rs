@@ -14,7 +14,7 @@ use alacritty_terminal::term::cell::{Cell, Flags, Hyperlink};
 use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::{
-    CharsetIndex, CursorShape, CursorStyle, NamedColor, StandardCharset,
+    CharsetIndex, Color, CursorShape, CursorStyle, NamedColor, StandardCharset,
 };
 
 use crate::emu::{Listener, Tracked, with_primary};
@@ -125,16 +125,17 @@ pub(crate) fn replay(term: &mut Term<Listener>, tracked: &Tracked, title: &str) 
 
     // Region and origin mode both home the cursor, so they go before it.
     let (top, bottom) = tracked.region;
-    let full = top <= 0 && bottom >= lines as i32;
-    if !full && top >= 0 && top < bottom {
+    let partial = (top > 0 || bottom < lines as i32) && top >= 0 && top < bottom;
+    if partial {
         let _ = write!(w.out, "\x1b[{};{}r", top + 1, bottom);
     }
-    let origin = mode.contains(TermMode::ORIGIN) && !full && top >= 0 && top < bottom;
+    let origin = mode.contains(TermMode::ORIGIN);
     if origin {
         w.out.push_str("\x1b[?6h");
     }
+    let origin_top = if partial { top as usize } else { 0 };
 
-    cursor(&mut w, grid, columns, origin.then_some(top.max(0) as usize));
+    cursor(&mut w, grid, columns, origin.then_some(origin_top));
 
     // Modes that affect what later output does; all explicit.
     let flag = |on: bool| if on { 'h' } else { 'l' };
@@ -189,10 +190,17 @@ fn paint(w: &mut Writer, grid: &Grid<Cell>) {
     // The previous row soft-wraps into this one and the target's cursor is
     // waiting (pending wrap) at its end: the next character continues here.
     let mut continuing = false;
+    // Cells to erase (and repaint) once everything else is painted.
+    let mut fixups = Vec::new();
     for r in 0..lines {
         let row = &grid[Line(r as i32)];
         let wraps = row[last].flags.contains(Flags::WRAPLINE) && r + 1 < lines;
-        let next_starts_wide = wraps && grid[Line(r as i32 + 1)][Column(0)].flags.contains(Flags::WIDE_CHAR);
+        // The target creates a leading spacer (with the wide char's pen) by
+        // itself when the next row's wide char is written at our last column.
+        let next_starts_wide = wraps && {
+            let next = &grid[Line(r as i32 + 1)][Column(0)];
+            next.flags.contains(Flags::WIDE_CHAR) && Pen::of(next) == Pen::of(&row[last])
+        };
 
         let mut end = if wraps {
             columns
@@ -209,15 +217,18 @@ fn paint(w: &mut Writer, grid: &Grid<Cell>) {
         // cheaper as EL, which fills with the current background.
         let mut erase_from = None;
         if !wraps && end == columns {
-            let tail = &row[last];
-            if *tail == Cell::from(tail.bg) && tail.bg != Cell::default().bg {
-                let start = row[..].iter().rposition(|c| c != tail).map_or(0, |i| i + 1);
+            let tail = erased_bg(&row[last]);
+            if tail.is_some() && tail != Some(Color::Named(NamedColor::Background)) {
+                let start = row[..].iter().rposition(|c| erased_bg(c) != tail).map_or(0, |i| i + 1);
+                // A continued row must write its first cell to complete the wrap.
+                let start = if continuing { start.max(1) } else { start };
                 if columns - start >= 4 {
                     erase_from = Some(start);
                 }
             }
         }
         let paint_end = erase_from.unwrap_or(end);
+        let mut fresh_next = false;
 
         if !continuing {
             w.cup(r, 0);
@@ -227,25 +238,69 @@ fn paint(w: &mut Writer, grid: &Grid<Cell>) {
         let mut c = 0;
         while c < paint_end {
             let cell = &row[Column(c)];
-            let leading_spacer = cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER) && c == columns - 1;
+            let leading_spacer =
+                wraps && cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER) && c == columns - 1;
             if leading_spacer && next_starts_wide {
                 // Writing the next row's wide char here makes the target
                 // insert this spacer and wrap by itself.
                 c += 1;
                 continue;
             }
-            let is_spacer = cell.flags.contains(Flags::WIDE_CHAR_SPACER);
-            if is_spacer && !(continuing && c == 0) {
-                // Covered by the wide char before it (or an orphan, left
-                // blank).
+            if leading_spacer {
+                // The wide char that once wrapped is gone from the next row.
+                // Recreate spacer and wrap with a stand-in wide char, then
+                // erase the stand-in; the next row is painted afresh.
+                w.pen(Pen::of(cell));
+                w.link(None);
+                w.out.push('\u{3000}');
+                w.pen(Pen::default());
+                let _ = write!(w.out, "\x1b[{};1H\x1b[2X", r + 2);
+                w.col = 0;
+                fresh_next = true;
                 c += 1;
                 continue;
+            }
+            if cell.flags.contains(Flags::WIDE_CHAR_SPACER) && c > 0 {
+                let prev = &row[Column(c - 1)];
+                if prev.flags.contains(Flags::WIDE_CHAR) {
+                    // Written together with the wide char before it.
+                    c += 1;
+                    continue;
+                }
+                if !prev.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
+                    // Its wide char was erased. Paint the pair with a
+                    // stand-in (keeping the flow, wraps included) and erase
+                    // the stand-in's half afterwards; erasing a wide char
+                    // leaves its spacer alone.
+                    w.cha(c - 1);
+                    w.pen(Pen::of(cell));
+                    w.link(None);
+                    w.out.push('\u{3000}');
+                    w.col = c + 1;
+                    fixups.push((r, c - 1));
+                    c += 1;
+                    continue;
+                }
             }
             if w.col != c && !(continuing && c == 0) {
                 w.cha(c);
             }
             let width = w.cell(cell, columns);
             c += width;
+            if width == 2 && !row[Column(c - 1)].flags.contains(Flags::WIDE_CHAR_SPACER) {
+                // The spacer was erased after the wide char was written;
+                // erasing it again is the only way to get there. What is
+                // there besides the background (a wrap flag) is then written
+                // over the erased cell, which no longer belongs to the pair.
+                let next = &row[Column(c - 1)];
+                w.cha(c - 1);
+                w.pen(Pen::background(next.bg));
+                w.link(None);
+                w.out.push_str("\x1b[X");
+                if erased_bg(next) != Some(next.bg) {
+                    c -= 1;
+                }
+            }
         }
         if let Some(start) = erase_from {
             if w.col != start {
@@ -255,19 +310,35 @@ fn paint(w: &mut Writer, grid: &Grid<Cell>) {
             w.link(None);
             w.out.push_str("\x1b[K");
         }
-        continuing = wraps;
+        continuing = wraps && !fresh_next;
+    }
+    for (r, c) in fixups {
+        let cell = &grid[Line(r as i32)][Column(c)];
+        w.cup(r, c);
+        w.pen(Pen::background(erased_bg(cell).unwrap_or(Color::Named(NamedColor::Background))));
+        w.link(None);
+        w.out.push_str("\x1b[X");
+        if erased_bg(cell).is_none() {
+            w.cell(cell, columns);
+        }
     }
 }
 
-/// A cell that a cleared screen already shows. A tab cell is what a blank
-/// becomes when a tab passes over it; it shows (and is painted) as a blank.
+/// The background of a cell that shows nothing but a background, i.e. what
+/// an erase leaves (tab cells included: a tab over a blank shows as blank).
+fn erased_bg(cell: &Cell) -> Option<Color> {
+    let blank = matches!(cell.c, ' ' | '\t')
+        && cell.fg == Color::Named(NamedColor::Foreground)
+        && cell.flags.is_empty()
+        && cell.zerowidth().is_none_or(<[char]>::is_empty)
+        && cell.underline_color().is_none()
+        && cell.hyperlink().is_none();
+    blank.then_some(cell.bg)
+}
+
+/// A cell that a cleared screen already shows.
 fn is_default(cell: &Cell) -> bool {
-    if cell.c == '\t' {
-        let mut blank = cell.clone();
-        blank.c = ' ';
-        return blank == Cell::default();
-    }
-    *cell == Cell::default()
+    erased_bg(cell) == Some(Color::Named(NamedColor::Background))
 }
 
 /// DECSC state of the active screen, if a program saved one.

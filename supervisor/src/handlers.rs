@@ -18,7 +18,8 @@ use signaltty_actors::{ActorError, PaneState, names, snapshot};
 use signaltty_persistence::Direction;
 
 use crate::protocol::{
-    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, PROTOCOL, SnapshotStatusReply,
+    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, PROTOCOL, RestoreStatusReply,
+    SnapshotStatusReply,
     StatusReply, WireError, method, params,
 };
 use crate::server::ServerMsg;
@@ -48,6 +49,9 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::PANE_CLOSE => pane_close(parse(params)?).await,
         method::PANE_KILL => pane_kill(parse(params)?).await,
         method::PANE_RESIZE => pane_resize(parse(params)?).await,
+        method::PANE_RESUME => pane_revive(parse(params)?, PaneMsg::Resume).await,
+        method::PANE_RESPAWN => pane_revive(parse(params)?, PaneMsg::Respawn).await,
+        method::PANE_REPORT_SESSION => pane_report_session(parse(params)?).await,
         method::SHUTDOWN => shutdown(ctx),
         method::DEBUG_PANIC => debug_panic(ctx, parse(params)?).await,
         other => Err(WireError::new(
@@ -70,7 +74,7 @@ pub fn wire_error(err: ActorError) -> WireError {
         ActorError::NoSuchWorkspace(_) => ErrorCode::NoSuchWorkspace,
         ActorError::PaneNotLive { .. } => ErrorCode::PaneNotLive,
         ActorError::NameTaken(_) => ErrorCode::NameTaken,
-        ActorError::Spawn(_) => ErrorCode::SpawnFailed,
+        ActorError::Spawn(_) | ActorError::ReviveFailed(_) => ErrorCode::SpawnFailed,
         ActorError::BadRequest(_) => ErrorCode::BadParams,
         ActorError::Refused(_) => ErrorCode::Refused,
         ActorError::Unavailable(_) => ErrorCode::Unavailable,
@@ -136,6 +140,10 @@ async fn status(ctx: &Ctx) -> Result<Value, WireError> {
             writes: snapshot.writes,
             last_saved_at: snapshot.last_saved_at,
             last_error: snapshot.last_error,
+        },
+        restore: RestoreStatusReply {
+            note: server.restore_note,
+            degraded: server.restore_degraded,
         },
     };
     to_value(reply)
@@ -441,6 +449,37 @@ async fn pane_resize(p: params::PaneResize) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?;
     Ok(json!({ "rows": size.rows, "cols": size.cols }))
+}
+
+/// Resume or respawn: the pane answers once its new child has survived its
+/// first moments, or with what went wrong.
+async fn pane_revive(
+    p: params::Pane,
+    message: fn(ractor::RpcReplyPort<Result<(), ActorError>>) -> PaneMsg,
+) -> Result<Value, WireError> {
+    let view = resolve_pane(&p.pane).await?;
+    let actor = pane_actor(&view)?;
+    ractor::call_t!(actor, message, CALL_MS)
+        .map_err(unavailable)?
+        .map_err(wire_error)?;
+    Ok(json!({}))
+}
+
+async fn pane_report_session(p: params::ReportSession) -> Result<Value, WireError> {
+    let view = resolve_pane(&p.pane).await?;
+    let actor = pane_actor(&view)?;
+    ractor::call_t!(
+        actor,
+        |reply| PaneMsg::ReportSession {
+            kind: p.agent,
+            id: p.session_id,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({}))
 }
 
 fn shutdown(ctx: &Ctx) -> Result<Value, WireError> {

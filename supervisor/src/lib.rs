@@ -8,25 +8,31 @@
 //!
 //! - [`run`]: start a server in this process and serve until shutdown;
 //! - [`server`]: the root actor and its restart policy;
+//! - [`restore`]: the saved snapshot read back into actors; [`config`]: the
+//!   config file;
 //! - [`listener`], [`handlers`]: connections and the one handler per request;
 //! - [`protocol`]: the wire types, shared with the client;
 //! - [`socket`]: socket paths and the singleton lock.
 
+pub mod config;
 pub mod handlers;
 pub mod listener;
 pub mod protocol;
+pub mod restore;
 pub mod server;
 pub mod socket;
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use futures_util::StreamExt;
 use ractor::Actor;
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signaltty_actors::pane::PaneContext;
 use signaltty_actors::pane::process::ReapTracker;
-use signaltty_persistence::{DEFAULT_TAIL_CAP, ServerInfo, StateDir, TailStore};
+use signaltty_persistence::{ServerInfo, StateDir};
 use tracing::{info, warn};
 
 use server::{ServerActor, ServerArgs, ServerMsg};
@@ -37,6 +43,18 @@ pub enum ServerError {
     Socket(#[from] socket::SocketError),
     #[error(transparent)]
     Persist(#[from] signaltty_persistence::PersistError),
+    #[error(
+        "{} has snapshot_version {found}, but this signaltty reads only up to {supported}; \
+         run a newer signaltty, or move the file away to start empty (nothing was changed)",
+        .path.display()
+    )]
+    FutureSnapshot {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
     #[error("could not start the server: {0}")]
     Start(String),
 }
@@ -48,22 +66,43 @@ pub struct ServerConfig {
     pub state_dir: PathBuf,
     /// `SIGNALTTY_ENABLE_FAULTS=1`: allow `ctl debug panic`.
     pub faults_enabled: bool,
+    /// Start empty, setting the saved snapshot aside.
+    pub no_restore: bool,
+    /// The config file, if any.
+    pub config_path: Option<PathBuf>,
 }
 
 /// Runs a server until it is shut down (a signal or `ctl shutdown`).
 pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
     let state_dir = Arc::new(StateDir::open(&config.state_dir)?);
+    let settings = match &config.config_path {
+        Some(path) => config::load(path)?,
+        None => config::Config::default(),
+    };
+    // The socket first: a second server must refuse before touching a file.
     let bound = socket::bind_exclusive(&config.socket_path)?;
-    // Restoring the saved state is not built yet: set the saved snapshot
-    // aside rather than overwrite it, so nothing saved is ever lost.
-    match state_dir.set_aside() {
-        Ok(Some(path)) => {
-            warn!(to = %path.display(), "the saved snapshot was set aside; this server starts empty")
+    let mut restore = match restore::load(&state_dir, config.no_restore) {
+        Ok(restore) => restore,
+        Err(e) => {
+            bound.remove();
+            return Err(e);
         }
-        Ok(None) => {}
-        Err(e) => return Err(e.into()),
+    };
+    // Before any write: drop what a crash left behind, and the tails of
+    // panes the snapshot does not know.
+    let live: HashSet<String> = restore
+        .snapshot
+        .as_ref()
+        .map(|s| s.pane_ids())
+        .unwrap_or_default();
+    let swept = state_dir.sweep(&live, SystemTime::now());
+    for warning in &swept.warnings {
+        warn!("startup sweep: {warning}");
     }
-    let tails = Arc::new(TailStore::new(state_dir.history_dir(), DEFAULT_TAIL_CAP));
+    if let Some(snapshot) = &mut restore.snapshot {
+        restore::apply_config(snapshot, &settings);
+    }
+    let tails = Arc::new(state_dir.tail_store());
     let listener = bound
         .listener
         .try_clone()
@@ -83,6 +122,8 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
             saved_at: 0,
             protocol: protocol::PROTOCOL.to_string(),
         },
+        restore,
+        config: settings,
     };
     let (server, handle) = Actor::spawn(None, ServerActor, args)
         .await

@@ -140,6 +140,9 @@ pub mod method {
     pub const PANE_CLOSE: &str = "pane.close";
     pub const PANE_KILL: &str = "pane.kill";
     pub const PANE_RESIZE: &str = "pane.resize";
+    pub const PANE_RESUME: &str = "pane.resume";
+    pub const PANE_RESPAWN: &str = "pane.respawn";
+    pub const PANE_REPORT_SESSION: &str = "pane.report_session";
     pub const SHUTDOWN: &str = "shutdown";
     pub const DEBUG_PANIC: &str = "debug.panic";
 }
@@ -243,7 +246,7 @@ pub mod params {
         pub ansi: bool,
     }
 
-    /// `pane.close`, `debug.panic` → `{}`.
+    /// `pane.close`, `pane.resume`, `pane.respawn`, `debug.panic` → `{}`.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct Pane {
         pub pane: String,
@@ -259,6 +262,16 @@ pub mod params {
         /// Signal the pane's whole process group, not just its child.
         #[serde(default)]
         pub group: bool,
+    }
+
+    /// → `{}`. The id is checked by the agent kind's adapter.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct ReportSession {
+        pub pane: String,
+        pub session_id: String,
+        /// The agent kind; the pane's known or detected kind if absent.
+        #[serde(default)]
+        pub agent: Option<String>,
     }
 
     /// → `{"rows", "cols"}` as clamped.
@@ -285,6 +298,15 @@ pub struct StatusReply {
     pub live_panes: usize,
     pub faults_enabled: bool,
     pub snapshot: SnapshotStatusReply,
+    /// What start found on disk and did about it.
+    pub restore: RestoreStatusReply,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RestoreStatusReply {
+    pub note: String,
+    /// True when the saved state was corrupt or set aside by a problem.
+    pub degraded: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -26,11 +26,14 @@ use signaltty_actors::names;
 use signaltty_actors::pane::{PaneContext, PaneMsg};
 use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
-use signaltty_actors::{ActorError, now_millis};
-use signaltty_persistence::{ServerInfo, StateDir, TailStore, WorkspaceRecord};
+use signaltty_actors::model::restored_state;
+use signaltty_actors::{ActorError, PaneState, now_millis};
+use signaltty_persistence::{ServerInfo, Snapshot, StateDir, TailStore, WorkspaceRecord};
 use tracing::{error, info, warn};
 
+use crate::config::Config;
 use crate::listener::{ListenerActor, ListenerArgs};
+use crate::restore::{self, Restore};
 
 /// How long shutdown waits for each pane's last tail.
 const FLUSH_TAIL_MS: u64 = 2_000;
@@ -60,6 +63,9 @@ pub struct ServerStatus {
     pub state_dir: PathBuf,
     pub faults_enabled: bool,
     pub snapshot: Option<SnapshotStatus>,
+    /// What start found on disk and did about it.
+    pub restore_note: String,
+    pub restore_degraded: bool,
 }
 
 pub struct ServerArgs {
@@ -68,6 +74,8 @@ pub struct ServerArgs {
     pub listener: UnixListener,
     pub context: PaneContext,
     pub info: ServerInfo,
+    pub restore: Restore,
+    pub config: Config,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +93,9 @@ pub struct Server {
     listener: UnixListener,
     context: PaneContext,
     info: ServerInfo,
+    config: Config,
+    restore_note: String,
+    restore_degraded: bool,
     started: Instant,
     children: HashMap<ActorId, Role>,
     /// Workspace ids and names, in creation order.
@@ -108,12 +119,23 @@ impl Actor for ServerActor {
             listener: args.listener,
             context: args.context,
             info: args.info,
+            config: args.config,
+            restore_note: args.restore.note,
+            restore_degraded: args.restore.degraded,
             started: Instant::now(),
             children: HashMap::new(),
             workspaces: Vec::new(),
             shutting_down: false,
         };
-        server.spawn_snapshot(&myself, Model::default()).await?;
+        let model = match &args.restore.snapshot {
+            Some(snapshot) => Model::from_snapshot(snapshot),
+            None => Model::default(),
+        };
+        server.spawn_snapshot(&myself, model).await?;
+        if let Some(snapshot) = &args.restore.snapshot {
+            server.restore(&myself, snapshot).await;
+        }
+        // Only now, with everything rebuilt, are clients let in.
         server.spawn_listener(&myself).await?;
         Ok(server)
     }
@@ -233,6 +255,41 @@ impl ServerActor {
 }
 
 impl Server {
+    /// Rebuilds every saved workspace, then resumes the RESUMABLE panes of
+    /// workspaces that opted in with `auto_resume` — the only thing that
+    /// ever starts by itself.
+    async fn restore(&mut self, myself: &ActorRef<ServerMsg>, snapshot: &Snapshot) {
+        for args in restore::workspace_args(snapshot, &self.tails, &self.context) {
+            let (id, name) = (args.record.id.clone(), args.record.name.clone());
+            match self.spawn_workspace(myself, args).await {
+                Ok(()) => self.workspaces.push((id, name)),
+                Err(e) => error!(workspace = %id, error = %e, "could not restore a workspace"),
+            }
+        }
+        let auto: Vec<&str> = snapshot
+            .workspaces
+            .iter()
+            .filter(|w| w.auto_resume)
+            .map(|w| w.id.as_str())
+            .collect();
+        for pane in snapshot.panes.iter().filter(|p| auto.contains(&p.workspace_id.as_str())) {
+            if restored_state(pane) != PaneState::Resumable {
+                continue;
+            }
+            let Some(actor) = names::lookup::<PaneMsg>(&names::pane(&pane.id)) else {
+                continue;
+            };
+            let id = pane.id.clone();
+            tokio::spawn(async move {
+                match ractor::call_t!(actor, PaneMsg::Resume, 30_000) {
+                    Ok(Ok(())) => info!(pane = %id, "auto-resumed"),
+                    Ok(Err(e)) => warn!(pane = %id, error = %e, "auto-resume failed"),
+                    Err(e) => warn!(pane = %id, error = %e, "auto-resume failed"),
+                }
+            });
+        }
+    }
+
     async fn spawn_snapshot(
         &mut self,
         myself: &ActorRef<ServerMsg>,
@@ -321,6 +378,7 @@ impl Server {
         if self.workspaces.iter().any(|(_, n)| *n == name) {
             return Err(ActorError::NameTaken(name));
         }
+        let auto_resume = auto_resume || self.config.auto_resume(&name).unwrap_or(false);
         if !std::path::Path::new(&cwd).is_dir() {
             return Err(ActorError::BadRequest(format!(
                 "working directory {cwd} is not a directory; pass an existing one with --cwd"
@@ -407,6 +465,8 @@ impl Server {
             state_dir: self.state_dir.root().to_path_buf(),
             faults_enabled: self.context.faults_enabled,
             snapshot,
+            restore_note: self.restore_note.clone(),
+            restore_degraded: self.restore_degraded,
         }
     }
 }

@@ -44,12 +44,19 @@ impl TestServer {
     }
 
     pub fn start_with(faults: bool, extra_env: Vec<(String, String)>) -> TestServer {
+        let mut server = Self::prepare(faults, extra_env);
+        server.launch();
+        server
+    }
+
+    /// A test dir and settings, with no server started yet.
+    pub fn prepare(faults: bool, extra_env: Vec<(String, String)>) -> TestServer {
         // Short paths: a Unix socket path must fit in 107 bytes.
         let dir = tempfile::Builder::new()
             .prefix("stt")
             .tempdir_in("/tmp")
             .expect("temp dir");
-        let mut server = TestServer {
+        let server = TestServer {
             socket: dir.path().join("s.sock"),
             state_dir: dir.path().join("state"),
             dir,
@@ -57,7 +64,7 @@ impl TestServer {
             faults,
             extra_env,
         };
-        server.launch();
+        std::fs::create_dir_all(&server.state_dir).expect("state dir");
         server
     }
 
@@ -71,6 +78,11 @@ impl TestServer {
 
     /// Starts (again) a server on the same socket and state dir.
     pub fn launch(&mut self) {
+        self.launch_with(&[]);
+    }
+
+    /// Starts a server with extra `up` flags (e.g. `--no-restore`).
+    pub fn launch_with(&mut self, flags: &[&str]) {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -79,6 +91,7 @@ impl TestServer {
         let mut command = self.command();
         command
             .args(["up", "--foreground"])
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(log.try_clone().expect("log"))
             .stderr(log);

@@ -22,17 +22,20 @@ use signaltty_screen::{Screen, ScreenEvent, Size, Style};
 use tracing::{info, info_span, warn};
 
 use crate::error::{ActorError, SpawnError};
-use crate::model::{PaneState, PaneView};
+use crate::model::{PaneState, PaneView, resume_command};
 use crate::snapshot::{SnapshotMsg, publish};
 use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
 
 /// How often a pane with new output renders and publishes its tail.
-pub const TAIL_DEBOUNCE: Duration = Duration::from_secs(1);
+pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
 /// How often the foreground process's working directory is looked at.
 pub const CWD_POLL: Duration = Duration::from_secs(1);
 /// After the child is reaped, how long to wait for its last output.
 const EXIT_DRAIN: Duration = Duration::from_millis(500);
+/// A resumed or respawned child that fails within this long fails the
+/// command, and the pane goes back to being a tombstone.
+pub const REVIVE_GRACE: Duration = Duration::from_millis(1500);
 /// Lines of scrollback the screen keeps.
 pub const SCROLLBACK_LINES: usize = 10_000;
 
@@ -68,8 +71,6 @@ pub enum PaneStart {
 pub struct PaneArgs {
     pub record: PaneRecord,
     pub start: PaneStart,
-    /// A title the user chose; output cannot rename such a pane.
-    pub user_title: Option<String>,
     pub context: PaneContext,
 }
 
@@ -99,6 +100,19 @@ pub enum PaneMsg {
         group: bool,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
+    /// Run the agent's official resume command in this pane.
+    Resume(RpcReplyPort<Result<(), ActorError>>),
+    /// Run the saved argv again in the saved cwd.
+    Respawn(RpcReplyPort<Result<(), ActorError>>),
+    /// The agent's session id, learned from a hook or the user.
+    ReportSession {
+        kind: Option<String>,
+        id: String,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    ReviveSettled {
+        spawn: u64,
+    },
     /// Publish the tail now (shutdown), replying once it is sent.
     FlushTail(RpcReplyPort<()>),
     TailDue,
@@ -116,7 +130,6 @@ pub struct PaneActor;
 
 pub struct Pane {
     record: PaneRecord,
-    user_title: Option<String>,
     state: PaneState,
     process: Option<PaneProcess>,
     /// Which incarnation of the process the current events belong to.
@@ -128,7 +141,16 @@ pub struct Pane {
     ring: OutputRing,
     events: Vec<ScreenEvent>,
     tail_due: bool,
+    /// A resume or respawn waiting to see whether its child survives.
+    revival: Option<Revival>,
     context: PaneContext,
+}
+
+/// What to answer, and what to go back to, when a revived child fails.
+struct Revival {
+    reply: RpcReplyPort<Result<(), ActorError>>,
+    before: PaneRecord,
+    state_before: PaneState,
 }
 
 impl Actor for PaneActor {
@@ -147,7 +169,6 @@ impl Actor for PaneActor {
         };
         let mut pane = Pane {
             state: PaneState::Exited,
-            user_title: args.user_title,
             record: args.record,
             process: None,
             spawn: 0,
@@ -157,6 +178,7 @@ impl Actor for PaneActor {
             ring: OutputRing::new(DEFAULT_RING_BYTES),
             events: Vec::new(),
             tail_due: false,
+            revival: None,
             context: args.context,
         };
         pane.record.pty_size = PtySize {
@@ -166,14 +188,16 @@ impl Actor for PaneActor {
         match args.start {
             PaneStart::Launch => {
                 pane.plan_launch();
-                pane.start_process(&myself)?;
+                pane.start_process(&myself, false)?;
             }
             PaneStart::Tombstone { state, tail } => {
                 if let Some(tail) = tail {
                     pane.screen.load_history(&tail);
                 }
                 pane.state = state;
-                pane.record.running = false;
+                // A restored pane's process did not end on its own: it
+                // stays "was running" until it is revived or ends.
+                pane.record.running = state != PaneState::Exited;
             }
         }
         pane.refresh_title();
@@ -216,6 +240,31 @@ impl Actor for PaneActor {
                         .map_err(|e| ActorError::Io(format!("could not signal the pane: {e}")))
                 });
                 let _ = reply.send(result);
+            }
+            PaneMsg::Resume(reply) => match pane.resume_argv() {
+                Ok(argv) => pane.revive(&myself, argv, reply),
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            },
+            PaneMsg::Respawn(reply) => match pane.not_live("respawned") {
+                Ok(()) => {
+                    let argv = pane.record.argv.clone();
+                    pane.revive(&myself, argv, reply);
+                }
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            },
+            PaneMsg::ReportSession { kind, id, reply } => {
+                let _ = reply.send(pane.report_session(kind.as_deref(), &id));
+            }
+            PaneMsg::ReviveSettled { spawn } => {
+                if spawn == pane.spawn
+                    && let Some(revival) = pane.revival.take()
+                {
+                    let _ = revival.reply.send(Ok(()));
+                }
             }
             PaneMsg::FlushTail(reply) => {
                 pane.publish_tail();
@@ -296,7 +345,11 @@ impl Pane {
         });
     }
 
-    fn start_process(&mut self, myself: &ActorRef<PaneMsg>) -> Result<(), SpawnError> {
+    fn start_process(
+        &mut self,
+        myself: &ActorRef<PaneMsg>,
+        restored: bool,
+    ) -> Result<(), SpawnError> {
         self.spawn += 1;
         let mut env = vec![
             ("SIGNALTTY_PANE".to_string(), self.record.id.clone()),
@@ -310,6 +363,9 @@ impl Pane {
             ),
         ];
         env.extend(self.record.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if restored {
+            env.push(("SIGNALTTY_RESTORED".to_string(), "1".to_string()));
+        }
         let spec = SpawnSpec {
             argv: self.record.argv.clone(),
             cwd: PathBuf::from(&self.record.cwd),
@@ -403,9 +459,11 @@ impl Pane {
 
     /// Recomputes the shown title; true when it changed.
     fn refresh_title(&mut self) -> bool {
-        let title = match (&self.user_title, self.screen.title()) {
+        let title = match (&self.record.user_title, self.screen.title()) {
             (Some(user), _) => user.clone(),
             (None, osc) if !osc.is_empty() => osc.to_string(),
+            // Keep a saved title until the program names itself.
+            (None, _) if !self.record.title.is_empty() => return false,
             (None, _) => program_name(&self.record.argv),
         };
         if title == self.record.title {
@@ -420,6 +478,14 @@ impl Pane {
             return;
         };
         info!(code, "pane exited");
+        self.process = None;
+        if let Some(revival) = self.revival.take() {
+            if code != 0 {
+                self.fail_revival(revival, code);
+                return;
+            }
+            let _ = revival.reply.send(Ok(()));
+        }
         self.state = PaneState::Exited;
         self.record.running = false;
         self.record.exit_code = Some(code);
@@ -428,10 +494,114 @@ impl Pane {
         } else {
             Lifecycle::Failed
         };
-        // The child is reaped; dropping the process closes the PTY.
-        self.process = None;
         self.publish();
         self.publish_tail();
+    }
+
+    fn not_live(&self, action: &str) -> Result<(), ActorError> {
+        if self.state == PaneState::Live {
+            return Err(ActorError::Refused(format!(
+                "pane {} is LIVE; only a pane without a process can be {action}",
+                self.record.id
+            )));
+        }
+        Ok(())
+    }
+
+    fn resume_argv(&self) -> Result<Vec<String>, ActorError> {
+        self.not_live("resumed")?;
+        resume_command(&self.record).ok_or_else(|| {
+            ActorError::Refused(format!(
+                "pane {} has no agent session id to resume; an agent's hook can report one with \
+                 `signaltty ctl report-session {} ID`, or use `signaltty ctl respawn {}`",
+                self.record.id, self.record.id, self.record.id
+            ))
+        })
+    }
+
+    /// Starts `argv` as a fresh child in this pane, keeping its id, title,
+    /// cwd and history. The reply waits [`REVIVE_GRACE`]: a child that
+    /// fails by then fails the command and the pane stays a tombstone.
+    fn revive(
+        &mut self,
+        myself: &ActorRef<PaneMsg>,
+        argv: Vec<String>,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    ) {
+        let before = self.record.clone();
+        let state_before = self.state;
+        self.record.argv = argv;
+        if let Err(e) = self.start_process(myself, true) {
+            self.record = before;
+            let _ = reply.send(Err(self.revive_error(&e.to_string())));
+            return;
+        }
+        self.publish();
+        self.revival = Some(Revival {
+            reply,
+            before,
+            state_before,
+        });
+        let spawn = self.spawn;
+        myself.send_after(REVIVE_GRACE, move || PaneMsg::ReviveSettled { spawn });
+    }
+
+    fn fail_revival(&mut self, revival: Revival, code: i32) {
+        let printed = self.screen.tail_text(6, Style::Plain);
+        let printed = printed.trim();
+        let reason = if printed.is_empty() {
+            format!("it exited at once with code {code}")
+        } else {
+            format!("it exited at once with code {code} after printing: {printed}")
+        };
+        warn!(code, "revived child failed; the pane stays a tombstone");
+        self.record = revival.before;
+        self.state = revival.state_before;
+        let _ = revival.reply.send(Err(self.revive_error(&reason)));
+        self.publish();
+        self.publish_tail();
+    }
+
+    /// A failed resume or respawn, with the adapter's word on what it ran.
+    fn revive_error(&self, reason: &str) -> ActorError {
+        let program = self.record.argv.first().cloned().unwrap_or_default();
+        let agent = self
+            .record
+            .agent
+            .as_ref()
+            .and_then(|a| AgentKind::parse(&a.kind).ok())
+            .and_then(AgentKind::program);
+        let hint = match agent {
+            Some(program) => format!("; the {program} CLI must be installed and on PATH, and the session must still exist"),
+            None => String::new(),
+        };
+        ActorError::ReviveFailed(format!(
+            "pane {} ({program}) did not start: {reason}{hint}",
+            self.record.id
+        ))
+    }
+
+    fn report_session(&mut self, kind: Option<&str>, id: &str) -> Result<(), ActorError> {
+        let bad = |e: adapters::AdapterError| ActorError::BadRequest(e.to_string());
+        let kind = match (kind, &self.record.agent) {
+            (Some(name), _) => AgentKind::parse(name).map_err(bad)?,
+            (None, Some(agent)) => AgentKind::parse(&agent.kind).unwrap_or(AgentKind::Generic),
+            (None, None) => adapters::detect(&self.record.argv),
+        };
+        let id = adapters::validate_session_id(kind, id).map_err(bad)?;
+        let agent = self.record.agent.get_or_insert_with(AgentRecord::default);
+        if agent.kind != kind.as_str() {
+            agent.resume_argv = None;
+            agent.model = None;
+        }
+        agent.kind = kind.as_str().to_string();
+        agent.agent_session_id = Some(id.as_str().to_string());
+        if self.state == PaneState::Restored && resume_command(&self.record).is_some() {
+            self.state = PaneState::Resumable;
+        }
+        info!(kind = kind.as_str(), "session id reported");
+        self.publish();
+        Ok(())
     }
 
     fn resize(&mut self, rows: u16, cols: u16) -> PtySize {

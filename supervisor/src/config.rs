@@ -1,0 +1,105 @@
+//! The config file: per-workspace settings keyed by workspace name.
+//!
+//! ```toml
+//! [workspace.api]
+//! auto_resume = true
+//! ```
+//!
+//! A missing file is an empty config; a file that does not parse, or names
+//! a setting that does not exist, stops the server with the file's name and
+//! what is wrong, rather than being half-applied.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub workspace: BTreeMap<String, WorkspaceConfig>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceConfig {
+    #[serde(default)]
+    pub auto_resume: Option<bool>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("could not read config file {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("config file {} is not valid: {message}; fix it or move it away", .path.display())]
+    Parse { path: PathBuf, message: String },
+}
+
+impl Config {
+    /// `auto_resume` for the workspace called `name`, if the file sets it.
+    pub fn auto_resume(&self, name: &str) -> Option<bool> {
+        self.workspace.get(name).and_then(|w| w.auto_resume)
+    }
+}
+
+/// `$SIGNALTTY_CONFIG`, else `$XDG_CONFIG_HOME/signaltty/config.toml`, else
+/// `~/.config/signaltty/config.toml`.
+pub fn path() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("SIGNALTTY_CONFIG").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(path));
+    }
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("signaltty").join("config.toml"))
+}
+
+pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+        Err(source) => {
+            return Err(ConfigError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: e.message().to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_settings_are_read_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "[workspace.api]\nauto_resume = true\n[workspace.web]\n").unwrap();
+        let config = load(&path).unwrap();
+        assert_eq!(config.auto_resume("api"), Some(true));
+        assert_eq!(config.auto_resume("web"), None);
+        assert_eq!(config.auto_resume("other"), None);
+    }
+
+    #[test]
+    fn a_missing_file_is_empty_and_a_bad_one_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(load(&dir.path().join("none.toml")).unwrap().workspace.is_empty());
+        for bad in ["[workspace.api]\nauto_resume = \"yes\"\n", "[workspace.api]\nauto_resum = true\n", "not toml ["] {
+            let path = dir.path().join("bad.toml");
+            std::fs::write(&path, bad).unwrap();
+            let err = load(&path).unwrap_err().to_string();
+            assert!(err.contains("bad.toml") && err.contains("not valid"), "{err}");
+        }
+    }
+}

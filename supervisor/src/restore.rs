@@ -1,0 +1,142 @@
+//! Restore on start: the saved snapshot read back and turned into actors.
+//!
+//! Every saved workspace, tab and pane comes back with its id, layout,
+//! title, size, cwd, argv, agent info, lifecycle and attention; each pane as
+//! a tombstone (RESTORED, RESUMABLE or EXITED) showing its saved tail. No
+//! process is started here: auto-resume, the one exception, runs only the
+//! adapter-built resume command of RESUMABLE panes in workspaces that opted
+//! in, and happens in the server once the tree is up.
+
+use signaltty_actors::model::restored_state;
+use signaltty_actors::pane::{PaneArgs, PaneContext, PaneStart};
+use signaltty_actors::tab::TabArgs;
+use signaltty_actors::workspace::WorkspaceArgs;
+use signaltty_persistence::{LoadOutcome, Snapshot, StateDir, TailStore};
+use tracing::{error, info, warn};
+
+use crate::ServerError;
+use crate::config::Config;
+
+/// What start found on disk.
+#[derive(Debug)]
+pub struct Restore {
+    pub snapshot: Option<Snapshot>,
+    /// One line on what happened, for the log and `ctl status`.
+    pub note: String,
+    /// True when the note is a warning (something was corrupt).
+    pub degraded: bool,
+}
+
+/// Reads the saved state, or sets it aside with `no_restore`. A snapshot
+/// from a newer version is an error: nothing is touched and the server
+/// must not start.
+pub fn load(state_dir: &StateDir, no_restore: bool) -> Result<Restore, ServerError> {
+    if no_restore {
+        let note = match state_dir.set_aside()? {
+            Some(path) => format!(
+                "started empty (--no-restore); the saved snapshot was set aside as {}",
+                path.display()
+            ),
+            None => "started empty (--no-restore); there was no saved snapshot".to_string(),
+        };
+        info!("{note}");
+        return Ok(Restore {
+            snapshot: None,
+            note,
+            degraded: false,
+        });
+    }
+    let outcome = state_dir.load()?;
+    if let LoadOutcome::FutureVersion {
+        path,
+        found,
+        supported,
+    } = outcome
+    {
+        return Err(ServerError::FutureSnapshot {
+            path,
+            found,
+            supported,
+        });
+    }
+    let warning = outcome.warning();
+    let snapshot = match outcome {
+        LoadOutcome::Restored(snapshot) | LoadOutcome::Recovered { snapshot, .. } => Some(snapshot),
+        _ => None,
+    };
+    let restored = match &snapshot {
+        Some(s) => format!(
+            "restored {} workspaces, {} tabs and {} panes",
+            s.workspaces.len(),
+            s.tabs.len(),
+            s.panes.len()
+        ),
+        None => "no saved snapshot; started empty".to_string(),
+    };
+    let (note, degraded) = match warning {
+        Some(warning) => {
+            error!("SNAPSHOT PROBLEM: {warning}");
+            (format!("{warning}; {restored}"), true)
+        }
+        None => {
+            info!("{restored}");
+            (restored, false)
+        }
+    };
+    Ok(Restore {
+        snapshot,
+        note,
+        degraded,
+    })
+}
+
+/// The config file's word on `auto_resume` wins over the saved value.
+pub fn apply_config(snapshot: &mut Snapshot, config: &Config) {
+    for ws in &mut snapshot.workspaces {
+        if let Some(on) = config.auto_resume(&ws.name) {
+            ws.auto_resume = on;
+        }
+    }
+}
+
+/// The arguments that rebuild every saved workspace, each pane loaded with
+/// its tail before anything could overwrite it.
+pub fn workspace_args(snapshot: &Snapshot, tails: &TailStore, context: &PaneContext) -> Vec<WorkspaceArgs> {
+    snapshot
+        .workspaces
+        .iter()
+        .map(|ws| WorkspaceArgs {
+            record: ws.clone(),
+            tabs: ws
+                .tabs
+                .iter()
+                .filter_map(|id| snapshot.tab(id))
+                .map(|tab| TabArgs {
+                    record: tab.clone(),
+                    panes: tab
+                        .layout
+                        .pane_ids()
+                        .into_iter()
+                        .filter_map(|id| snapshot.pane(id))
+                        .map(|pane| PaneArgs {
+                            record: pane.clone(),
+                            start: PaneStart::Tombstone {
+                                state: restored_state(pane),
+                                tail: match tails.read(&pane.id) {
+                                    Ok(tail) => tail,
+                                    Err(e) => {
+                                        warn!(pane = %pane.id, error = %e, "could not read a tail");
+                                        None
+                                    }
+                                },
+                            },
+                            context: context.clone(),
+                        })
+                        .collect(),
+                    context: context.clone(),
+                })
+                .collect(),
+            context: context.clone(),
+        })
+        .collect()
+}
