@@ -190,6 +190,7 @@ pub enum SplitDirection {
 
 #[derive(Debug, Subcommand)]
 pub enum DebugCmd {
-    /// Make a pane's actor panic inside a message handler
-    Panic { pane: String },
+    /// Make an actor panic inside a message handler: a pane, tab or
+    /// workspace by id, or `snapshot` or `listener`
+    Panic { target: String },
 }

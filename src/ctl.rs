@@ -187,9 +187,11 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
             })?,
         ),
         Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
-        Ctl::Debug(DebugCmd::Panic { pane }) => (
+        Ctl::Debug(DebugCmd::Panic { target }) => (
             method::DEBUG_PANIC,
-            value(params::Pane { pane: pane.clone() })?,
+            value(params::DebugPanic {
+                target: target.clone(),
+            })?,
         ),
     })
 }

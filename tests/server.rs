@@ -492,3 +492,104 @@ fn resize_is_clamped() {
         "40x120"
     );
 }
+
+#[test]
+fn a_failed_tab_or_workspace_comes_back_from_its_record_and_the_rest_runs_on() {
+    let server = TestServer::start();
+    let ws = workspace(&server, "contained");
+    let first = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo tab-marker; sleep 1000"]);
+    let second = server.ctl_ok(&["new", &ws, "--split", &first, "--", "sleep", "1000"]);
+    let tab = server.ls()["workspaces"][0]["tabs"][0]["id"].as_str().unwrap().to_string();
+    let other_tab = server.ctl_ok(&["tab", "new", &ws, "--", "sleep", "1000"]);
+    let other_ws = workspace(&server, "bystander");
+    let bystander = server.ctl_ok(&["new", &other_ws, "--", "sleep", "1000"]);
+    server.wait_output(&first, "tab-marker");
+    wait_for("the tail on disk", Duration::from_secs(10), || {
+        std::fs::read_to_string(server.tail_path(&first))
+            .ok()
+            .filter(|t| t.contains("tab-marker"))
+    });
+    let layout = server.ls()["workspaces"][0]["tabs"][0]["layout"].clone();
+
+    server.ctl_ok(&["debug", "panic", &tab]);
+    for pane in [&first, &second] {
+        server.wait_pane(pane, "a tombstone", |p| p["state"] == "EXITED");
+    }
+    let ls = server.ls();
+    assert_eq!(ls["workspaces"][0]["tabs"][0]["layout"], layout);
+    assert!(server.ctl_ok(&["read", &first]).contains("tab-marker"));
+    let other_tab_pane = ls["workspaces"][0]["tabs"][1]["panes"][0].clone();
+    assert_eq!(other_tab_pane["state"], "LIVE", "the sibling tab runs on");
+    assert_eq!(server.pane(&bystander).unwrap()["state"], "LIVE");
+
+    server.ctl_ok(&["debug", "panic", &ws]);
+    let id = other_tab_pane["id"].as_str().unwrap().to_string();
+    server.wait_pane(&id, "a tombstone", |p| p["state"] == "EXITED");
+    let ls = server.ls();
+    assert_eq!(ls["workspaces"][0]["tabs"][1]["id"], other_tab.as_str());
+    assert_eq!(server.pane(&bystander).unwrap()["state"], "LIVE", "another workspace runs on");
+    // The rebuilt workspace still takes new panes.
+    let fresh = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
+    assert_eq!(server.pane(&fresh).unwrap()["state"], "LIVE");
+}
+
+#[test]
+fn the_snapshot_actor_and_the_listener_are_restarted() {
+    let server = TestServer::start();
+    let ws = workspace(&server, "restarts");
+    let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
+    server.ctl_ok(&["debug", "panic", "snapshot"]);
+    // Everything published again: the listing and the next save are whole.
+    wait_for("the model back", Duration::from_secs(10), || {
+        let out = server.ctl(&["--json", "ls"]);
+        let ls: Value = serde_json::from_slice(&out.stdout).ok()?;
+        let live = all_panes(&ls).iter().any(|p| p["id"] == pane.as_str() && p["state"] == "LIVE");
+        (live && ls["workspaces"][0]["name"] == "restarts").then_some(())
+    });
+    let second = workspace(&server, "after");
+    wait_for("a save after the restart", Duration::from_secs(5), || {
+        server.snapshot().filter(|s| {
+            let text = s.to_string();
+            text.contains(&second) && text.contains(&pane)
+        })
+    });
+
+    server.ctl_ok(&["debug", "panic", "listener"]);
+    wait_for("the listener back", Duration::from_secs(10), || {
+        server.ctl(&["status"]).status.success().then_some(())
+    });
+}
+
+#[test]
+fn a_failing_save_is_shown_keeps_the_previous_file_and_recovers() {
+    let server = TestServer::start();
+    workspace(&server, "before");
+    wait_for("the first save", Duration::from_secs(5), || {
+        server.snapshot().filter(|s| s.to_string().contains("before"))
+    });
+    // Keeping the previous snapshot means replacing snapshot.prev.json: a
+    // directory in its place makes every save fail, root or not.
+    let prev = server.state_dir.join("snapshot.prev.json");
+    let _ = std::fs::remove_file(&prev);
+    std::fs::create_dir(&prev).unwrap();
+    std::fs::write(prev.join("blocker"), "x").unwrap();
+    let good = std::fs::read(server.snapshot_path()).unwrap();
+
+    workspace(&server, "during");
+    let status = wait_for("the save error in status", Duration::from_secs(10), || {
+        let status = server.ctl_json(&["status"]);
+        status["snapshot"]["last_error"].is_string().then_some(status)
+    });
+    assert!(!status["snapshot"]["last_error"].as_str().unwrap().is_empty());
+    assert_eq!(std::fs::read(server.snapshot_path()).unwrap(), good, "the previous file is intact");
+    assert!(server.ctl_ok(&["status"]).contains("SAVE ERROR"));
+    assert!(server.log().contains("SNAPSHOT WRITE FAILED"));
+
+    std::fs::remove_dir_all(&prev).unwrap();
+    wait_for("a save that works again", Duration::from_secs(10), || {
+        let status = server.ctl_json(&["status"]);
+        (status["snapshot"]["last_error"].is_null()
+            && server.snapshot().is_some_and(|s| s.to_string().contains("during")))
+        .then_some(())
+    });
+}

@@ -52,6 +52,8 @@ pub enum SnapshotMsg {
     Status(RpcReplyPort<SnapshotStatus>),
     WriteDue,
     PeriodicSave,
+    /// Fault injection: panic inside this handler.
+    DebugPanic,
 }
 
 /// What `ctl status` shows about saving.
@@ -194,6 +196,7 @@ impl Actor for SnapshotActor {
             SnapshotMsg::PeriodicSave => {
                 let _ = state.write(true).await;
             }
+            SnapshotMsg::DebugPanic => panic!("fault injected into the snapshot actor"),
         }
         Ok(())
     }

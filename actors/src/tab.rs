@@ -49,6 +49,8 @@ pub enum TabMsg {
     /// Stop every pane (the tab is being closed).
     CloseAll(RpcReplyPort<()>),
     Republish,
+    /// Fault injection: panic inside this handler.
+    DebugPanic,
 }
 
 pub struct TabArgs {
@@ -113,6 +115,7 @@ impl Actor for TabActor {
                     myself.stop_children_and_wait(None, None).await;
                     let _ = reply.send(());
                 }
+                TabMsg::DebugPanic => panic!("fault injected into tab {}", tab.record.id),
                 TabMsg::Republish => {
                     tab.publish();
                     for cell in myself.get_children() {

@@ -58,6 +58,8 @@ pub enum WorkspaceMsg {
     CloseAll(RpcReplyPort<()>),
     SetAutoResume(bool, RpcReplyPort<()>),
     Republish,
+    /// Fault injection: panic inside this handler.
+    DebugPanic,
 }
 
 pub struct WorkspaceArgs {
@@ -138,6 +140,9 @@ impl Actor for WorkspaceActor {
                         ws.publish();
                     }
                     let _ = reply.send(());
+                }
+                WorkspaceMsg::DebugPanic => {
+                    panic!("fault injected into workspace {}", ws.record.id)
                 }
                 WorkspaceMsg::Republish => {
                     ws.publish();

@@ -133,9 +133,9 @@ pub(crate) fn replay(term: &mut Term<Listener>, tracked: &Tracked, title: &str) 
     if origin {
         w.out.push_str("\x1b[?6h");
     }
-    let origin_top = if partial { top as usize } else { 0 };
+    let region = if partial { (top as usize, bottom as usize) } else { (0, lines) };
 
-    cursor(&mut w, grid, columns, origin.then_some(origin_top));
+    cursor(&mut w, grid, columns, origin.then_some(region));
 
     // Modes that affect what later output does; all explicit.
     let flag = |on: bool| if on { 'h' } else { 'l' };
@@ -260,24 +260,61 @@ fn paint(w: &mut Writer, grid: &Grid<Cell>) {
                 c += 1;
                 continue;
             }
-            if cell.flags.contains(Flags::WIDE_CHAR_SPACER) && c > 0 {
-                let prev = &row[Column(c - 1)];
-                if prev.flags.contains(Flags::WIDE_CHAR) {
+            if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
+                let prev = (c > 0).then(|| &row[Column(c - 1)]);
+                if prev.is_some_and(|prev| prev.flags.contains(Flags::WIDE_CHAR)) {
                     // Written together with the wide char before it.
                     c += 1;
                     continue;
                 }
-                if !prev.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
-                    // Its wide char was erased. Paint the pair with a
-                    // stand-in (keeping the flow, wraps included) and erase
-                    // the stand-in's half afterwards; erasing a wide char
-                    // leaves its spacer alone.
+                // An orphan: its wide char was erased or shifted away.
+                if c + 1 < columns {
+                    // Paint a stand-in pair here and delete its first half:
+                    // the spacer slides into place, and the cells it drags
+                    // along are not painted yet.
+                    if w.col != c && !(continuing && c == 0) {
+                        w.cha(c);
+                    }
+                    w.pen(Pen::of(cell));
+                    w.link(None);
+                    w.out.push('\u{3000}');
+                    w.cha(c);
+                    w.pen(Pen::default());
+                    w.out.push_str("\x1b[P");
+                    c += 1;
+                    continue;
+                }
+                if prev.is_some_and(|prev| {
+                    !prev.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER)
+                }) {
+                    // In the last column there is nothing to slide; paint the
+                    // pair over the cell before (keeping the flow, wraps
+                    // included) and erase that half once all is painted,
+                    // which leaves the spacer alone.
                     w.cha(c - 1);
                     w.pen(Pen::of(cell));
                     w.link(None);
                     w.out.push('\u{3000}');
                     w.col = c + 1;
                     fixups.push((r, c - 1));
+                    c += 1;
+                    continue;
+                }
+            }
+            if cell.flags.contains(Flags::WIDE_CHAR) && c + 1 == columns && c > 0 && !(continuing && c == 1) {
+                let prev = &row[Column(c - 1)];
+                if !prev.flags.intersects(Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
+                    // Insertion pushed this wide char into the last column
+                    // and its spacer off the screen: do the same.
+                    w.cha(c - 1);
+                    w.cell(cell, columns);
+                    w.cha(c - 1);
+                    w.pen(Pen::background(erased_bg(prev).unwrap_or(Color::Named(NamedColor::Background))));
+                    w.link(None);
+                    w.out.push_str("\x1b[@");
+                    if erased_bg(prev).is_none() {
+                        w.cell(prev, columns);
+                    }
                     c += 1;
                     continue;
                 }
@@ -357,15 +394,17 @@ fn saved_cursor(w: &mut Writer, saved: &Cursor<Cell>, columns: usize) {
 
 /// Final cursor position, recreating a pending wrap by rewriting the last
 /// cell of the row (the write leaves the cursor waiting there without
-/// scrolling anything).
-fn cursor(w: &mut Writer, grid: &Grid<Cell>, columns: usize, origin_top: Option<usize>) {
+/// scrolling anything). `origin` is the scrolling region (first line, one
+/// past the last) when origin mode makes CUP relative to it; a cursor outside
+/// it cannot be addressed and lands on its nearest edge.
+fn cursor(w: &mut Writer, grid: &Grid<Cell>, columns: usize, origin: Option<(usize, usize)>) {
     let cursor = &grid.cursor;
     let line = cursor.point.line.0.max(0) as usize;
-    let row_for_cup = match origin_top {
-        Some(top) => line.saturating_sub(top),
-        None => line,
+    let (row_for_cup, reachable) = match origin {
+        Some((top, bottom)) => (line.saturating_sub(top), (top..bottom).contains(&line)),
+        None => (line, true),
     };
-    if cursor.input_needs_wrap {
+    if cursor.input_needs_wrap && reachable {
         let row = &grid[cursor.point.line];
         let last = &row[Column(columns - 1)];
         let col = if last.flags.contains(Flags::WIDE_CHAR_SPACER) && columns >= 2 { columns - 2 } else { columns - 1 };

@@ -76,11 +76,20 @@ fn snapshot(screen: &Screen) -> Snapshot {
             cell.4.remove(Flags::WRAPLINE);
         }
     }
+    let (top, bottom) = screen.engine.tracked.region;
+    let mut cursor = c.point;
+    let mut pending_wrap = c.input_needs_wrap;
+    if term.mode().contains(TermMode::ORIGIN) && top < bottom && !(top..bottom).contains(&cursor.line.0) {
+        // Origin mode with the cursor outside the region: CUP cannot reach
+        // it (documented gap); it lands on the region's nearest edge.
+        cursor.line.0 = cursor.line.0.clamp(top, bottom - 1);
+        pending_wrap = false;
+    }
     Snapshot {
         cells: visible,
         primary,
-        cursor: c.point,
-        pending_wrap: c.input_needs_wrap,
+        cursor,
+        pending_wrap,
         pen: (c.template.fg, c.template.bg, c.template.flags, c.template.underline_color()),
         saved,
         mode: *term.mode(),

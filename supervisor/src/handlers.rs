@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use signaltty_actors::model::{Model, PaneView};
 use signaltty_actors::pane::{PaneMsg, ReadWhat, signal_by_name};
-use signaltty_actors::tab::SplitAt;
+use signaltty_actors::snapshot::SnapshotMsg;
+use signaltty_actors::tab::{SplitAt, TabMsg};
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
 use signaltty_actors::{ActorError, PaneState, names, snapshot};
 use signaltty_persistence::Direction;
@@ -27,6 +28,7 @@ use crate::server::ServerMsg;
 /// What every handler may use.
 pub struct Ctx {
     pub server: ActorRef<ServerMsg>,
+    pub listener: ActorRef<crate::listener::ListenerMsg>,
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
 }
@@ -489,17 +491,45 @@ fn shutdown(ctx: &Ctx) -> Result<Value, WireError> {
     Ok(json!({}))
 }
 
-async fn debug_panic(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
+/// Fault injection, for the supervision tests: makes the named actor
+/// panic inside a message handler.
+async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Value, WireError> {
     if !ctx.faults_enabled {
         return Err(WireError::new(
             ErrorCode::Refused,
             "fault injection is off; start the server with SIGNALTTY_ENABLE_FAULTS=1 to use it",
         ));
     }
-    let view = resolve_pane(&p.pane).await?;
-    let actor = pane_actor(&view)?;
-    actor
-        .cast(PaneMsg::DebugPanic)
-        .map_err(|e| WireError::new(ErrorCode::Unavailable, e.to_string()))?;
+    let sent = match p.target.as_str() {
+        "snapshot" => actor::<SnapshotMsg>(names::SNAPSHOT.to_string(), unavailable_actor("snapshot"))?
+            .cast(SnapshotMsg::DebugPanic)
+            .is_ok(),
+        "listener" => ctx.listener.cast(crate::listener::ListenerMsg::DebugPanic).is_ok(),
+        target => {
+            let model = model().await?;
+            if let Ok(view) = model.resolve_pane(target) {
+                pane_actor(view)?.cast(PaneMsg::DebugPanic).is_ok()
+            } else if let Ok(tab) = model.resolve_tab(target) {
+                actor::<TabMsg>(names::tab(&tab.id), ActorError::NoSuchTab(tab.id.clone()))?
+                    .cast(TabMsg::DebugPanic)
+                    .is_ok()
+            } else {
+                let ws = model.resolve_workspace(target).map_err(|_| {
+                    WireError::new(
+                        ErrorCode::BadParams,
+                        format!("{target:?} is not a pane, tab or workspace, nor snapshot or listener"),
+                    )
+                })?;
+                workspace_actor(&ws.id)?.cast(WorkspaceMsg::DebugPanic).is_ok()
+            }
+        }
+    };
+    if !sent {
+        return Err(WireError::new(ErrorCode::Unavailable, "that actor is not running"));
+    }
     Ok(json!({}))
+}
+
+fn unavailable_actor(what: &str) -> ActorError {
+    ActorError::Unavailable(format!("the {what} actor is restarting"))
 }

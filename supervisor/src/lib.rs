@@ -115,8 +115,8 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         context: PaneContext {
             socket_path: bound.path.clone(),
             reaper,
-            faults_enabled: config.faults_enabled,
         },
+        faults_enabled: config.faults_enabled,
         info: ServerInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),
             saved_at: 0,

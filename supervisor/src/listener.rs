@@ -30,6 +30,8 @@ pub struct ListenerArgs {
 pub enum ListenerMsg {
     /// The accept loop ended with an error: fail, so the server restarts us.
     AcceptFailed(String),
+    /// Fault injection: panic inside this handler.
+    DebugPanic,
 }
 
 pub struct ListenerActor;
@@ -58,6 +60,7 @@ impl Actor for ListenerActor {
         let listener = UnixListener::from_std(args.listener)?;
         let ctx = Arc::new(Ctx {
             server: args.server,
+            listener: myself.clone(),
             socket_path: args.socket_path,
             faults_enabled: args.faults_enabled,
         });
@@ -73,6 +76,7 @@ impl Actor for ListenerActor {
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             ListenerMsg::AcceptFailed(e) => Err(e.into()),
+            ListenerMsg::DebugPanic => panic!("fault injected into the listener"),
         }
     }
 }

@@ -246,7 +246,7 @@ pub mod params {
         pub ansi: bool,
     }
 
-    /// `pane.close`, `pane.resume`, `pane.respawn`, `debug.panic` → `{}`.
+    /// `pane.close`, `pane.resume`, `pane.respawn` → `{}`.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct Pane {
         pub pane: String,
@@ -262,6 +262,13 @@ pub mod params {
         /// Signal the pane's whole process group, not just its child.
         #[serde(default)]
         pub group: bool,
+    }
+
+    /// → `{}`. Only with faults enabled: `target` is a pane, tab or
+    /// workspace, or `snapshot` or `listener`, whose actor then panics.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct DebugPanic {
+        pub target: String,
     }
 
     /// → `{}`. The id is checked by the agent kind's adapter.
