@@ -18,6 +18,7 @@ pub mod model;
 pub mod names;
 pub mod pane;
 pub mod snapshot;
+pub mod supervision;
 pub mod tab;
 pub mod workspace;
 

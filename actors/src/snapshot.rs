@@ -273,13 +273,15 @@ impl SnapshotState {
         let dir = self.state_dir.clone();
         let tail_store = self.tails.clone();
         let outcome = tokio::task::spawn_blocking(move || {
-            if write_snapshot {
-                dir.save(&snapshot).map_err(|e| e.to_string())?;
-            }
+            // Tails are files of their own: a failing snapshot write must
+            // not cost them.
             for (id, text) in &tails {
                 if let Err(e) = tail_store.write(id, text) {
                     warn!(pane = %id, error = %e, "could not write a tail");
                 }
+            }
+            if write_snapshot {
+                dir.save(&snapshot).map_err(|e| e.to_string())?;
             }
             Ok::<bool, String>(write_snapshot)
         })

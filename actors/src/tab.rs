@@ -4,11 +4,7 @@
 //! and under the same id, by an EXITED tombstone built from the pane's last
 //! published record and tail. Its siblings never notice.
 
-use std::collections::{HashMap, HashSet};
-
-use ractor::{
-    Actor, ActorCell, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent,
-};
+use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use signaltty_persistence::{Direction, Layout, PaneRecord, TabRecord};
 use tracing::{Instrument, error, info_span, warn};
 
@@ -17,6 +13,7 @@ use crate::model::PaneState;
 use crate::names;
 use crate::pane::{PaneActor, PaneArgs, PaneContext, PaneMsg, PaneStart};
 use crate::snapshot::{SnapshotMsg, publish};
+use crate::supervision::Children;
 
 /// A pane to create: what the workspace resolved from a request.
 #[derive(Debug, Clone)]
@@ -65,10 +62,7 @@ pub struct TabActor;
 
 pub struct Tab {
     record: TabRecord,
-    /// Live pane actors by actor id, for supervision events.
-    panes: HashMap<ActorId, String>,
-    /// Panes being closed on purpose: their ending is not a failure.
-    closing: HashSet<String>,
+    panes: Children,
     context: PaneContext,
 }
 
@@ -84,8 +78,7 @@ impl Actor for TabActor {
     ) -> Result<Tab, ActorProcessingErr> {
         let mut tab = Tab {
             record: args.record,
-            panes: HashMap::new(),
-            closing: HashSet::new(),
+            panes: Children::default(),
             context: args.context,
         };
         for pane in args.panes {
@@ -111,7 +104,7 @@ impl Actor for TabActor {
                     let _ = reply.send(tab.close_pane(&pane).await);
                 }
                 TabMsg::CloseAll(reply) => {
-                    tab.closing.extend(tab.panes.values().cloned());
+                    tab.panes.closing_all();
                     myself.stop_children_and_wait(None, None).await;
                     let _ = reply.send(());
                 }
@@ -135,19 +128,9 @@ impl Actor for TabActor {
         event: SupervisionEvent,
         tab: &mut Tab,
     ) -> Result<(), ActorProcessingErr> {
-        let (cell, why) = match event {
-            SupervisionEvent::ActorFailed(cell, err) => (cell, err.to_string()),
-            SupervisionEvent::ActorTerminated(cell, _, reason) => {
-                (cell, reason.unwrap_or_else(|| "stopped".into()))
-            }
-            _ => return Ok(()),
-        };
-        let Some(pane_id) = tab.panes.remove(&cell.get_id()) else {
+        let Some((pane_id, why)) = tab.panes.unexpected(event) else {
             return Ok(());
         };
-        if tab.closing.remove(&pane_id) {
-            return Ok(());
-        }
         error!(pane = %pane_id, reason = %why, "pane actor failed; replacing it with a tombstone");
         tab.replace_with_tombstone(&myself, &pane_id).await;
         Ok(())
@@ -169,7 +152,7 @@ impl Tab {
             Actor::spawn_linked(Some(names::pane(&id)), PaneActor, args, myself.get_cell())
                 .await
                 .map_err(|e| spawn_error(&id, e))?;
-        self.panes.insert(pane.get_id(), id);
+        self.panes.add(pane.get_id(), id);
         Ok(pane.get_cell())
     }
 
@@ -221,7 +204,7 @@ impl Tab {
         if !self.record.layout.contains(pane_id) {
             return Err(ActorError::NoSuchPane(pane_id.to_string()));
         }
-        self.closing.insert(pane_id.to_string());
+        self.panes.closing(pane_id);
         if let Some(pane) = names::lookup::<PaneMsg>(&names::pane(pane_id)) {
             pane.stop_and_wait(Some("closed".into()), None)
                 .await

@@ -4,9 +4,7 @@
 //! its panes as EXITED tombstones showing their last tails; the rest of the
 //! workspace keeps running.
 
-use std::collections::{HashMap, HashSet};
-
-use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use signaltty_persistence::{TabRecord, WorkspaceRecord};
 use tracing::{Instrument, error, info_span, warn};
 
@@ -15,6 +13,7 @@ use crate::model::{Model, PaneState};
 use crate::names;
 use crate::pane::{PaneArgs, PaneContext, PaneStart};
 use crate::snapshot::{self, SnapshotMsg, publish};
+use crate::supervision::Children;
 use crate::tab::{self, NewPane, SplitAt, TabActor, TabArgs, TabMsg};
 
 /// How long a workspace waits for one of its tabs to answer.
@@ -73,8 +72,7 @@ pub struct WorkspaceActor;
 
 pub struct Workspace {
     record: WorkspaceRecord,
-    tabs: HashMap<ActorId, String>,
-    closing: HashSet<String>,
+    tabs: Children,
     context: PaneContext,
 }
 
@@ -90,8 +88,7 @@ impl Actor for WorkspaceActor {
     ) -> Result<Workspace, ActorProcessingErr> {
         let mut ws = Workspace {
             record: args.record,
-            tabs: HashMap::new(),
-            closing: HashSet::new(),
+            tabs: Children::default(),
             context: args.context,
         };
         for tab in args.tabs {
@@ -163,19 +160,9 @@ impl Actor for WorkspaceActor {
         event: SupervisionEvent,
         ws: &mut Workspace,
     ) -> Result<(), ActorProcessingErr> {
-        let (cell, why) = match event {
-            SupervisionEvent::ActorFailed(cell, err) => (cell, err.to_string()),
-            SupervisionEvent::ActorTerminated(cell, _, reason) => {
-                (cell, reason.unwrap_or_else(|| "stopped".into()))
-            }
-            _ => return Ok(()),
-        };
-        let Some(tab_id) = ws.tabs.remove(&cell.get_id()) else {
+        let Some((tab_id, why)) = ws.tabs.unexpected(event) else {
             return Ok(());
         };
-        if ws.closing.remove(&tab_id) {
-            return Ok(());
-        }
         error!(tab = %tab_id, reason = %why, "tab actor failed; rebuilding it from its last record");
         let model = snapshot::model().await.unwrap_or_default();
         match rebuild_tab(&model, &tab_id, &ws.context).await {
@@ -215,7 +202,7 @@ impl Workspace {
                     }
                     other => ActorError::Io(format!("tab {id} did not start: {other}")),
                 })?;
-        self.tabs.insert(tab.get_id(), id);
+        self.tabs.add(tab.get_id(), id);
         Ok(())
     }
 
@@ -328,7 +315,7 @@ impl Workspace {
 
     /// Stops a tab and its panes, on purpose.
     async fn stop_tab(&mut self, tab: &str) {
-        self.closing.insert(tab.to_string());
+        self.tabs.closing(tab);
         if let Ok(actor) = tab_actor(tab) {
             let _ = ractor::call_t!(actor, TabMsg::CloseAll, TAB_CALL_MS);
             let _ = actor.stop_and_wait(Some("closed".into()), None).await;

@@ -54,7 +54,7 @@ fn is_bidi_control(c: char) -> bool {
 }
 
 /// After ESC: skip one whole escape sequence.
-fn skip_escape(chars: &mut Peekable<Chars<'_>>) {
+pub(crate) fn skip_escape(chars: &mut Peekable<Chars<'_>>) {
     match chars.next() {
         Some('[') => skip_csi(chars),
         Some(']' | 'P' | 'X' | '^' | '_') => skip_string(chars),

@@ -76,13 +76,9 @@ impl Writer {
         // as a blank: writing them literally would move the cursor
         // differently on the target.
         let plain = spacer || cell.c == '\t' || (cell.flags.contains(Flags::WIDE_CHAR) && !wide);
-        if plain {
-            self.out.push(' ');
-        } else {
-            self.out.push(cell.c);
-            if let Some(zerowidth) = cell.zerowidth() {
-                self.out.extend(zerowidth);
-            }
+        self.out.push(if plain { ' ' } else { cell.c });
+        if let Some(zerowidth) = cell.zerowidth() {
+            self.out.extend(zerowidth);
         }
         let width = if wide { 2 } else { 1 };
         self.col += width;
@@ -243,6 +239,9 @@ fn paint(w: &mut Writer, grid: &Grid<Cell>) {
             if leading_spacer && next_starts_wide {
                 // Writing the next row's wide char here makes the target
                 // insert this spacer and wrap by itself.
+                if w.col != c {
+                    w.cha(c);
+                }
                 c += 1;
                 continue;
             }
@@ -315,6 +314,9 @@ fn paint(w: &mut Writer, grid: &Grid<Cell>) {
                     if erased_bg(prev).is_none() {
                         w.cell(prev, columns);
                     }
+                    // The cursor is not waiting at the end of the row, so a
+                    // soft wrap cannot be continued from here.
+                    fresh_next = true;
                     c += 1;
                     continue;
                 }
@@ -404,7 +406,9 @@ fn cursor(w: &mut Writer, grid: &Grid<Cell>, columns: usize, origin: Option<(usi
         Some((top, bottom)) => (line.saturating_sub(top), (top..bottom).contains(&line)),
         None => (line, true),
     };
-    if cursor.input_needs_wrap && reachable {
+    // Tab movement can leave the wrap pending away from the last column;
+    // that cannot be written, so the position wins.
+    if cursor.input_needs_wrap && reachable && cursor.point.column.0 + 1 == columns {
         let row = &grid[cursor.point.line];
         let last = &row[Column(columns - 1)];
         let col = if last.flags.contains(Flags::WIDE_CHAR_SPACER) && columns >= 2 { columns - 2 } else { columns - 1 };

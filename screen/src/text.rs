@@ -6,6 +6,7 @@ use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::vte::ansi::{Color, NamedColor};
 
 use crate::Style;
+use crate::sanitize::skip_escape;
 use crate::sgr::{Pen, write_sgr};
 
 /// Whether a cell shows nothing, for trimming. In `Ansi` a coloured or
@@ -48,11 +49,11 @@ pub(crate) fn render_row(out: &mut String, row: &Row<Cell>, style: Style, trim: 
                 pen = next;
             }
         }
-        if hidden_plain || cell.c == '\t' {
+        if hidden_plain {
             out.push(' ');
             continue;
         }
-        out.push(cell.c);
+        out.push(if cell.c == '\t' { ' ' } else { cell.c });
         if let Some(zerowidth) = cell.zerowidth() {
             out.extend(zerowidth);
         }
@@ -164,8 +165,9 @@ pub(crate) fn history_lines(
 }
 
 /// Turns a persisted tail back into bytes to feed: only text, tabs, line
-/// breaks (a lone `\n` becomes `\r\n`, since the tail was written without
-/// carriage returns) and SGR survive; anything else is dropped. Ensures the
+/// breaks (`\n` becomes `\r\n`: the tail is written without carriage
+/// returns, and a stray one would overwrite the line) and SGR survive;
+/// anything else is dropped. Ensures the
 /// result ends at the start of a new line; empty if there is nothing to show.
 pub(crate) fn history_to_feed(tail: &str) -> Vec<u8> {
     let mut out = String::with_capacity(tail.len() + tail.len() / 16);
@@ -173,40 +175,27 @@ pub(crate) fn history_to_feed(tail: &str) -> Vec<u8> {
     let mut chars = tail.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '\n' => {
-                if !out.ends_with('\r') {
-                    out.push('\r');
-                }
-                out.push('\n');
-            },
-            '\r' | '\t' => out.push(c),
+            '\n' => out.push_str("\r\n"),
+            '\t' => out.push(c),
             '\x1b' => {
-                let mut seq = String::from("\x1b");
                 if chars.peek() != Some(&'[') {
-                    // Not a CSI: drop ESC and the next character.
-                    chars.next();
+                    skip_escape(&mut chars);
                     continue;
                 }
-                seq.push('[');
                 chars.next();
-                let mut keep = false;
-                while let Some(&next) = chars.peek() {
-                    if next.is_ascii_digit() || next == ';' || next == ':' {
-                        seq.push(next);
-                        chars.next();
-                    } else {
-                        if next == 'm' {
-                            keep = true;
+                let mut seq = String::from("\x1b[");
+                let mut sgr = true;
+                for next in chars.by_ref() {
+                    match next {
+                        '0'..='9' | ';' | ':' => seq.push(next),
+                        'm' if sgr => {
                             seq.push('m');
-                            chars.next();
-                        } else if ('@'..='~').contains(&next) {
-                            chars.next();
-                        }
-                        break;
+                            out.push_str(&seq);
+                            break;
+                        },
+                        ' '..='?' => sgr = false,
+                        _ => break,
                     }
-                }
-                if keep {
-                    out.push_str(&seq);
                 }
             },
             c if c.is_control() => {},

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use signaltty_actors::model::Model;
-use signaltty_actors::names;
+use signaltty_actors::{names, supervision};
 use signaltty_actors::pane::{PaneContext, PaneMsg};
 use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
@@ -182,14 +182,10 @@ impl Actor for ServerActor {
         event: SupervisionEvent,
         server: &mut Server,
     ) -> Result<(), ActorProcessingErr> {
-        let (cell, why) = match event {
-            SupervisionEvent::ActorFailed(cell, err) => (cell, err.to_string()),
-            SupervisionEvent::ActorTerminated(cell, _, reason) => {
-                (cell, reason.unwrap_or_else(|| "stopped".into()))
-            }
-            _ => return Ok(()),
+        let Some((actor, why)) = supervision::ended(event) else {
+            return Ok(());
         };
-        let Some(role) = server.children.remove(&cell.get_id()) else {
+        let Some(role) = server.children.remove(&actor) else {
             return Ok(());
         };
         if server.shutting_down {

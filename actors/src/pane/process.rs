@@ -358,3 +358,74 @@ fn wait_for_exit_code(child: &mut (dyn Child + Send + Sync)) -> i32 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(script: &str) -> SpawnSpec {
+        SpawnSpec {
+            argv: vec!["sh".into(), "-c".into(), script.into()],
+            cwd: PathBuf::from("/"),
+            env: Vec::new(),
+            rows: 24,
+            cols: 80,
+        }
+    }
+
+    fn collect() -> (EventSink, Receiver<ProcessEvent>) {
+        let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
+        let sink: EventSink = Arc::new(move |event| {
+            tx.lock().map(|tx| tx.send(event).is_ok()).unwrap_or(false)
+        });
+        (sink, rx)
+    }
+
+    fn exit_code(rx: &Receiver<ProcessEvent>) -> i32 {
+        loop {
+            match rx.recv_timeout(Duration::from_secs(10)).expect("an exit") {
+                ProcessEvent::Exited { code, .. } => return code,
+                _ => continue,
+            }
+        }
+    }
+
+    #[test]
+    fn a_fast_child_is_held_back_until_chunks_are_processed() {
+        let (sink, rx) = collect();
+        let tracker = ReapTracker::default();
+        let process = PaneProcess::spawn(&spec("yes"), 1, sink, &tracker).unwrap();
+        for _ in 0..CHUNKS_IN_FLIGHT {
+            let event = rx.recv_timeout(Duration::from_secs(10)).expect("output");
+            assert!(matches!(event, ProcessEvent::Output { spawn: 1, .. }));
+        }
+        // No credit came back, so no further chunk may come.
+        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+        process.return_credit();
+        let event = rx.recv_timeout(Duration::from_secs(10)).expect("output");
+        assert!(matches!(event, ProcessEvent::Output { .. }));
+        drop(process);
+        assert_eq!(tracker.wait_all(Duration::from_secs(10)), 0, "the child is reaped");
+    }
+
+    #[test]
+    fn exit_codes_are_kept_shell_style() {
+        let tracker = ReapTracker::default();
+        let (sink, rx) = collect();
+        let _five = PaneProcess::spawn(&spec("exit 5"), 1, sink, &tracker).unwrap();
+        assert_eq!(exit_code(&rx), 5);
+        let (sink, rx) = collect();
+        let _killed = PaneProcess::spawn(&spec("kill -9 $$"), 1, sink, &tracker).unwrap();
+        assert_eq!(exit_code(&rx), 128 + 9);
+    }
+
+    #[test]
+    fn a_cwd_that_is_not_a_directory_is_refused() {
+        let (sink, _rx) = collect();
+        let mut bad = spec("true");
+        bad.cwd = PathBuf::from("/etc/passwd");
+        let err = PaneProcess::spawn(&bad, 1, sink, &ReapTracker::default()).unwrap_err();
+        assert!(matches!(err, SpawnError::CwdNotDir(_)), "{err}");
+    }
+}
