@@ -34,6 +34,13 @@ pub enum Command {
     /// Talk to the running server
     #[command(subcommand)]
     Ctl(Ctl),
+    /// Show a pane in this terminal; the detach key leaves it running
+    Attach {
+        pane: String,
+        /// The key that detaches (a control key such as C-] or C-b)
+        #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
+        detach_key: String,
+    },
 }
 
 #[derive(Debug, Args)]

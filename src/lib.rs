@@ -5,6 +5,7 @@
 //! of `ctl`. It must never own durable state: everything it shows, it asks
 //! the server for.
 
+mod attach;
 pub mod cli;
 pub mod client;
 mod ctl;
@@ -22,6 +23,13 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Up(ref up) => up::run(&cli, up),
         Command::Ctl(ref ctl) => ctl::run(&cli, ctl),
+        Command::Attach {
+            ref pane,
+            ref detach_key,
+        } => attach::parse_key(detach_key).and_then(|key| {
+            let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());
+            attach::run(&socket, pane, key)
+        }),
     };
     match result {
         Ok(code) => code,

@@ -14,10 +14,9 @@ use alacritty_terminal::term::cell::Cell;
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::cursor_icon::CursorIcon;
 use alacritty_terminal::vte::ansi::{
-    Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink,
-    KeyboardModes, KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys,
-    NamedPrivateMode, PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset,
-    TabulationClearMode, Timeout,
+    Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink, KeyboardModes,
+    KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedPrivateMode,
+    PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode, Timeout,
 };
 
 /// Collects the `Term`'s events; `Term` owns its listener and offers no way
@@ -45,8 +44,12 @@ impl EventListener for Listener {
             | Event::ResetTitle
             | Event::PtyWrite(_)
             | Event::ColorRequest(..)
-            | Event::Bell => self.0.lock().unwrap_or_else(PoisonError::into_inner).push(event),
-            _ => {},
+            | Event::Bell => self
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(event),
+            _ => {}
         }
     }
 }
@@ -83,7 +86,10 @@ pub(crate) struct Tracked {
 
 impl Tracked {
     pub(crate) fn new(lines: usize) -> Tracked {
-        Tracked { region: (0, lines_i32(lines)), g1_active: false }
+        Tracked {
+            region: (0, lines_i32(lines)),
+            g1_active: false,
+        }
     }
 
     /// `Term::resize` resets the region, but only when the size changed.

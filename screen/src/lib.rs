@@ -39,12 +39,13 @@
 
 mod emu;
 mod osc;
+mod paint;
 mod sanitize;
 mod serialize;
 mod sgr;
-mod text;
 #[cfg(test)]
 mod tests;
+mod text;
 
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -56,10 +57,10 @@ use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::Processor;
 
 use crate::emu::{Emu, Listener, NeverSync, Tracked, with_primary};
-use crate::osc::{Interpreter, Scanner, Step};
 pub use crate::osc::MAX_OSC_BYTES;
-pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS};
+use crate::osc::{Interpreter, Scanner, Step};
 use crate::sanitize::sanitize;
+pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS};
 
 /// Default label of the line [`Screen::load_history`] draws under restored
 /// history, so a reader can tell old output from new.
@@ -88,17 +89,21 @@ impl Size {
     }
 }
 
-impl Dimensions for Size {
+/// `Size` as alacritty wants it; kept private so alacritty's traits do not
+/// become part of this crate's API.
+struct TermSize(Size);
+
+impl Dimensions for TermSize {
     fn total_lines(&self) -> usize {
         self.screen_lines()
     }
 
     fn screen_lines(&self) -> usize {
-        usize::from(self.rows)
+        usize::from(self.0.rows)
     }
 
     fn columns(&self) -> usize {
-        usize::from(self.cols)
+        usize::from(self.0.cols)
     }
 }
 
@@ -125,7 +130,11 @@ pub enum ScreenEvent {
     Cwd(String),
     /// A desktop-notification request; title and body are sanitized and
     /// capped ([`MAX_TITLE_CHARS`], [`MAX_BODY_CHARS`]); never both empty.
-    Notify { source: NotifySource, title: String, body: String },
+    Notify {
+        source: NotifySource,
+        title: String,
+        body: String,
+    },
     /// BEL outside of OSC/DCS strings.
     Bell,
     /// Bytes the program expects the terminal to answer with (cursor
@@ -170,7 +179,11 @@ impl Engine {
             return;
         }
         let term = self.term.get_mut().unwrap_or_else(PoisonError::into_inner);
-        let mut emu = Emu { term, tracked: &mut self.tracked, listener: &self.listener };
+        let mut emu = Emu {
+            term,
+            tracked: &mut self.tracked,
+            listener: &self.listener,
+        };
         self.processor.advance(&mut emu, bytes);
         self.drain(events);
     }
@@ -185,7 +198,7 @@ impl Engine {
             match event {
                 Event::Title(title) => {
                     set_title(&mut self.title, sanitize(&title, MAX_TITLE_CHARS), events)
-                },
+                }
                 Event::ResetTitle => set_title(&mut self.title, String::new(), events),
                 Event::PtyWrite(text) => events.push(ScreenEvent::Reply(text.into_bytes())),
                 // Only colours the program set itself are known; the real
@@ -194,9 +207,9 @@ impl Engine {
                     if let Some(rgb) = term.colors()[index] {
                         events.push(ScreenEvent::Reply(format(rgb).into_bytes()));
                     }
-                },
+                }
                 Event::Bell => events.push(ScreenEvent::Bell),
-                _ => {},
+                _ => {}
             }
         }
     }
@@ -244,13 +257,13 @@ impl Screen {
             ..Config::default()
         };
         let listener = Listener::default();
-        let term = Term::new(config, &size, listener.clone());
+        let term = Term::new(config, &TermSize(size), listener.clone());
         Screen {
             engine: Engine {
                 term: Mutex::new(term),
                 processor: Processor::new(),
                 listener,
-                tracked: Tracked::new(size.screen_lines()),
+                tracked: Tracked::new(usize::from(size.rows)),
                 title: String::new(),
                 scratch: Vec::new(),
             },
@@ -273,7 +286,7 @@ impl Screen {
                     // its escape state for the `]`, which is withheld.
                     self.engine.advance(&bytes[fed..at], events);
                     fed = at + 1;
-                },
+                }
                 Step::OscEnd(at) => {
                     fed = at; // the terminator itself goes with the normal stream
                     self.engine.advance(b"]", events);
@@ -285,7 +298,7 @@ impl Screen {
                     }
                     // A dropped body leaves an empty OSC, which the emulator
                     // ignores when the terminator arrives.
-                },
+                }
             }
         }
         if !self.scanner.in_osc() {
@@ -299,9 +312,13 @@ impl Screen {
         if size == self.size {
             return;
         }
-        let term = self.engine.term.get_mut().unwrap_or_else(PoisonError::into_inner);
-        term.resize(size);
-        self.engine.tracked.reset_region(size.screen_lines());
+        let term = self
+            .engine
+            .term
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        term.resize(TermSize(size));
+        self.engine.tracked.reset_region(usize::from(size.rows));
         self.size = size;
     }
 
@@ -353,7 +370,13 @@ impl Screen {
         let mut more = true;
         if alt {
             let grid = term.grid();
-            more = text::history_lines(grid, 0..grid.screen_lines() as i32, &mut budget, &mut skip_blank, &mut lines);
+            more = text::history_lines(
+                grid,
+                0..grid.screen_lines() as i32,
+                &mut budget,
+                &mut skip_blank,
+                &mut lines,
+            );
             // Blank rows at the bottom of the primary screen sit between its
             // content and the alternate frame; drop them too.
             skip_blank = true;
@@ -361,7 +384,13 @@ impl Screen {
         if more {
             with_primary(&mut term, |grid| {
                 let top = -(grid.history_size() as i32);
-                text::history_lines(grid, top..grid.screen_lines() as i32, &mut budget, &mut skip_blank, &mut lines)
+                text::history_lines(
+                    grid,
+                    top..grid.screen_lines() as i32,
+                    &mut budget,
+                    &mut skip_blank,
+                    &mut lines,
+                )
             });
         }
         lines.reverse();

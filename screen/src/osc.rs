@@ -55,7 +55,11 @@ pub(crate) struct Scanner {
 
 impl Scanner {
     pub(crate) fn new() -> Scanner {
-        Scanner { state: State::Ground, body: Vec::new(), overflow: false }
+        Scanner {
+            state: State::Ground,
+            body: Vec::new(),
+            overflow: false,
+        }
     }
 
     /// Whether the end of the last slice was inside an OSC body, i.e. its
@@ -84,7 +88,7 @@ impl Scanner {
                     Some(offset) => {
                         i += offset + 1;
                         self.state = State::Escape;
-                    },
+                    }
                     None => i = bytes.len(),
                 },
                 State::Escape => {
@@ -97,34 +101,40 @@ impl Scanner {
                             self.overflow = false;
                             *pos = i;
                             return Some(Step::OscStart(i - 1));
-                        },
+                        }
                         0x20..=0x2f => self.state = State::EscapeIntermediate,
                         0x30..=0x7e | 0x18 | 0x1a => self.state = State::Ground,
-                        _ => {},
+                        _ => {}
                     }
-                },
+                }
                 State::EscapeIntermediate => {
                     let b = bytes[i];
                     i += 1;
                     match b {
                         0x30..=0x7e | 0x18 | 0x1a => self.state = State::Ground,
                         0x1b => self.state = State::Escape,
-                        _ => {},
+                        _ => {}
                     }
-                },
+                }
                 State::Osc => {
                     let rest = &bytes[i..];
-                    let end = rest.iter().position(|&b| matches!(b, 0x07 | 0x18 | 0x1a | 0x1b));
+                    let end = rest
+                        .iter()
+                        .position(|&b| matches!(b, 0x07 | 0x18 | 0x1a | 0x1b));
                     let len = end.unwrap_or(rest.len());
                     self.push(&rest[..len]);
                     i += len;
                     if end.is_some() {
                         let at = i;
-                        self.state = if bytes[at] == 0x1b { State::Escape } else { State::Ground };
+                        self.state = if bytes[at] == 0x1b {
+                            State::Escape
+                        } else {
+                            State::Ground
+                        };
                         *pos = at + 1;
                         return Some(Step::OscEnd(at));
                     }
-                },
+                }
             }
         }
         *pos = i;
@@ -200,8 +210,8 @@ impl Interpreter {
                         "body" => Some(false),
                         _ => None,
                     }
-                },
-                _ => {},
+                }
+                _ => {}
             }
         }
         let text = if base64 {
@@ -221,7 +231,7 @@ impl Interpreter {
         match kind {
             Some(true) => push_capped(&mut pending.title, &text),
             Some(false) => push_capped(&mut pending.body, &text),
-            None => {},
+            None => {}
         }
         if !done {
             return None;
@@ -246,7 +256,11 @@ fn notify(source: NotifySource, title: &str, body: &str) -> Option<ScreenEvent> 
     if title.is_empty() && body.is_empty() {
         return None;
     }
-    Some(ScreenEvent::Notify { source, title, body })
+    Some(ScreenEvent::Notify {
+        source,
+        title,
+        body,
+    })
 }
 
 /// OSC 9 body; ConEmu reuses OSC 9 for `9;<n>;…` subcommands (4 is the
@@ -277,7 +291,11 @@ fn cwd(rest: &str) -> Option<String> {
         (strip_prefix_ignore_case(rest, "kitty-shell-cwd://")?, false)
     };
     let path = &after_scheme[after_scheme.find('/')?..];
-    let path = if encoded { String::from_utf8(percent_decode(path)?).ok()? } else { path.to_owned() };
+    let path = if encoded {
+        String::from_utf8(percent_decode(path)?).ok()?
+    } else {
+        path.to_owned()
+    };
     if path.len() > MAX_CWD_BYTES || path.chars().any(char::is_control) {
         return None;
     }
@@ -286,7 +304,8 @@ fn cwd(rest: &str) -> Option<String> {
 
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
 }
 
 #[cfg(test)]
@@ -305,19 +324,28 @@ mod tests {
     #[test]
     fn boundaries_follow_vte() {
         let mut s = Scanner::new();
-        assert_eq!(scan_all(&mut s, b"a\x1b]9;x\x07b"), [Step::OscStart(2), Step::OscEnd(6)]);
+        assert_eq!(
+            scan_all(&mut s, b"a\x1b]9;x\x07b"),
+            [Step::OscStart(2), Step::OscEnd(6)]
+        );
         assert_eq!(s.body(), Some(&b"9;x"[..]));
         // ESC ( ] is a charset designation, not an OSC.
         assert_eq!(scan_all(&mut s, b"\x1b(]"), []);
         // C0 between ESC and ] keeps the escape pending, as in vte.
-        assert_eq!(scan_all(&mut s, b"\x1b\n]7;x\x1b\\"), [Step::OscStart(2), Step::OscEnd(6)]);
+        assert_eq!(
+            scan_all(&mut s, b"\x1b\n]7;x\x1b\\"),
+            [Step::OscStart(2), Step::OscEnd(6)]
+        );
         // The ESC that ended the OSC starts a new escape.
-        assert_eq!(scan_all(&mut s, b"\x1b]0;a\x1b]0;b\x18"), [
-            Step::OscStart(1),
-            Step::OscEnd(5),
-            Step::OscStart(6),
-            Step::OscEnd(10),
-        ]);
+        assert_eq!(
+            scan_all(&mut s, b"\x1b]0;a\x1b]0;b\x18"),
+            [
+                Step::OscStart(1),
+                Step::OscEnd(5),
+                Step::OscStart(6),
+                Step::OscEnd(10),
+            ]
+        );
     }
 
     #[test]

@@ -33,13 +33,13 @@ pub(crate) fn sanitize(input: &str, max_chars: usize) -> String {
                     out.push(' ');
                     kept += 1;
                 }
-            },
-            c if c.is_control() || is_bidi_control(c) => {},
-            ' ' if kept == 0 => {},
+            }
+            c if c.is_control() || is_bidi_control(c) => {}
+            ' ' if kept == 0 => {}
             c => {
                 out.push(c);
                 kept += 1;
-            },
+            }
         }
     }
     let trimmed = out.trim_end().len();
@@ -60,13 +60,13 @@ pub(crate) fn skip_escape(chars: &mut Peekable<Chars<'_>>) {
         Some(']' | 'P' | 'X' | '^' | '_') => skip_string(chars),
         Some(' '..='/') => {
             // Intermediates, then one final byte.
-            while let Some(c) = chars.next() {
+            for c in chars.by_ref() {
                 if !(' '..='/').contains(&c) {
                     break;
                 }
             }
-        },
-        _ => {},
+        }
+        _ => {}
     }
 }
 
@@ -89,8 +89,8 @@ fn skip_string(chars: &mut Peekable<Chars<'_>>) {
                     chars.next();
                 }
                 break;
-            },
-            _ => {},
+            }
+            _ => {}
         }
     }
 }
@@ -158,7 +158,10 @@ mod tests {
 
     #[test]
     fn strips_sequences_and_controls() {
-        let s = sanitize("\x1b[31mred\x1b[0m \u{9b}1;2mx\x01y\u{202e}z\x1b]0;t\x07!", 100);
+        let s = sanitize(
+            "\x1b[31mred\x1b[0m \u{9b}1;2mx\x01y\u{202e}z\x1b]0;t\x07!",
+            100,
+        );
         assert_eq!(s, "red xyz!");
     }
 
@@ -171,14 +174,20 @@ mod tests {
 
     #[test]
     fn percent() {
-        assert_eq!(percent_decode("/a%20b%2Fc").as_deref(), Some(&b"/a b/c"[..]));
+        assert_eq!(
+            percent_decode("/a%20b%2Fc").as_deref(),
+            Some(&b"/a b/c"[..])
+        );
         assert_eq!(percent_decode("/a%2"), None);
         assert_eq!(percent_decode("/a%zz"), None);
     }
 
     #[test]
     fn base64() {
-        assert_eq!(base64_decode("aGVsbG8gd29ybGQ=").as_deref(), Some(&b"hello world"[..]));
+        assert_eq!(
+            base64_decode("aGVsbG8gd29ybGQ=").as_deref(),
+            Some(&b"hello world"[..])
+        );
         assert_eq!(base64_decode("aGk").as_deref(), Some(&b"hi"[..]));
         assert_eq!(base64_decode("a b"), None);
     }

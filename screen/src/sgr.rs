@@ -51,7 +51,10 @@ impl Pen {
 
     /// Only a background: what an erase (EL/ED) leaves behind.
     pub(crate) fn background(bg: Color) -> Pen {
-        Pen { bg, ..Pen::default() }
+        Pen {
+            bg,
+            ..Pen::default()
+        }
     }
 
     pub(crate) fn is_default(&self) -> bool {
@@ -86,16 +89,16 @@ pub(crate) fn write_sgr(out: &mut String, pen: &Pen) {
     match pen.underline {
         Some(Color::Indexed(i)) => {
             let _ = write!(out, ";58;5;{i}");
-        },
+        }
         Some(Color::Spec(rgb)) => {
             let _ = write!(out, ";58;2;{};{};{}", rgb.r, rgb.g, rgb.b);
-        },
+        }
         Some(Color::Named(named)) => {
             if let Some(i) = ansi_index(named) {
                 let _ = write!(out, ";58;5;{i}");
             }
-        },
-        None => {},
+        }
+        None => {}
     }
     out.push('m');
 }
@@ -108,13 +111,13 @@ fn write_color(out: &mut String, color: Color, base: u8) {
                 let code = if i < 8 { base + i } else { base + 60 + (i - 8) };
                 let _ = write!(out, ";{code}");
             }
-        },
+        }
         Color::Indexed(i) => {
             let _ = write!(out, ";{};5;{i}", base + 8);
-        },
+        }
         Color::Spec(rgb) => {
             let _ = write!(out, ";{};2;{};{};{}", base + 8, rgb.r, rgb.g, rgb.b);
-        },
+        }
     }
 }
 

@@ -52,10 +52,17 @@ fn cells(grid: &Grid<Cell>) -> Vec<Vec<CellState>> {
                     }
                     let mut c = if cell.c == '\t' { ' ' } else { cell.c };
                     let prev = col.checked_sub(1).map(|p| &grid[Line(r as i32)][Column(p)]);
-                    let fragment = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER;
-                    let stray_wide = flags.contains(Flags::WIDE_CHAR) && prev.is_some_and(|p| p.flags.intersects(fragment));
+                    let fragment = Flags::WIDE_CHAR
+                        | Flags::WIDE_CHAR_SPACER
+                        | Flags::LEADING_WIDE_CHAR_SPACER;
+                    let stray_wide = flags.contains(Flags::WIDE_CHAR)
+                        && prev.is_some_and(|p| p.flags.intersects(fragment));
                     let stray_spacer = flags.contains(Flags::WIDE_CHAR_SPACER)
-                        && prev.is_some_and(|p| p.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER));
+                        && prev.is_some_and(|p| {
+                            p.flags.intersects(
+                                Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER,
+                            )
+                        });
                     if col + 1 == grid.columns() && (stray_wide || stray_spacer) {
                         // A wide char or spacer pushed into the last column
                         // next to another fragment is painted blank
@@ -78,14 +85,20 @@ fn snapshot(screen: &Screen) -> Snapshot {
     let grid = term.grid();
     let c = &grid.cursor;
     let saved = &grid.saved_cursor;
-    let saved = (*saved != Default::default()).then(|| {
-        (saved.point, saved.template.fg, saved.template.bg, saved.template.flags)
-    });
+    let saved = (*saved != Default::default()).then_some((
+        saved.point,
+        saved.template.fg,
+        saved.template.bg,
+        saved.template.flags,
+    ));
     let mut visible = cells(grid);
     let (top, bottom) = screen.engine.tracked.region;
     let mut cursor = c.point;
     let mut pending_wrap = c.input_needs_wrap;
-    if term.mode().contains(TermMode::ORIGIN) && top < bottom && !(top..bottom).contains(&cursor.line.0) {
+    if term.mode().contains(TermMode::ORIGIN)
+        && top < bottom
+        && !(top..bottom).contains(&cursor.line.0)
+    {
         // Origin mode with the cursor outside the region: CUP cannot reach
         // it (documented gap); it lands on the region's nearest edge.
         cursor.line.0 = cursor.line.0.clamp(top, bottom - 1);
@@ -98,8 +111,12 @@ fn snapshot(screen: &Screen) -> Snapshot {
     if pending_wrap {
         // A pending wrap on a row that already wraps cannot be recreated
         // (documented gap): rewriting the cell clears its wrap flag.
-        if let Some(cell) = visible.get_mut(cursor.line.0 as usize).and_then(|row| row.last_mut()) {
-            cell.4.remove(Flags::WRAPLINE | Flags::LEADING_WIDE_CHAR_SPACER);
+        if let Some(cell) = visible
+            .get_mut(cursor.line.0 as usize)
+            .and_then(|row| row.last_mut())
+        {
+            cell.4
+                .remove(Flags::WRAPLINE | Flags::LEADING_WIDE_CHAR_SPACER);
         }
     }
     Snapshot {
@@ -107,12 +124,22 @@ fn snapshot(screen: &Screen) -> Snapshot {
         primary,
         cursor,
         pending_wrap,
-        pen: (c.template.fg, c.template.bg, c.template.flags, c.template.underline_color()),
+        pen: (
+            c.template.fg,
+            c.template.bg,
+            c.template.flags,
+            c.template.underline_color(),
+        ),
         saved,
         mode: *term.mode(),
         region: screen.engine.tracked.region,
-        charsets: [CharsetIndex::G0, CharsetIndex::G1, CharsetIndex::G2, CharsetIndex::G3]
-            .map(|i| c.charsets[i]),
+        charsets: [
+            CharsetIndex::G0,
+            CharsetIndex::G1,
+            CharsetIndex::G2,
+            CharsetIndex::G3,
+        ]
+        .map(|i| c.charsets[i]),
         g1_active: screen.engine.tracked.g1_active,
         cursor_style: term.cursor_style(),
         title: screen.title().to_owned(),
@@ -144,7 +171,12 @@ fn assert_round_trip(size: Size, input: &[u8]) {
     assert_same(&snapshot(&c), &expected, "busy target", &replay);
     // And replaying the copy gives the same screen again.
     let again = b.replay();
-    assert_same(&snapshot(&screen_of(size, &again)), &expected, "second generation", &again);
+    assert_same(
+        &snapshot(&screen_of(size, &again)),
+        &expected,
+        "second generation",
+        &again,
+    );
 }
 
 /// Like `assert_eq!`, but names the first differing cell instead of dumping
@@ -154,17 +186,31 @@ fn assert_same(got: &Snapshot, want: &Snapshot, what: &str, replay: &[u8]) {
         return;
     }
     let replay = String::from_utf8_lossy(replay);
-    for (name, g, w) in [("cells", &got.cells, &want.cells)]
-        .into_iter()
-        .chain(got.primary.as_ref().zip(want.primary.as_ref()).map(|(g, w)| ("primary", g, w)))
-    {
+    for (name, g, w) in [("cells", &got.cells, &want.cells)].into_iter().chain(
+        got.primary
+            .as_ref()
+            .zip(want.primary.as_ref())
+            .map(|(g, w)| ("primary", g, w)),
+    ) {
         for (r, (gr, wr)) in g.iter().zip(w).enumerate() {
             for (c, (gc, wc)) in gr.iter().zip(wr).enumerate() {
-                assert_eq!(gc, wc, "{what}: {name} differ at row {r} col {c}; replay {replay:?}");
+                assert_eq!(
+                    gc, wc,
+                    "{what}: {name} differ at row {r} col {c}; replay {replay:?}"
+                );
             }
         }
     }
-    let strip = |s: &Snapshot| format!("{:?}", Snapshot { cells: vec![], primary: None, ..s.clone() });
+    let strip = |s: &Snapshot| {
+        format!(
+            "{:?}",
+            Snapshot {
+                cells: vec![],
+                primary: None,
+                ..s.clone()
+            }
+        )
+    };
     assert_eq!(strip(got), strip(want), "{what}; replay {replay:?}");
 }
 
@@ -220,7 +266,10 @@ fn round_trip_cursor_states() {
     assert_round_trip(SMALL, b"\x1b[6;1H0123456789a\x1b[44mb");
     assert_round_trip(SMALL, b"\x1b[6;1H0123456789\xe6\x97\xa5");
     // Saved cursor with its pen and charsets.
-    assert_round_trip(SMALL, b"\x1b[2;3H\x1b[35m\x1b(0\x1b7\x1b(B\x1b[0m\x1b[5;5Hx");
+    assert_round_trip(
+        SMALL,
+        b"\x1b[2;3H\x1b[35m\x1b(0\x1b7\x1b(B\x1b[0m\x1b[5;5Hx",
+    );
 }
 
 #[test]
@@ -234,7 +283,9 @@ fn round_trip_full_screen_and_last_cell() {
     }
     assert_round_trip(SMALL, &s);
     // Filled by wrapping (soft-wrapped rows) up to the bottom-right cell.
-    let text: String = (0..(SMALL.rows * SMALL.cols)).map(|i| (b'A' + (i % 26) as u8) as char).collect();
+    let text: String = (0..(SMALL.rows * SMALL.cols))
+        .map(|i| (b'A' + (i % 26) as u8) as char)
+        .collect();
     assert_round_trip(SMALL, text.as_bytes());
     // And one more character scrolls; the wrap flags move up.
     assert_round_trip(SMALL, format!("{text}!").as_bytes());
@@ -243,7 +294,10 @@ fn round_trip_full_screen_and_last_cell() {
 #[test]
 fn round_trip_soft_wraps() {
     let long = "word ".repeat(30);
-    assert_round_trip(Size { rows: 10, cols: 20 }, format!("$ {long}\r\n\x1b[32m{long}\x1b[0m\r\nend").as_bytes());
+    assert_round_trip(
+        Size { rows: 10, cols: 20 },
+        format!("$ {long}\r\n\x1b[32m{long}\x1b[0m\r\nend").as_bytes(),
+    );
 }
 
 #[test]
@@ -267,13 +321,22 @@ fn round_trip_alt_screen_program() {
 fn round_trip_scrolling_region() {
     let base = "l1\r\nl2\r\nl3\r\nl4\r\nl5\r\nl6";
     assert_round_trip(SMALL, format!("{base}\x1b[2;5r\x1b[4;1Hinside").as_bytes());
-    assert_round_trip(SMALL, format!("{base}\x1b[2;5r\x1b[5;1H\n\nscrolled").as_bytes());
-    assert_round_trip(SMALL, format!("{base}\x1b[2;5r\x1b[?6h\x1b[2;3Horigin").as_bytes());
+    assert_round_trip(
+        SMALL,
+        format!("{base}\x1b[2;5r\x1b[5;1H\n\nscrolled").as_bytes(),
+    );
+    assert_round_trip(
+        SMALL,
+        format!("{base}\x1b[2;5r\x1b[?6h\x1b[2;3Horigin").as_bytes(),
+    );
 }
 
 #[test]
 fn round_trip_modes() {
-    assert_round_trip(SMALL, b"x\x1b[?7l\x1b[4h\x1b[20h\x1b[?1000h\x1b[?1005h\x1b[?1007l");
+    assert_round_trip(
+        SMALL,
+        b"x\x1b[?7l\x1b[4h\x1b[20h\x1b[?1000h\x1b[?1005h\x1b[?1007l",
+    );
     assert_round_trip(SMALL, b"x\x1b[?1003h\x1b[?1006h\x1b[?1049h\x1b[?1049l");
     assert_round_trip(SMALL, b"x\x1b)0\x0eqqq\x1b[3 q");
 }
@@ -288,7 +351,10 @@ fn round_trip_erased_backgrounds_and_links() {
 
 #[test]
 fn round_trip_title_and_palette() {
-    assert_round_trip(SMALL, b"\x1b]0;my title\x07\x1b]4;1;rgb:12/34/56\x07\x1b]11;rgb:01/02/03\x1b\\x");
+    assert_round_trip(
+        SMALL,
+        b"\x1b]0;my title\x07\x1b]4;1;rgb:12/34/56\x07\x1b]11;rgb:01/02/03\x1b\\x",
+    );
 }
 
 #[test]
@@ -311,7 +377,12 @@ fn reply_events_come_from_the_emulator() {
     let mut screen = Screen::new(SMALL, 10);
     let mut events = Vec::new();
     screen.feed(b"\x1b]11;rgb:10/20/30\x07\x1b]11;?\x07", &mut events);
-    assert_eq!(events, [ScreenEvent::Reply(b"\x1b]11;rgb:1010/2020/3030\x07".to_vec())]);
+    assert_eq!(
+        events,
+        [ScreenEvent::Reply(
+            b"\x1b]11;rgb:1010/2020/3030\x07".to_vec()
+        )]
+    );
 }
 
 #[test]
@@ -389,6 +460,3 @@ proptest! {
         assert_round_trip(Size { rows: 8, cols: 16 }, tokens.concat().as_bytes());
     }
 }
-
-
-

@@ -13,7 +13,9 @@ use crate::sgr::{Pen, write_sgr};
 /// underlined blank is visible (a status bar's background), in `Plain` not.
 fn is_blank(cell: &Cell, style: Style) -> bool {
     let empty_char = matches!(cell.c, ' ' | '\t')
-        || cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER);
+        || cell
+            .flags
+            .intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER);
     let no_zerowidth = cell.zerowidth().is_none_or(<[char]>::is_empty);
     match style {
         Style::Plain => (empty_char && no_zerowidth) || cell.flags.contains(Flags::HIDDEN),
@@ -21,8 +23,10 @@ fn is_blank(cell: &Cell, style: Style) -> bool {
             empty_char
                 && no_zerowidth
                 && cell.bg == Color::Named(NamedColor::Background)
-                && !cell.flags.intersects(Flags::INVERSE | Flags::ALL_UNDERLINES | Flags::STRIKEOUT)
-        },
+                && !cell
+                    .flags
+                    .intersects(Flags::INVERSE | Flags::ALL_UNDERLINES | Flags::STRIKEOUT)
+        }
     }
 }
 
@@ -32,13 +36,19 @@ fn is_blank(cell: &Cell, style: Style) -> bool {
 pub(crate) fn render_row(out: &mut String, row: &Row<Cell>, style: Style, trim: bool) {
     let cells = &row[..];
     let end = if trim {
-        cells.iter().rposition(|c| !is_blank(c, style)).map_or(0, |i| i + 1)
+        cells
+            .iter()
+            .rposition(|c| !is_blank(c, style))
+            .map_or(0, |i| i + 1)
     } else {
         cells.len()
     };
     let mut pen = Pen::default();
     for cell in &cells[..end] {
-        if cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
+        if cell
+            .flags
+            .intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER)
+        {
             continue;
         }
         let hidden_plain = style == Style::Plain && cell.flags.contains(Flags::HIDDEN);
@@ -192,19 +202,19 @@ pub(crate) fn history_to_feed(tail: &str) -> Vec<u8> {
                             seq.push('m');
                             out.push_str(&seq);
                             break;
-                        },
+                        }
                         ' '..='?' => sgr = false,
                         _ => break,
                     }
                 }
-            },
-            c if c.is_control() => {},
+            }
+            c if c.is_control() => {}
             c => {
                 if c != ' ' {
                     visible = true;
                 }
                 out.push(c);
-            },
+            }
         }
     }
     if !visible {

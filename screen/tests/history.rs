@@ -10,7 +10,9 @@ fn screen(rows: u16, cols: u16, input: &str) -> Screen {
 }
 
 fn coloured_log(lines: usize) -> String {
-    (0..lines).map(|i| format!("\x1b[3{}mline {i:05}\x1b[0m plain tail {i}\r\n", i % 8)).collect()
+    (0..lines)
+        .map(|i| format!("\x1b[3{}mline {i:05}\x1b[0m plain tail {i}\r\n", i % 8))
+        .collect()
 }
 
 /// Every escape sequence is an SGR, and every line returns to default
@@ -23,7 +25,9 @@ fn assert_valid_sgr(text: &str) {
         while let Some(i) = rest.find('\x1b') {
             let seq = &rest[i..];
             assert!(seq.starts_with("\x1b["), "{line:?}");
-            let end = seq[2..].find(|c: char| !(c.is_ascii_digit() || c == ';' || c == ':')).map(|e| e + 2);
+            let end = seq[2..]
+                .find(|c: char| !(c.is_ascii_digit() || c == ';' || c == ':'))
+                .map(|e| e + 2);
             let end = end.unwrap_or_else(|| panic!("unterminated in {line:?}"));
             assert_eq!(&seq[end..=end], "m", "{line:?}");
             dirty = &seq[..=end] != "\x1b[0m";
@@ -54,7 +58,9 @@ fn tail_fits_starts_at_a_line_and_ends_with_the_newest() {
         assert_valid_sgr(&tail);
         let plain = strip_sgr(&tail);
         for line in plain.lines() {
-            let n: usize = line[5..10].parse().unwrap_or_else(|_| panic!("cut line {line:?}"));
+            let n: usize = line[5..10]
+                .parse()
+                .unwrap_or_else(|_| panic!("cut line {line:?}"));
             assert_eq!(line, format!("line {n:05} plain tail {n}"));
         }
         if max >= 100 {
@@ -75,13 +81,22 @@ fn trailing_blank_lines_are_dropped() {
 #[test]
 fn wrapped_rows_become_one_line_and_wide_chars_stay_whole() {
     let long = "0123456789".repeat(5);
-    let s = screen(10, 20, &format!("{long}\r\n日本語テキスト日本語テキスト\r\n"));
-    assert_eq!(s.history_for_tail(1000), format!("{long}\n日本語テキスト日本語テキスト\n"));
+    let s = screen(
+        10,
+        20,
+        &format!("{long}\r\n日本語テキスト日本語テキスト\r\n"),
+    );
+    assert_eq!(
+        s.history_for_tail(1000),
+        format!("{long}\n日本語テキスト日本語テキスト\n")
+    );
 }
 
 #[test]
 fn a_line_longer_than_the_budget_is_cut_at_a_row() {
-    let long: String = (0..400).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+    let long: String = (0..400)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
     let s = screen(10, 20, &format!("\x1b[32m{long}\x1b[0m\r\n"));
     let tail = s.history_for_tail(100);
     assert!(!tail.is_empty() && tail.len() <= 100, "{tail:?}");
@@ -94,8 +109,15 @@ fn a_line_longer_than_the_budget_is_cut_at_a_row() {
 
 #[test]
 fn alternate_screen_frame_follows_the_primary_history() {
-    let s = screen(5, 20, "$ agent\r\n\x1b[?1049h\x1b[H\x1b[44m status \x1b[0m\x1b[3;1Hthinking");
-    assert_eq!(s.history_for_tail(1000), "$ agent\n\x1b[0;44m status \x1b[0m\n\nthinking\n");
+    let s = screen(
+        5,
+        20,
+        "$ agent\r\n\x1b[?1049h\x1b[H\x1b[44m status \x1b[0m\x1b[3;1Hthinking",
+    );
+    assert_eq!(
+        s.history_for_tail(1000),
+        "$ agent\n\x1b[0;44m status \x1b[0m\n\nthinking\n"
+    );
     // Reading the primary screen left the alternate one intact.
     assert!(s.alt_screen());
     assert_eq!(s.screen_text(Style::Plain), " status\n\nthinking");
@@ -111,18 +133,28 @@ fn restore_shows_history_then_separator_then_new_output() {
     let text = restored.screen_text(Style::Plain);
     assert_eq!(
         text,
-        format!("line 00096 plain tail 96\nline 00097 plain tail 97\nline 00098 plain tail 98\nline 00099 plain tail 99\n{RESTORED_SEPARATOR}")
+        format!(
+            "line 00096 plain tail 96\nline 00097 plain tail 97\nline 00098 plain tail 98\nline 00099 plain tail 99\n{RESTORED_SEPARATOR}"
+        )
     );
     assert_eq!(restored.cursor(), (5, 0, true));
     // History scrolled into the scrollback, colours intact.
     let all = restored.tail_text(1000, Style::Ansi);
-    assert!(all.starts_with("\x1b[0;30mline 00000\x1b[0m plain tail 0\n"), "{all:?}");
+    assert!(
+        all.starts_with("\x1b[0;30mline 00000\x1b[0m plain tail 0\n"),
+        "{all:?}"
+    );
     assert!(all.contains(&format!("\x1b[0;2m{RESTORED_SEPARATOR}\x1b[0m")));
 
     let mut events = Vec::new();
     restored.feed(b"$ new prompt", &mut events);
     let text = restored.screen_text(Style::Plain);
-    assert!(text.ends_with(&format!("line 00099 plain tail 99\n{RESTORED_SEPARATOR}\n$ new prompt")), "{text}");
+    assert!(
+        text.ends_with(&format!(
+            "line 00099 plain tail 99\n{RESTORED_SEPARATOR}\n$ new prompt"
+        )),
+        "{text}"
+    );
 }
 
 #[test]
@@ -132,7 +164,10 @@ fn restore_with_custom_label_and_empty_tail() {
     s.load_history("  \n\n");
     assert_eq!(s.screen_text(Style::Plain), "");
     s.load_history_with_label("one\ntwo", "── restored 12:00 ──");
-    assert_eq!(s.screen_text(Style::Plain), "one\ntwo\n── restored 12:00 ──");
+    assert_eq!(
+        s.screen_text(Style::Plain),
+        "one\ntwo\n── restored 12:00 ──"
+    );
 }
 
 #[test]
@@ -141,5 +176,8 @@ fn restore_ignores_everything_but_text_and_colour() {
     s.load_history("\x1b]2;pwned\x07\x1b[?1049h\x1b[2J\x1b[31mred\x1b[0m\x07\x1b[10;10Hx\n");
     assert_eq!(s.title(), "");
     assert!(!s.alt_screen());
-    assert_eq!(s.screen_text(Style::Ansi), format!("\x1b[0;31mred\x1b[0mx\n\x1b[0;2m{RESTORED_SEPARATOR}\x1b[0m"));
+    assert_eq!(
+        s.screen_text(Style::Ansi),
+        format!("\x1b[0;31mred\x1b[0mx\n\x1b[0;2m{RESTORED_SEPARATOR}\x1b[0m")
+    );
 }

@@ -26,7 +26,12 @@ fn empty_screen_is_empty_text() {
 
 #[test]
 fn colours_survive_in_ansi_style_only() {
-    let s = screen(5, 40, 0, "\x1b[31mred\x1b[0m plain \x1b[1;38;5;208mbold\x1b[0m\r\n\x1b[48;2;1;2;3mbg\x1b[0m");
+    let s = screen(
+        5,
+        40,
+        0,
+        "\x1b[31mred\x1b[0m plain \x1b[1;38;5;208mbold\x1b[0m\r\n\x1b[48;2;1;2;3mbg\x1b[0m",
+    );
     assert_eq!(s.screen_text(Style::Plain), "red plain bold\nbg");
     assert_eq!(
         s.screen_text(Style::Ansi),
@@ -61,7 +66,10 @@ fn tail_includes_scrollback_and_ignores_trailing_empty_rows() {
     }
     let s = screen(5, 20, 100, &input);
     // The screen holds lines 26..=29 and an empty cursor row.
-    assert_eq!(s.screen_text(Style::Plain), "line 26\nline 27\nline 28\nline 29");
+    assert_eq!(
+        s.screen_text(Style::Plain),
+        "line 26\nline 27\nline 28\nline 29"
+    );
     assert_eq!(s.tail_text(3, Style::Plain), "line 27\nline 28\nline 29");
     assert_eq!(s.tail_text(8, Style::Plain).lines().next(), Some("line 22"));
     assert_eq!(s.tail_text(1000, Style::Plain).lines().count(), 30);
@@ -91,8 +99,17 @@ fn resize_reflows_and_clamps() {
     assert_eq!(s.screen_text(Style::Plain), "0123456789abcdef");
     s.resize(Size { rows: 0, cols: 0 });
     assert_eq!(s.size(), Size { rows: 1, cols: 2 });
-    s.resize(Size { rows: u16::MAX, cols: u16::MAX });
-    assert_eq!(s.size(), Size { rows: signaltty_screen::MAX_DIMENSION, cols: signaltty_screen::MAX_DIMENSION });
+    s.resize(Size {
+        rows: u16::MAX,
+        cols: u16::MAX,
+    });
+    assert_eq!(
+        s.size(),
+        Size {
+            rows: signaltty_screen::MAX_DIMENSION,
+            cols: signaltty_screen::MAX_DIMENSION
+        }
+    );
 }
 
 #[test]

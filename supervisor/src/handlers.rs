@@ -63,7 +63,7 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
     }
 }
 
-fn parse<P: DeserializeOwned>(params: Value) -> Result<P, WireError> {
+pub(crate) fn parse<P: DeserializeOwned>(params: Value) -> Result<P, WireError> {
     let params = if params.is_null() { json!({}) } else { params };
     serde_json::from_value(params)
         .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))
@@ -105,7 +105,7 @@ fn actor<M: Message>(name: String, missing: ActorError) -> Result<ActorRef<M>, W
     names::lookup::<M>(&name).ok_or_else(|| wire_error(missing))
 }
 
-fn pane_actor(view: &PaneView) -> Result<ActorRef<PaneMsg>, WireError> {
+pub(crate) fn pane_actor(view: &PaneView) -> Result<ActorRef<PaneMsg>, WireError> {
     let id = &view.record.id;
     actor(names::pane(id), ActorError::NoSuchPane(id.clone()))
 }
@@ -357,7 +357,7 @@ async fn pane_new(p: params::PaneNew) -> Result<Value, WireError> {
     Ok(json!({ "id": id }))
 }
 
-async fn resolve_pane(query: &str) -> Result<PaneView, WireError> {
+pub(crate) async fn resolve_pane(query: &str) -> Result<PaneView, WireError> {
     let model = model().await?;
     model.resolve_pane(query).cloned().map_err(wire_error)
 }

@@ -14,6 +14,7 @@
 //! - [`protocol`]: the wire types, shared with the client;
 //! - [`socket`]: socket paths and the singleton lock.
 
+pub mod attach;
 pub mod config;
 pub mod handlers;
 pub mod listener;

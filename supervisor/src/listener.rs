@@ -16,8 +16,9 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 use tracing::{Instrument, debug, info_span, warn};
 
+use crate::attach;
 use crate::handlers::{self, Ctx};
-use crate::protocol::{ErrorCode, MAX_LINE, PROTOCOL, Request, Response, WireError};
+use crate::protocol::{ErrorCode, MAX_LINE, PROTOCOL, Request, Response, WireError, method};
 use crate::server::ServerMsg;
 
 pub struct ListenerArgs {
@@ -155,7 +156,23 @@ async fn serve(stream: UnixStream, ctx: Arc<Ctx>) {
                 return;
             }
         };
-        let response = answer(&line, &ctx).await;
+        let request = match parse_request(&line) {
+            Ok(request) => request,
+            Err(response) => {
+                if write_response(&mut write, &response).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        if request.method == method::PANE_ATTACH {
+            return attach::serve(reader, write, request).await;
+        }
+        let id = request.id;
+        let response = match handlers::dispatch(&ctx, &request.method, request.params).await {
+            Ok(result) => Response::ok(id, result),
+            Err(error) => Response::err(Some(id), error),
+        };
         if write_response(&mut write, &response).await.is_err() {
             return;
         }
@@ -207,35 +224,27 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == b'\n')
 }
 
-/// Parses one request line and answers it; never fails.
-async fn answer(line: &[u8], ctx: &Ctx) -> Response {
-    let value: serde_json::Value = match serde_json::from_slice(line) {
-        Ok(value) => value,
-        Err(e) => {
-            return Response::err(
-                None,
-                WireError::new(
-                    ErrorCode::BadRequest,
-                    format!("the request is not valid JSON: {e}"),
-                ),
-            );
-        }
-    };
+/// Parses one request line; a line that is not a request gets the error
+/// response to send back.
+fn parse_request(line: &[u8]) -> Result<Request, Response> {
+    let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
+        Response::err(
+            None,
+            WireError::new(ErrorCode::BadRequest, format!("the request is not valid JSON: {e}")),
+        )
+    })?;
     let id = value.get("id").and_then(serde_json::Value::as_u64);
-    let request: Request = match serde_json::from_value(value) {
-        Ok(request) => request,
-        Err(e) => {
-            return Response::err(
-                id,
-                WireError::new(
-                    ErrorCode::BadRequest,
-                    format!("the request needs \"v\", \"id\" and \"method\": {e}"),
-                ),
-            );
-        }
-    };
+    let request: Request = serde_json::from_value(value).map_err(|e| {
+        Response::err(
+            id,
+            WireError::new(
+                ErrorCode::BadRequest,
+                format!("the request needs \"v\", \"id\" and \"method\": {e}"),
+            ),
+        )
+    })?;
     if request.v != PROTOCOL {
-        return Response::err(
+        return Err(Response::err(
             id,
             WireError::new(
                 ErrorCode::BadVersion,
@@ -244,12 +253,9 @@ async fn answer(line: &[u8], ctx: &Ctx) -> Response {
                     request.v
                 ),
             ),
-        );
+        ));
     }
-    match handlers::dispatch(ctx, &request.method, request.params).await {
-        Ok(result) => Response::ok(request.id, result),
-        Err(error) => Response::err(Some(request.id), error),
-    }
+    Ok(request)
 }
 
 #[cfg(test)]

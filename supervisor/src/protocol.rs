@@ -9,6 +9,10 @@
 //!
 //! Each method's parameters are a struct in [`params`]; the doc of each
 //! says what the result holds.
+//!
+//! `pane.attach` is the one method that changes the connection: after its
+//! JSON reply, both directions carry binary [`frame`]s until either side
+//! closes.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -143,6 +147,7 @@ pub mod method {
     pub const PANE_RESUME: &str = "pane.resume";
     pub const PANE_RESPAWN: &str = "pane.respawn";
     pub const PANE_REPORT_SESSION: &str = "pane.report_session";
+    pub const PANE_ATTACH: &str = "pane.attach";
     pub const SHUTDOWN: &str = "shutdown";
     pub const DEBUG_PANIC: &str = "debug.panic";
 }
@@ -281,12 +286,97 @@ pub mod params {
         pub agent: Option<String>,
     }
 
+    /// → [`super::AttachReply`], then binary [`super::frame`]s.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct PaneAttach {
+        pub pane: String,
+        /// The client's size; the pane takes it (the last client to attach
+        /// or resize wins).
+        #[serde(default)]
+        pub rows: Option<u16>,
+        #[serde(default)]
+        pub cols: Option<u16>,
+    }
+
     /// → `{"rows", "cols"}` as clamped.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct PaneResize {
         pub pane: String,
         pub rows: u16,
         pub cols: u16,
+    }
+}
+
+/// The JSON reply to `pane.attach`, before the frames start.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AttachReply {
+    pub pane: String,
+    /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
+    pub state: String,
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// The output offset the first snapshot frame ends at.
+    pub offset: u64,
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// The payload of a [`frame::STATE`] frame.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StateFrame {
+    pub state: String,
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+}
+
+/// Binary frames of an attached connection: one byte of kind, four bytes
+/// of big-endian payload length, the payload.
+pub mod frame {
+    pub const HEADER: usize = 5;
+    /// The largest payload either side accepts.
+    pub const MAX_PAYLOAD: usize = 16 * 1024 * 1024;
+
+    /// Server → client: PTY output, continuing the stream in order.
+    pub const OUTPUT: u8 = 1;
+    /// Server → client: escape sequences that repaint the whole screen.
+    pub const SNAPSHOT: u8 = 2;
+    /// Server → client: a [`super::StateFrame`] as JSON.
+    pub const STATE: u8 = 3;
+    /// Client → server: keystrokes for the pane.
+    pub const INPUT: u8 = 11;
+    /// Client → server: the client's size, rows then cols, u16 big-endian.
+    pub const RESIZE: u8 = 12;
+
+    pub fn encode(kind: u8, payload: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEADER + payload.len());
+        out.push(kind);
+        let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+        out.extend_from_slice(&len.to_be_bytes());
+        out.extend_from_slice(payload);
+        out
+    }
+
+    /// The kind and payload length of a header; an error for a payload
+    /// larger than [`MAX_PAYLOAD`].
+    pub fn parse_header(header: [u8; HEADER]) -> Result<(u8, usize), String> {
+        let len = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
+        if len > MAX_PAYLOAD {
+            return Err(format!("a frame of {len} bytes is larger than {MAX_PAYLOAD}"));
+        }
+        Ok((header[0], len))
+    }
+
+    pub fn resize(rows: u16, cols: u16) -> Vec<u8> {
+        let mut payload = rows.to_be_bytes().to_vec();
+        payload.extend_from_slice(&cols.to_be_bytes());
+        encode(RESIZE, &payload)
+    }
+
+    pub fn parse_resize(payload: &[u8]) -> Option<(u16, u16)> {
+        match payload {
+            [r0, r1, c0, c1] => Some((u16::from_be_bytes([*r0, *r1]), u16::from_be_bytes([*c0, *c1]))),
+            _ => None,
+        }
     }
 }
 

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod terminal;
+
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};

@@ -8,6 +8,7 @@
 
 pub mod process;
 pub mod ring;
+pub mod subscribers;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use crate::model::{PaneState, PaneView, resume_command};
 use crate::snapshot::{SnapshotMsg, publish};
 use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
+use subscribers::{PaneFrame, Subscribers};
 
 /// How often a pane with new output renders and publishes its tail.
 pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
@@ -36,6 +38,8 @@ const EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// A resumed or respawned child that fails within this long fails the
 /// command, and the pane goes back to being a tombstone.
 pub const REVIVE_GRACE: Duration = Duration::from_millis(1500);
+/// How soon a lagging client is offered a fresh snapshot again.
+const CATCH_UP: Duration = Duration::from_millis(50);
 /// Lines of scrollback the screen keeps.
 pub const SCROLLBACK_LINES: usize = 10_000;
 
@@ -79,8 +83,27 @@ pub enum ReadWhat {
     Tail(usize),
 }
 
+/// What an attaching client gets: the screen as it is and the stream that
+/// continues from exactly there.
+#[derive(Debug)]
+pub struct Attached {
+    /// The output offset the first frame's snapshot ends at.
+    pub offset: u64,
+    pub state: PaneState,
+    pub exit_code: Option<i32>,
+    pub size: PtySize,
+    /// Starts with the snapshot, then output, in order.
+    pub frames: tokio::sync::mpsc::Receiver<PaneFrame>,
+}
+
 pub enum PaneMsg {
     Process(ProcessEvent),
+    /// A client attaches, at its size (last writer wins).
+    Attach {
+        size: Option<(u16, u16)>,
+        reply: RpcReplyPort<Attached>,
+    },
+    CatchUp,
     Input(Vec<u8>, RpcReplyPort<Result<(), ActorError>>),
     Read {
         what: ReadWhat,
@@ -141,6 +164,10 @@ pub struct Pane {
     tail_due: bool,
     /// A resume or respawn waiting to see whether its child survives.
     revival: Option<Revival>,
+    subscribers: Subscribers,
+    catch_up_due: bool,
+    /// The state attached clients were last told about.
+    announced: (PaneState, Option<i32>),
     context: PaneContext,
 }
 
@@ -177,6 +204,9 @@ impl Actor for PaneActor {
             events: Vec::new(),
             tail_due: false,
             revival: None,
+            subscribers: Subscribers::default(),
+            catch_up_due: false,
+            announced: (PaneState::Exited, None),
             context: args.context,
         };
         pane.record.pty_size = PtySize {
@@ -213,6 +243,29 @@ impl Actor for PaneActor {
         let _span = info_span!("pane", pane = %pane.record.id).entered();
         match msg {
             PaneMsg::Process(event) => pane.on_process_event(&myself, event),
+            PaneMsg::Attach { size, reply } => {
+                if let Some((rows, cols)) = size {
+                    pane.resize(rows, cols);
+                }
+                // One message: the snapshot and the offset are taken at
+                // the same instant, so the stream neither repeats nor
+                // skips a byte.
+                let frames = pane.subscribers.add(pane.screen.replay());
+                let _ = reply.send(Attached {
+                    offset: pane.ring.end(),
+                    state: pane.state,
+                    exit_code: pane.record.exit_code,
+                    size: pane.record.pty_size,
+                    frames,
+                });
+            }
+            PaneMsg::CatchUp => {
+                pane.catch_up_due = false;
+                let screen = &pane.screen;
+                if pane.subscribers.catch_up(|| screen.replay()) {
+                    pane.schedule_catch_up(&myself);
+                }
+            }
             PaneMsg::Input(bytes, reply) => {
                 let _ = reply.send(pane.live_process().map(|p| p.write(bytes)));
             }
@@ -293,8 +346,21 @@ impl Pane {
         }
     }
 
-    fn publish(&self) {
+    fn publish(&mut self) {
         publish(SnapshotMsg::Pane(self.view()));
+        let now = (self.state, self.record.exit_code);
+        if now != self.announced {
+            self.announced = now;
+            let screen = &self.screen;
+            self.subscribers.state(now.0, now.1, || screen.replay());
+        }
+    }
+
+    fn schedule_catch_up(&mut self, myself: &ActorRef<PaneMsg>) {
+        if !self.catch_up_due {
+            self.catch_up_due = true;
+            myself.send_after(CATCH_UP, || PaneMsg::CatchUp);
+        }
     }
 
     fn publish_tail(&mut self) {
@@ -393,7 +459,9 @@ impl Pane {
     fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
-                self.on_output(&bytes);
+                if self.on_output(&bytes) {
+                    self.schedule_catch_up(myself);
+                }
                 if let Some(process) = &self.process {
                     process.return_credit();
                 }
@@ -421,7 +489,8 @@ impl Pane {
         }
     }
 
-    fn on_output(&mut self, bytes: &[u8]) {
+    /// Returns whether an attached client is lagging.
+    fn on_output(&mut self, bytes: &[u8]) -> bool {
         self.ring.push(bytes);
         let mut events = std::mem::take(&mut self.events);
         self.screen.feed(bytes, &mut events);
@@ -448,6 +517,8 @@ impl Pane {
         if changed {
             self.publish();
         }
+        let screen = &self.screen;
+        self.subscribers.output(bytes, || screen.replay())
     }
 
     /// Recomputes the shown title; true when it changed.
@@ -612,6 +683,8 @@ impl Pane {
             }
             self.record.pty_size = size;
             self.publish();
+            let screen = &self.screen;
+            self.subscribers.repaint(|| screen.replay());
         }
         size
     }

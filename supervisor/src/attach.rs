@@ -1,0 +1,139 @@
+//! The server side of an attached client.
+//!
+//! The pane answers one `Attach` message with a snapshot and a queue that
+//! continues from exactly where the snapshot ends; this task writes that
+//! queue to the client as frames and turns the client's frames into
+//! keystrokes and resizes. The pane never waits for it: a slow client
+//! falls behind and is sent a fresh snapshot (see the pane's subscribers).
+
+use ractor::RpcReplyPort;
+use serde_json::json;
+use signaltty_actors::ActorError;
+use signaltty_actors::pane::PaneMsg;
+use signaltty_actors::pane::subscribers::PaneFrame;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use tracing::debug;
+
+use crate::handlers::{self, parse, resolve_pane};
+use crate::protocol::{
+    AttachReply, Request, Response, StateFrame, WireError, frame, params,
+};
+
+/// How long an attaching client waits for the pane.
+const ATTACH_MS: u64 = 10_000;
+
+pub async fn serve(mut reader: BufReader<OwnedReadHalf>, mut writer: OwnedWriteHalf, request: Request) {
+    let id = request.id;
+    let attached = match attach(request).await {
+        Ok(attached) => attached,
+        Err(error) => {
+            let _ = write_line(&mut writer, &Response::err(Some(id), error)).await;
+            return;
+        }
+    };
+    let (pane, reply, mut frames) = attached;
+    let Ok(result) = serde_json::to_value(&reply) else {
+        return;
+    };
+    if write_line(&mut writer, &Response::ok(id, result)).await.is_err() {
+        return;
+    }
+    let to_client = async {
+        while let Some(next) = frames.recv().await {
+            let bytes = match next {
+                PaneFrame::Output(bytes) => frame::encode(frame::OUTPUT, &bytes),
+                PaneFrame::Snapshot(bytes) => frame::encode(frame::SNAPSHOT, &bytes),
+                PaneFrame::State { state, exit_code } => {
+                    let payload = json!(StateFrame {
+                        state: state.as_str().to_string(),
+                        exit_code
+                    })
+                    .to_string();
+                    frame::encode(frame::STATE, payload.as_bytes())
+                }
+            };
+            if writer.write_all(&bytes).await.is_err() {
+                return;
+            }
+        }
+    };
+    let from_client = async {
+        loop {
+            let mut header = [0u8; frame::HEADER];
+            if reader.read_exact(&mut header).await.is_err() {
+                return;
+            }
+            let Ok((kind, len)) = frame::parse_header(header) else {
+                return;
+            };
+            let mut payload = vec![0u8; len];
+            if reader.read_exact(&mut payload).await.is_err() {
+                return;
+            }
+            match kind {
+                frame::INPUT => {
+                    // A tombstone refuses input; the client offers its
+                    // one-key actions instead, so the refusal is dropped.
+                    let _ = ractor::call_t!(pane, PaneMsg::Input, ATTACH_MS, payload);
+                }
+                frame::RESIZE => {
+                    if let Some((rows, cols)) = frame::parse_resize(&payload) {
+                        let _ = ractor::call_t!(
+                            pane,
+                            |reply| PaneMsg::Resize { rows, cols, reply },
+                            ATTACH_MS
+                        );
+                    }
+                }
+                other => debug!(kind = other, "unknown frame from an attached client"),
+            }
+        }
+    };
+    tokio::select! {
+        () = to_client => {}
+        () = from_client => {}
+    }
+}
+
+type Attachment = (
+    ractor::ActorRef<PaneMsg>,
+    AttachReply,
+    tokio::sync::mpsc::Receiver<PaneFrame>,
+);
+
+async fn attach(request: Request) -> Result<Attachment, WireError> {
+    let p: params::PaneAttach = parse(request.params)?;
+    let view = resolve_pane(&p.pane).await?;
+    let pane = handlers::pane_actor(&view)?;
+    let size = match (p.rows, p.cols) {
+        (Some(rows), Some(cols)) => Some((rows, cols)),
+        _ => None,
+    };
+    let attached = ractor::call_t!(
+        pane,
+        |reply: RpcReplyPort<_>| PaneMsg::Attach { size, reply },
+        ATTACH_MS
+    )
+    .map_err(|e| {
+        handlers::wire_error(ActorError::Unavailable(format!(
+            "pane {} did not answer: {e}",
+            view.record.id
+        )))
+    })?;
+    let reply = AttachReply {
+        pane: view.record.id.clone(),
+        state: attached.state.as_str().to_string(),
+        exit_code: attached.exit_code,
+        offset: attached.offset,
+        rows: attached.size.rows,
+        cols: attached.size.cols,
+    };
+    Ok((pane, reply, attached.frames))
+}
+
+async fn write_line(writer: &mut OwnedWriteHalf, response: &Response) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(response).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    writer.write_all(&bytes).await
+}

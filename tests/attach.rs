@@ -1,0 +1,174 @@
+//! End to end: `signaltty attach` runs in a terminal the test owns; what
+//! that terminal shows must be exactly what the pane's own screen shows.
+
+mod support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use support::terminal::Terminal;
+use support::{TestServer, wait_for};
+
+const DETACH: &[u8] = b"\x1d";
+
+fn workspace(server: &TestServer, name: &str) -> String {
+    let cwd = server.dir.path().display().to_string();
+    server.ctl_ok(&["workspace", "new", name, "--cwd", &cwd])
+}
+
+fn attach(server: &TestServer, pane: &str, rows: u16, cols: u16) -> Terminal {
+    let mut command: Command = server.command();
+    command.args(["attach", pane]);
+    Terminal::run(&command, rows, cols)
+}
+
+/// The pane's screen as the server holds it.
+fn pane_screen(server: &TestServer, pane: &str) -> String {
+    let out = server.ctl(&["read", pane]);
+    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+}
+
+/// Waits until the attached terminal shows exactly the pane's screen.
+fn wait_mirror(server: &TestServer, terminal: &Terminal, pane: &str) -> String {
+    wait_for("the attached screen to match the pane's", Duration::from_secs(15), || {
+        let theirs = pane_screen(server, pane);
+        let ours = terminal.text().trim_end().to_string();
+        (ours == theirs && !ours.is_empty()).then_some(ours)
+    })
+}
+
+fn detach(terminal: &mut Terminal) {
+    terminal.type_bytes(DETACH);
+    assert_eq!(terminal.wait_exit(), 0);
+}
+
+#[test]
+fn plain_output_is_mirrored_and_typing_reaches_the_pane() {
+    let server = TestServer::start();
+    let ws = workspace(&server, "plain");
+    let pane = server.ctl_ok(&["new", &ws]);
+    server.ctl_ok(&["send", &pane, "echo before-attach", "--enter"]);
+    server.wait_output(&pane, "before-attach");
+    let mut terminal = attach(&server, &pane, 24, 80);
+    wait_mirror(&server, &terminal, &pane);
+    terminal.type_bytes(b"echo typed-$((6*7))\r");
+    terminal.wait_text("the typed command's output", |t| t.contains("typed-42"));
+    wait_mirror(&server, &terminal, &pane);
+    detach(&mut terminal);
+    // Detaching left the pane running.
+    assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE");
+}
+
+#[test]
+fn a_full_screen_program_looks_right_after_detach_and_reattach() {
+    let server = TestServer::start();
+    let ws = workspace(&server, "full");
+    let script = "printf '\\033[?1049h\\033[2J\\033[3;5Htop-left\\033[10;20H\\033[1;31mred\\033[0m\\033[24;1Hbottom-line\\033[12;30H'; sleep 1000";
+    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    server.wait_output(&pane, "bottom-line");
+    let mut terminal = attach(&server, &pane, 24, 80);
+    let first = wait_mirror(&server, &terminal, &pane);
+    assert!(first.contains("top-left") && first.contains("red"));
+    detach(&mut terminal);
+
+    let terminal = attach(&server, &pane, 24, 80);
+    let again = wait_mirror(&server, &terminal, &pane);
+    assert_eq!(again, first);
+    let lines: Vec<&str> = again.lines().collect();
+    assert_eq!(lines.len(), 24, "the bottom line is on the last row: {again}");
+    assert_eq!(lines[2].trim(), "top-left");
+}
+
+/// The numbers on screen: consecutive, each once.
+fn assert_consecutive(screen: &str) -> Vec<u64> {
+    let numbers: Vec<u64> = screen.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    for pair in numbers.windows(2) {
+        assert_eq!(pair[1], pair[0] + 1, "a gap or a repeat on screen:\n{screen}");
+    }
+    numbers
+}
+
+#[test]
+fn numbers_flowing_through_detach_and_reattach_are_never_doubled_or_lost() {
+    let server = TestServer::start();
+    let ws = workspace(&server, "flow");
+    let count = "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo $i; [ $((i % 40)) -eq 0 ] && sleep 0.05; done; echo done-counting; sleep 1000";
+    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", count]);
+    let mut terminal = attach(&server, &pane, 24, 80);
+    let seen = terminal.wait_text("numbers past 200", |t| {
+        t.lines().filter_map(|l| l.trim().parse::<u64>().ok()).any(|n| n > 200)
+    });
+    assert_consecutive(&seen);
+    detach(&mut terminal);
+    let mut terminal = attach(&server, &pane, 24, 80);
+    let middle = terminal.text();
+    assert_consecutive(&middle);
+    let done = terminal.wait_text("the count to finish", |t| t.contains("done-counting"));
+    let numbers = assert_consecutive(&done);
+    assert_eq!(numbers.last(), Some(&3000));
+    wait_mirror(&server, &terminal, &pane);
+    detach(&mut terminal);
+}
+
+#[test]
+fn the_client_size_goes_to_the_pane_on_attach_and_on_resize() {
+    let server = TestServer::start();
+    let ws = workspace(&server, "size");
+    let pane = server.ctl_ok(&["new", &ws]);
+    let mut terminal = attach(&server, &pane, 30, 100);
+    terminal.wait_text("a prompt", |t| !t.trim().is_empty());
+    terminal.type_bytes(b"stty size\r");
+    terminal.wait_text("the first size", |t| t.contains("30 100"));
+    terminal.resize(40, 120);
+    wait_for("the new size in the pane", Duration::from_secs(15), || {
+        server.ctl_ok(&["send", &pane, "stty size", "--enter"]);
+        std::thread::sleep(Duration::from_millis(100));
+        pane_screen(&server, &pane).contains("40 120").then_some(())
+    });
+    wait_mirror(&server, &terminal, &pane);
+    detach(&mut terminal);
+}
+
+#[test]
+fn a_slow_client_never_slows_the_pane_and_catches_up_with_a_snapshot() {
+    let server = TestServer::start();
+    let ws = workspace(&server, "slow");
+    let pane = server.ctl_ok(&["new", &ws]);
+    let terminal = attach(&server, &pane, 24, 80);
+    wait_mirror(&server, &terminal, &pane);
+    // The client's terminal stops reading: its writes block, it stops
+    // reading the socket, and its queue in the server fills up.
+    terminal.paused.store(true, std::sync::atomic::Ordering::SeqCst);
+    server.ctl_ok(&["send", &pane, "seq 1 200000; echo flood-over", "--enter"]);
+    // The pane is not held back: it finishes while nobody reads.
+    server.wait_output(&pane, "flood-over");
+    terminal.paused.store(false, std::sync::atomic::Ordering::SeqCst);
+    let mirrored = wait_mirror(&server, &terminal, &pane);
+    assert!(mirrored.contains("flood-over"));
+}
+
+#[test]
+fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
+    let mut server = TestServer::start();
+    let ws = workspace(&server, "restored");
+    let pane = server.ctl_ok(&["new", &ws]);
+    server.ctl_ok(&["send", &pane, "echo history-marker", "--enter"]);
+    server.wait_output(&pane, "history-marker");
+    wait_for("the tail on disk", Duration::from_secs(10), || {
+        std::fs::read_to_string(server.tail_path(&pane))
+            .ok()
+            .filter(|t| t.contains("history-marker"))
+    });
+    server.kill9();
+    server.launch();
+
+    let mut terminal = attach(&server, &pane, 24, 80);
+    let shown = terminal.wait_text("the history and the offer", |t| t.contains("r respawn"));
+    assert!(shown.contains("history-marker") && shown.contains("restored"), "{shown}");
+    terminal.type_bytes(b"r");
+    server.wait_pane(&pane, "LIVE after one key", |p| p["state"] == "LIVE");
+    terminal.type_bytes(b"echo back-$((1+1))\r");
+    terminal.wait_text("the respawned shell", |t| t.contains("back-2"));
+    wait_mirror(&server, &terminal, &pane);
+    detach(&mut terminal);
+}

@@ -1,0 +1,127 @@
+//! A terminal for end-to-end tests: a PTY the test owns, a program running
+//! in it, and a VT emulator (signaltty-screen) fed with everything the
+//! program prints, so the test can read what a person would see.
+
+use std::io::{Read, Write};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
+use signaltty_screen::{Screen, Size, Style};
+
+use super::wait_for;
+
+pub struct Terminal {
+    master: Box<dyn MasterPty + Send>,
+    writer: Box<dyn Write + Send>,
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    screen: Arc<Mutex<Screen>>,
+    /// While set, the terminal stops reading: the program's writes block.
+    pub paused: Arc<AtomicBool>,
+}
+
+impl Terminal {
+    /// Runs `command` (its program, args and env) in a fresh PTY.
+    pub fn run(command: &Command, rows: u16, cols: u16) -> Terminal {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("pty");
+        let mut builder = CommandBuilder::new(command.get_program());
+        builder.args(command.get_args());
+        for (key, value) in command.get_envs() {
+            match value {
+                Some(value) => builder.env(key, value),
+                None => builder.env_remove(key),
+            }
+        }
+        builder.env("TERM", "xterm-256color");
+        let child = pair.slave.spawn_command(builder).expect("spawn in pty");
+        drop(pair.slave);
+        let screen = Arc::new(Mutex::new(Screen::new(Size { rows, cols }, 1000)));
+        let paused = Arc::new(AtomicBool::new(false));
+        let mut reader = pair.master.try_clone_reader().expect("reader");
+        let writer = pair.master.take_writer().expect("writer");
+        let (feed, pause) = (screen.clone(), paused.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 16384];
+            let mut events = Vec::new();
+            loop {
+                while pause.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => {
+                        if let Ok(mut screen) = feed.lock() {
+                            screen.feed(&buf[..n], &mut events);
+                        }
+                        events.clear();
+                    }
+                }
+            }
+        });
+        Terminal {
+            master: pair.master,
+            writer,
+            child,
+            screen,
+            paused,
+        }
+    }
+
+    /// The visible screen, trailing blanks trimmed.
+    pub fn text(&self) -> String {
+        self.screen
+            .lock()
+            .map(|s| s.screen_text(Style::Plain))
+            .unwrap_or_default()
+    }
+
+    pub fn wait_text(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
+        wait_for(what, Duration::from_secs(15), || {
+            let text = self.text();
+            check(&text).then_some(text)
+        })
+    }
+
+    pub fn type_bytes(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).expect("type");
+        self.writer.flush().expect("flush");
+    }
+
+    pub fn resize(&self, rows: u16, cols: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("resize");
+        if let Ok(mut screen) = self.screen.lock() {
+            screen.resize(Size { rows, cols });
+        }
+    }
+
+    /// Waits for the program to end; returns its exit code.
+    pub fn wait_exit(&mut self) -> u32 {
+        wait_for("the program in the terminal to end", Duration::from_secs(15), || {
+            self.child.try_wait().ok().flatten()
+        })
+        .exit_code()
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
