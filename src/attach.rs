@@ -45,30 +45,34 @@ pub fn parse_key(spec: &str) -> Result<u8> {
 }
 
 pub fn run(socket: &Path, pane: &str, detach_key: u8) -> Result<ExitCode> {
-    let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
-    let signals = Signals::install()?;
-    let outcome = loop {
-        match session(socket, pane, detach_key, &terminal, &signals)? {
-            End::Reattach => continue,
-            other => break other,
-        }
-    };
-    drop(terminal);
-    match outcome {
+    match attach_loop(socket, pane, detach_key)? {
         End::Detached => println!("[detached from pane {pane}; it keeps running]"),
         End::Left => println!("[left pane {pane}]"),
         End::ServerGone => {
             eprintln!("signaltty: the server went away; its panes are gone with it");
             return Ok(ExitCode::from(1));
         }
-        // The loop above never ends on a reattach.
+        // The loop never ends on a reattach.
         End::Signalled | End::Reattach => {}
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// Attaches until the user detaches or leaves, the server goes away or a
+/// signal arrives; the terminal is back as it was when this returns.
+pub fn attach_loop(socket: &Path, pane: &str, detach_key: u8) -> Result<End> {
+    let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
+    let signals = Signals::install()?;
+    loop {
+        match session(socket, pane, detach_key, &terminal, &signals)? {
+            End::Reattach => continue,
+            other => return Ok(other),
+        }
+    }
+}
+
 #[derive(Debug, PartialEq, Eq)]
-enum End {
+pub enum End {
     Detached,
     Left,
     ServerGone,
@@ -363,6 +367,7 @@ impl Drop for RawTerminal {
 /// SIGWINCH resizes the pane; SIGTERM, SIGHUP and SIGINT end the session
 /// (and the terminal is given back by the guard's drop).
 struct Signals {
+    handle: signal_hook::iterator::Handle,
     fired: Arc<AtomicBool>,
     target: Arc<Mutex<Option<(UnixStream, Arc<Mutex<UnixStream>>, TerminalHandle)>>>,
 }
@@ -374,6 +379,7 @@ impl Signals {
             Arc::new(Mutex::new(None));
         let mut signals = signal_hook::iterator::Signals::new([SIGWINCH, SIGTERM, SIGHUP, SIGINT])
             .context("could not watch for signals")?;
+        let handle = signals.handle();
         let (fired_by_thread, target_of_thread) = (fired.clone(), target.clone());
         std::thread::Builder::new()
             .name("attach-signals".into())
@@ -396,7 +402,11 @@ impl Signals {
                     }
                 }
             })?;
-        Ok(Signals { fired, target })
+        Ok(Signals {
+            handle,
+            fired,
+            target,
+        })
     }
 
     fn watch(&self, stream: UnixStream, writer: Arc<Mutex<UnixStream>>, terminal: TerminalHandle) {
@@ -407,6 +417,13 @@ impl Signals {
 
     fn fired(&self) -> bool {
         self.fired.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Signals {
+    fn drop(&mut self) {
+        // Ends the signal thread's loop and restores default handling.
+        self.handle.close();
     }
 }
 

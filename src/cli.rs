@@ -34,6 +34,12 @@ pub enum Command {
     /// Talk to the running server
     #[command(subcommand)]
     Ctl(Ctl),
+    /// The terminal UI: every workspace, tab and pane, one key per action
+    Ui {
+        /// The key that detaches from a pane back to the UI
+        #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
+        detach_key: String,
+    },
     /// Show a pane in this terminal; the detach key leaves it running
     Attach {
         pane: String,
@@ -54,6 +60,9 @@ pub struct Up {
     /// Start empty; the saved snapshot is set aside in archive/, not deleted
     #[arg(long)]
     pub no_restore: bool,
+    /// In the UI, the key that detaches from a pane
+    #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
+    pub detach_key: String,
 }
 
 #[derive(Debug, Subcommand)]

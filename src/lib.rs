@@ -9,6 +9,7 @@ mod attach;
 pub mod cli;
 pub mod client;
 mod ctl;
+mod ui;
 mod up;
 
 use std::process::ExitCode;
@@ -29,6 +30,10 @@ pub fn main() -> ExitCode {
         } => attach::parse_key(detach_key).and_then(|key| {
             let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());
             attach::run(&socket, pane, key)
+        }),
+        Command::Ui { ref detach_key } => attach::parse_key(detach_key).and_then(|key| {
+            let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());
+            ui::run(&socket, key)
         }),
     };
     match result {

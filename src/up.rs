@@ -4,6 +4,7 @@
 //! re-executes this binary as `up --foreground` in a new session, with its
 //! output appended to `server.log`, and waits until the new server answers.
 
+use std::io::IsTerminal;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use signaltty_persistence::{StateDir, ensure_private_file};
-use signaltty_supervisor::protocol::{method, params};
+use signaltty_supervisor::protocol::{LsReply, method, params};
 use signaltty_supervisor::{ServerConfig, socket};
 
 use crate::cli::{Cli, Up};
@@ -27,24 +28,61 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     if up.foreground {
         return foreground(&socket, state_dir.root(), up.no_restore);
     }
-    if answers(&socket) {
-        println!(
-            "a signaltty server is already running on {}",
-            socket.display()
-        );
-        if !up.detach {
-            print_usage();
-        }
-        return Ok(ExitCode::SUCCESS);
+    let running = answers(&socket);
+    if !running {
+        start_in_background(&socket, &state_dir, up.no_restore)?;
     }
-    start_in_background(&socket, &state_dir, up.no_restore)?;
-    if up.detach {
-        println!("signaltty server started on {}", socket.display());
+    let interactive =
+        !up.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if interactive {
+        first_workspace(&socket)?;
+        let key = crate::attach::parse_key(&up.detach_key)?;
+        return crate::ui::run(&socket, key);
+    }
+    if running {
+        println!("a signaltty server is already running on {}", socket.display());
     } else {
         println!("signaltty server started on {}", socket.display());
+    }
+    if !up.detach {
         print_usage();
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A newcomer's first start lands somewhere useful: a workspace with a
+/// shell in it.
+fn first_workspace(socket: &Path) -> Result<()> {
+    let mut client = Client::connect(socket)?;
+    let ls: LsReply = serde_json::from_value(client.call(method::LS, params::Empty {})?)?;
+    if !ls.workspaces.is_empty() {
+        return Ok(());
+    }
+    let cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
+    let created = client.call(
+        method::WORKSPACE_NEW,
+        params::WorkspaceNew {
+            name: "default".into(),
+            cwd,
+            auto_resume: false,
+        },
+    )?;
+    let workspace = created["id"].as_str().unwrap_or("default").to_string();
+    client.call(
+        method::PANE_NEW,
+        params::PaneNew {
+            workspace,
+            tab: None,
+            split: None,
+            direction: None,
+            cwd: None,
+            title: None,
+            argv: Vec::new(),
+            rows: None,
+            cols: None,
+        },
+    )?;
+    Ok(())
 }
 
 fn print_usage() {

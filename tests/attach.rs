@@ -172,3 +172,31 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
     wait_mirror(&server, &terminal, &pane);
     detach(&mut terminal);
 }
+
+#[test]
+fn the_ui_resumes_a_resumable_pane_with_one_key() {
+    let root = tempfile::Builder::new().prefix("stt").tempdir_in("/tmp").unwrap();
+    let fake = support::agents::FakeAgents::new(root.path());
+    let mut server = TestServer::start_with(true, vec![fake.path_env()]);
+    let ws = workspace(&server, "agents");
+    let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
+    server.wait_output(&pane, "fake claude ready");
+    wait_for("the session id on disk", Duration::from_secs(10), || {
+        server.snapshot().filter(|s| s.to_string().contains("agent_session_id"))
+    });
+    server.kill9();
+    server.launch();
+    assert_eq!(server.pane(&pane).unwrap()["state"], "RESUMABLE");
+
+    let mut command = server.command();
+    command.arg("ui");
+    let mut ui = Terminal::run(&command, 24, 120);
+    ui.wait_text("the pane in the UI", |t| t.contains(&pane) && t.contains("RESUMABLE"));
+    ui.type_bytes(b"r");
+    server.wait_pane(&pane, "LIVE after one key", |p| p["state"] == "LIVE");
+    // The UI follows the server: the new state shows without a key.
+    ui.wait_text("LIVE in the UI", |t| t.lines().any(|l| l.contains(&pane) && l.contains("LIVE")));
+    ui.type_bytes(b"q");
+    assert_eq!(ui.wait_exit(), 0);
+    assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE", "leaving the UI leaves the server running");
+}

@@ -3,66 +3,15 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use support::agents::FakeAgents;
 use support::{TestServer, all_panes, wait_for};
 
 /// The time the snapshot promises: a change older than this survives a kill.
 const PROMISE: Duration = Duration::from_millis(2500);
-
-/// A directory on PATH with a fake `claude` that logs
-/// "<SIGNALTTY_PANE> <args>" to `claude.argv`, prints a line and waits.
-struct FakeAgents {
-    bin: PathBuf,
-    log: PathBuf,
-}
-
-impl FakeAgents {
-    fn new(root: &Path) -> FakeAgents {
-        let bin = root.join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        let fake = FakeAgents {
-            log: root.join("claude.argv"),
-            bin,
-        };
-        fake.install("echo \"fake claude ready $*\"\nexec sleep 1000");
-        fake
-    }
-
-    fn install(&self, body: &str) {
-        use std::os::unix::fs::PermissionsExt;
-        let script = self.bin.join("claude");
-        let text = format!(
-            "#!/bin/sh\necho \"$SIGNALTTY_PANE $*\" >> '{}'\n{body}\n",
-            self.log.display()
-        );
-        // Write beside, then rename: a running copy is never half-written.
-        let temp = self.bin.join(".claude.tmp");
-        std::fs::write(&temp, text).unwrap();
-        std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::rename(temp, script).unwrap();
-    }
-
-    fn remove(&self) {
-        std::fs::remove_file(self.bin.join("claude")).unwrap();
-    }
-
-    fn path_env(&self) -> (String, String) {
-        let path = std::env::var("PATH").unwrap_or_default();
-        ("PATH".into(), format!("{}:{path}", self.bin.display()))
-    }
-
-    /// The argument lists logged for `pane`, in order.
-    fn runs(&self, pane: &str) -> Vec<String> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.strip_prefix(&format!("{pane} ")).map(str::to_string))
-            .collect()
-    }
-}
 
 fn workspace(server: &TestServer, name: &str, extra: &[&str]) -> String {
     let cwd = server.dir.path().display().to_string();

@@ -72,6 +72,8 @@ pub struct SnapshotArgs {
     pub server: ServerInfo,
     /// What to start from (the restored snapshot's records, or nothing).
     pub model: Model,
+    /// Told of every change to the model, for clients that follow it.
+    pub changes: tokio::sync::broadcast::Sender<()>,
 }
 
 pub struct SnapshotActor;
@@ -81,6 +83,7 @@ pub struct SnapshotState {
     tails: Arc<TailStore>,
     server: ServerInfo,
     model: Model,
+    changes: tokio::sync::broadcast::Sender<()>,
     /// Tails waiting for the next write, newest per pane.
     pending_tails: HashMap<String, String>,
     /// Closed panes: a late record or tail for one of them is dropped.
@@ -113,6 +116,7 @@ impl Actor for SnapshotActor {
             tails: args.tails,
             server: args.server,
             model: args.model,
+            changes: args.changes,
             pending_tails: HashMap::new(),
             closed_panes: HashSet::new(),
             dirty: false,
@@ -204,6 +208,8 @@ impl Actor for SnapshotActor {
 
 impl SnapshotState {
     fn changed(&mut self, myself: &ActorRef<SnapshotMsg>) {
+        // Nobody listening is fine.
+        let _ = self.changes.send(());
         self.dirty = true;
         self.schedule(myself);
     }

@@ -177,7 +177,7 @@ impl Painter<'_> {
                 && wraps
             {
                 self.leading_spacer(r, c)
-            } else if cell.flags.contains(Flags::WIDE_CHAR_SPACER) && c > 0 {
+            } else if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
                 self.spacer(r, c, continuing)
             } else if cell.flags.contains(Flags::WIDE_CHAR)
                 && c + 1 == columns
@@ -203,8 +203,9 @@ impl Painter<'_> {
             if self.w.col != c && !(continuing && c == 0) {
                 self.w.cha(c);
             }
-            c += self.w.cell(cell, columns);
-            if self.w.col == c && c >= 2 && row[Column(c - 2)].flags.contains(Flags::WIDE_CHAR) {
+            let width = self.w.cell(cell, columns);
+            c += width;
+            if width == 2 {
                 c = self.erased_spacer(r, c);
             }
         }
@@ -243,13 +244,13 @@ impl Painter<'_> {
         Next::CellAndFreshRow
     }
 
-    /// A spacer at `c > 0`: either the second half of the wide char before
-    /// it, or an orphan whose wide char was erased or shifted away.
+    /// A spacer: either the second half of the wide char before it, or an
+    /// orphan whose wide char was erased or shifted away.
     fn spacer(&mut self, r: usize, c: usize, continuing: bool) -> Next {
         let row = &self.grid[Line(r as i32)];
         let cell = &row[Column(c)];
-        let prev = &row[Column(c - 1)];
-        if prev.flags.contains(Flags::WIDE_CHAR) {
+        let prev = (c > 0).then(|| &row[Column(c - 1)]);
+        if prev.is_some_and(|prev| prev.flags.contains(Flags::WIDE_CHAR)) {
             // Written together with its wide char.
             return Next::Cell;
         }
@@ -268,6 +269,7 @@ impl Painter<'_> {
             self.w.out.push_str("\x1b[P");
             return Next::Cell;
         }
+        let Some(prev) = prev else { return Next::Paint };
         if prev
             .flags
             .intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER)

@@ -177,19 +177,27 @@ fn cursor(w: &mut Writer, grid: &Grid<Cell>, columns: usize, origin: Option<(usi
         None => (line, true),
     };
     // Tab movement can leave the wrap pending away from the last column;
-    // that cannot be written, so the position wins.
-    if cursor.input_needs_wrap && reachable && cursor.point.column.0 + 1 == columns {
-        let row = &grid[cursor.point.line];
-        let last = &row[Column(columns - 1)];
-        let col = if last.flags.contains(Flags::WIDE_CHAR_SPACER) && columns >= 2 {
-            columns - 2
-        } else {
-            columns - 1
-        };
-        w.cup(row_for_cup, col);
-        w.cell(&row[Column(col)], columns);
+    // that cannot be written, so the position wins. So does a stray spacer
+    // in the last column, which rewriting would destroy.
+    let row = &grid[cursor.point.line];
+    let last = &row[Column(columns - 1)];
+    let col = if last.flags.contains(Flags::WIDE_CHAR_SPACER) {
+        columns.checked_sub(2)
     } else {
-        w.cup(row_for_cup, cursor.point.column.0);
+        columns.checked_sub(1)
+    };
+    let col = col.filter(|&col| {
+        !last.flags.contains(Flags::WIDE_CHAR_SPACER)
+            || row[Column(col)].flags.contains(Flags::WIDE_CHAR)
+    });
+    match col {
+        Some(col)
+            if cursor.input_needs_wrap && reachable && cursor.point.column.0 + 1 == columns =>
+        {
+            w.cup(row_for_cup, col);
+            w.cell(&row[Column(col)], columns);
+        }
+        _ => w.cup(row_for_cup, cursor.point.column.0),
     }
 }
 

@@ -104,8 +104,15 @@ fn snapshot(screen: &Screen) -> Snapshot {
         cursor.line.0 = cursor.line.0.clamp(top, bottom - 1);
         pending_wrap = false;
     }
-    if cursor.column.0 + 1 != grid.columns() {
-        // Left by tab movement; not recreated (documented gap).
+    let cols = grid.columns();
+    let row = &grid[Line(cursor.line.0)];
+    let stray_spacer = row[Column(cols - 1)]
+        .flags
+        .contains(Flags::WIDE_CHAR_SPACER)
+        && !row[Column(cols - 2)].flags.contains(Flags::WIDE_CHAR);
+    if cursor.column.0 + 1 != cols || stray_spacer {
+        // Left by tab movement, or on a stray spacer; not recreated
+        // (documented gap).
         pending_wrap = false;
     }
     if pending_wrap {

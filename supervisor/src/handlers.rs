@@ -31,6 +31,7 @@ pub struct Ctx {
     pub listener: ActorRef<crate::listener::ListenerMsg>,
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
+    pub changes: tokio::sync::broadcast::Sender<()>,
 }
 
 /// How long a request waits for an actor before answering UNAVAILABLE.

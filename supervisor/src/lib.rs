@@ -125,6 +125,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         },
         restore,
         config: settings,
+        changes: tokio::sync::broadcast::channel(16).0,
     };
     let (server, handle) = Actor::spawn(None, ServerActor, args)
         .await

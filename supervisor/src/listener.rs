@@ -18,7 +18,9 @@ use tracing::{Instrument, debug, info_span, warn};
 
 use crate::attach;
 use crate::handlers::{self, Ctx};
-use crate::protocol::{ErrorCode, MAX_LINE, PROTOCOL, Request, Response, WireError, method};
+use crate::protocol::{
+    ErrorCode, Event, MAX_LINE, PROTOCOL, Request, Response, WireError, method,
+};
 use crate::server::ServerMsg;
 
 pub struct ListenerArgs {
@@ -26,6 +28,7 @@ pub struct ListenerArgs {
     pub server: ActorRef<ServerMsg>,
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
+    pub changes: tokio::sync::broadcast::Sender<()>,
 }
 
 pub enum ListenerMsg {
@@ -64,6 +67,7 @@ impl Actor for ListenerActor {
             listener: myself.clone(),
             socket_path: args.socket_path,
             faults_enabled: args.faults_enabled,
+            changes: args.changes,
         });
         let accept_loop = tokio::spawn(accept_loop(listener, ctx, myself));
         Ok(Listener { accept_loop })
@@ -168,6 +172,9 @@ async fn serve(stream: UnixStream, ctx: Arc<Ctx>) {
         if request.method == method::PANE_ATTACH {
             return attach::serve(reader, write, request).await;
         }
+        if request.method == method::SUBSCRIBE {
+            return follow_changes(write, request.id, ctx.changes.subscribe()).await;
+        }
         let id = request.id;
         let response = match handlers::dispatch(&ctx, &request.method, request.params).await {
             Ok(result) => Response::ok(id, result),
@@ -187,6 +194,35 @@ async fn write_response(
     bytes.push(b'\n');
     write.write_all(&bytes).await
 }
+
+/// A client that follows the server: after the reply, one `changed`
+/// event line whenever anything it could list changed (bursts coalesced).
+async fn follow_changes(
+    mut write: tokio::net::unix::OwnedWriteHalf,
+    id: u64,
+    mut changes: tokio::sync::broadcast::Receiver<()>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    if write_response(&mut write, &Response::ok(id, serde_json::json!({}))).await.is_err() {
+        return;
+    }
+    let mut line = serde_json::to_vec(&Event::changed()).unwrap_or_default();
+    line.push(b'\n');
+    loop {
+        match changes.recv().await {
+            Ok(()) | Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => return,
+        }
+        tokio::time::sleep(COALESCE_EVENTS).await;
+        while changes.try_recv().is_ok() {}
+        if write.write_all(&line).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// How long a burst of changes gathers into one event.
+const COALESCE_EVENTS: std::time::Duration = std::time::Duration::from_millis(30);
 
 enum LineError {
     TooLong,

@@ -148,6 +148,7 @@ pub mod method {
     pub const PANE_RESPAWN: &str = "pane.respawn";
     pub const PANE_REPORT_SESSION: &str = "pane.report_session";
     pub const PANE_ATTACH: &str = "pane.attach";
+    pub const SUBSCRIBE: &str = "subscribe";
     pub const SHUTDOWN: &str = "shutdown";
     pub const DEBUG_PANIC: &str = "debug.panic";
 }
@@ -304,6 +305,23 @@ pub mod params {
         pub pane: String,
         pub rows: u16,
         pub cols: u16,
+    }
+}
+
+/// A line the server sends unasked on a `subscribe` connection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    pub v: String,
+    /// `changed`: something a listing shows changed; ask `ls` again.
+    pub event: String,
+}
+
+impl Event {
+    pub fn changed() -> Event {
+        Event {
+            v: PROTOCOL.to_string(),
+            event: "changed".to_string(),
+        }
     }
 }
 

@@ -78,6 +78,7 @@ pub struct ServerArgs {
     pub info: ServerInfo,
     pub restore: Restore,
     pub config: Config,
+    pub changes: tokio::sync::broadcast::Sender<()>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,6 +98,7 @@ pub struct Server {
     faults_enabled: bool,
     info: ServerInfo,
     config: Config,
+    changes: tokio::sync::broadcast::Sender<()>,
     restore_note: String,
     restore_degraded: bool,
     started: Instant,
@@ -124,6 +126,7 @@ impl Actor for ServerActor {
             faults_enabled: args.faults_enabled,
             info: args.info,
             config: args.config,
+            changes: args.changes,
             restore_note: args.restore.note,
             restore_degraded: args.restore.degraded,
             started: Instant::now(),
@@ -303,6 +306,7 @@ impl Server {
                 tails: self.tails.clone(),
                 server: self.info.clone(),
                 model,
+                changes: self.changes.clone(),
             },
             myself.get_cell(),
         )
@@ -324,6 +328,7 @@ impl Server {
                 server: myself.clone(),
                 socket_path: self.context.socket_path.clone(),
                 faults_enabled: self.faults_enabled,
+                changes: self.changes.clone(),
             },
             myself.get_cell(),
         )
