@@ -97,7 +97,8 @@ fn session(
     signals: &Signals,
 ) -> Result<End> {
     let (rows, cols) = terminal.size();
-    let stream = UnixStream::connect(socket).map_err(|_| ClientError::NotRunning(socket.to_path_buf()))?;
+    let stream =
+        UnixStream::connect(socket).map_err(|_| ClientError::NotRunning(socket.to_path_buf()))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = stream.try_clone()?;
     let reply = handshake(&mut reader, &mut writer, pane, rows, cols)?;
@@ -120,10 +121,7 @@ fn session(
         },
     );
     let mut offered = false;
-    loop {
-        let Some((kind, payload)) = read_frame(&mut reader) else {
-            break;
-        };
+    while let Some((kind, payload)) = read_frame(&mut reader) {
         match kind {
             frame::OUTPUT | frame::SNAPSHOT => out.write_all(&payload)?,
             frame::STATE => {
@@ -168,8 +166,14 @@ fn state_code(state: &str) -> u8 {
 
 /// The one-key actions of a pane with no process, on its last line.
 fn offer(out: &mut impl Write, state: &str, exit_code: Option<i32>) -> std::io::Result<()> {
-    let exit = exit_code.map(|c| format!(" (exit {c})")).unwrap_or_default();
-    let action = if state == "RESUMABLE" { "resume" } else { "respawn" };
+    let exit = exit_code
+        .map(|c| format!(" (exit {c})"))
+        .unwrap_or_default();
+    let action = if state == "RESUMABLE" {
+        "resume"
+    } else {
+        "respawn"
+    };
     write!(
         out,
         "\r\n\x1b[7m[{state}{exit}] r {action} · q leave\x1b[0m"
@@ -198,8 +202,8 @@ fn handshake(
     writer.write_all(&line)?;
     let mut reply = Vec::new();
     reader.read_until(b'\n', &mut reply)?;
-    let response: Response = serde_json::from_slice(&reply)
-        .map_err(|e| ClientError::Protocol(e.to_string()))?;
+    let response: Response =
+        serde_json::from_slice(&reply).map_err(|e| ClientError::Protocol(e.to_string()))?;
     if let Some(error) = response.error {
         return Err(ClientError::Server(error).into());
     }
@@ -268,7 +272,10 @@ fn keyboard(
                                     break;
                                 }
                                 Err(e) => {
-                                    let line = format!("\r\n\x1b[31m{}\x1b[0m", e.to_string().replace('\n', " "));
+                                    let line = format!(
+                                        "\r\n\x1b[31m{}\x1b[0m",
+                                        e.to_string().replace('\n', " ")
+                                    );
                                     let _ = std::io::stdout().write_all(line.as_bytes());
                                     let _ = std::io::stdout().flush();
                                 }
@@ -287,7 +294,12 @@ fn keyboard(
 
 fn act(keys: &KeyContext, action: &str) -> Result<(), ClientError> {
     let mut client = Client::connect(&keys.socket)?;
-    client.call(action, params::Pane { pane: keys.pane.clone() })?;
+    client.call(
+        action,
+        params::Pane {
+            pane: keys.pane.clone(),
+        },
+    )?;
     Ok(())
 }
 
@@ -369,14 +381,20 @@ impl Drop for RawTerminal {
 struct Signals {
     handle: signal_hook::iterator::Handle,
     fired: Arc<AtomicBool>,
-    target: Arc<Mutex<Option<(UnixStream, Arc<Mutex<UnixStream>>, TerminalHandle)>>>,
+    target: Arc<Mutex<Option<SignalTarget>>>,
+}
+
+/// The session a signal acts on: its socket, its writer, its terminal.
+struct SignalTarget {
+    stream: UnixStream,
+    writer: Arc<Mutex<UnixStream>>,
+    terminal: TerminalHandle,
 }
 
 impl Signals {
     fn install() -> Result<Signals> {
         let fired = Arc::new(AtomicBool::new(false));
-        let target: Arc<Mutex<Option<(UnixStream, Arc<Mutex<UnixStream>>, TerminalHandle)>>> =
-            Arc::new(Mutex::new(None));
+        let target: Arc<Mutex<Option<SignalTarget>>> = Arc::new(Mutex::new(None));
         let mut signals = signal_hook::iterator::Signals::new([SIGWINCH, SIGTERM, SIGHUP, SIGINT])
             .context("could not watch for signals")?;
         let handle = signals.handle();
@@ -388,7 +406,12 @@ impl Signals {
                     let Ok(guard) = target_of_thread.lock() else {
                         continue;
                     };
-                    let Some((stream, writer, terminal)) = guard.as_ref() else {
+                    let Some(SignalTarget {
+                        stream,
+                        writer,
+                        terminal,
+                    }) = guard.as_ref()
+                    else {
                         continue;
                     };
                     if signal == SIGWINCH {
@@ -411,7 +434,11 @@ impl Signals {
 
     fn watch(&self, stream: UnixStream, writer: Arc<Mutex<UnixStream>>, terminal: TerminalHandle) {
         if let Ok(mut target) = self.target.lock() {
-            *target = Some((stream, writer, terminal));
+            *target = Some(SignalTarget {
+                stream,
+                writer,
+                terminal,
+            });
         }
     }
 

@@ -28,9 +28,18 @@ use crate::client::{Client, ClientError};
 /// One line of the listing, and what it stands for.
 #[derive(Debug, Clone)]
 enum Row {
-    Workspace { id: String, auto_resume: bool },
-    Tab { workspace: String, id: String },
-    Pane { workspace: String, pane: Box<LsPane> },
+    Workspace {
+        id: String,
+        auto_resume: bool,
+    },
+    Tab {
+        workspace: String,
+        id: String,
+    },
+    Pane {
+        workspace: String,
+        pane: Box<LsPane>,
+    },
 }
 
 /// What the keyboard is doing.
@@ -71,7 +80,8 @@ pub fn run(socket: &Path, detach_key: u8) -> Result<ExitCode> {
 
 /// A thread that turns the server's `changed` events into messages.
 fn follow(socket: &Path) -> Result<Receiver<()>> {
-    let mut stream = UnixStream::connect(socket).map_err(|_| ClientError::NotRunning(socket.to_path_buf()))?;
+    let mut stream =
+        UnixStream::connect(socket).map_err(|_| ClientError::NotRunning(socket.to_path_buf()))?;
     let request = Request {
         v: PROTOCOL.to_string(),
         id: 1,
@@ -146,13 +156,20 @@ impl App {
         self.rows = rows(&ls);
         let index = selected
             .and_then(|id| self.rows.iter().position(|(row, _)| row_id(row) == id))
-            .or_else(|| self.rows.iter().position(|(row, _)| matches!(row, Row::Pane { .. })))
+            .or_else(|| {
+                self.rows
+                    .iter()
+                    .position(|(row, _)| matches!(row, Row::Pane { .. }))
+            })
             .or((!self.rows.is_empty()).then_some(0));
         self.list.select(index);
     }
 
     fn selected(&self) -> Option<&Row> {
-        self.list.selected().and_then(|i| self.rows.get(i)).map(|(row, _)| row)
+        self.list
+            .selected()
+            .and_then(|i| self.rows.get(i))
+            .map(|(row, _)| row)
     }
 
     /// Handles a key; false means leave the UI.
@@ -168,7 +185,9 @@ impl App {
             }
             Mode::Name(mut name) => match key.code {
                 KeyCode::Enter => {
-                    let cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
+                    let cwd = std::env::current_dir()
+                        .ok()
+                        .map(|d| d.display().to_string());
                     let result = self.call(
                         method::WORKSPACE_NEW,
                         params::WorkspaceNew {
@@ -239,7 +258,9 @@ impl App {
                 let (workspace, tab) = match self.selected() {
                     Some(Row::Workspace { id, .. }) => (id.clone(), None),
                     Some(Row::Tab { workspace, id }) => (workspace.clone(), Some(id.clone())),
-                    Some(Row::Pane { workspace, pane }) => (workspace.clone(), Some(pane.id.clone())),
+                    Some(Row::Pane { workspace, pane }) => {
+                        (workspace.clone(), Some(pane.id.clone()))
+                    }
                     None => return Ok(true),
                 };
                 let (tab, split) = match (&self.selected(), tab) {
@@ -291,14 +312,24 @@ impl App {
                 },
             ),
             Row::Tab { id, .. } => self.call(method::TAB_CLOSE, params::Tab { tab: id.clone() }),
-            Row::Pane { pane, .. } => self.call(method::PANE_CLOSE, params::Pane { pane: pane.id.clone() }),
+            Row::Pane { pane, .. } => self.call(
+                method::PANE_CLOSE,
+                params::Pane {
+                    pane: pane.id.clone(),
+                },
+            ),
         };
         self.report("closed", result);
     }
 
     fn draw(&mut self, frame: &mut Frame) {
-        let [main, status] = Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(frame.area());
-        let items: Vec<ListItem> = self.rows.iter().map(|(_, line)| ListItem::new(line.clone())).collect();
+        let [main, status] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(frame.area());
+        let items: Vec<ListItem> = self
+            .rows
+            .iter()
+            .map(|(_, line)| ListItem::new(line.clone()))
+            .collect();
         let title = " signaltty — Enter attach · r resume · R respawn · n new · w workspace · x close · a auto-resume · ? help · q quit ";
         let list = List::new(items)
             .block(Block::bordered().title(title))
@@ -308,11 +339,18 @@ impl App {
             Mode::Help => Line::from(
                 "j/k move · Enter attach (detach returns here) · r resume · R respawn · n new pane · w new workspace · x close · a auto-resume · q leave (the server keeps running)",
             ),
-            Mode::Confirm(row) => Line::from(format!("close {}? y to confirm, any other key to keep it", row_id(row)))
-                .style(Style::default().fg(Color::Yellow)),
-            Mode::Name(name) => Line::from(format!("new workspace name: {name}▏ (Enter to create, Esc to cancel)")),
+            Mode::Confirm(row) => Line::from(format!(
+                "close {}? y to confirm, any other key to keep it",
+                row_id(row)
+            ))
+            .style(Style::default().fg(Color::Yellow)),
+            Mode::Name(name) => Line::from(format!(
+                "new workspace name: {name}▏ (Enter to create, Esc to cancel)"
+            )),
             Mode::Browse => match &self.status {
-                Some((text, true)) => Line::from(text.clone()).style(Style::default().fg(Color::Red)),
+                Some((text, true)) => {
+                    Line::from(text.clone()).style(Style::default().fg(Color::Red))
+                }
                 Some((text, false)) => Line::from(text.clone()),
                 None => Line::from(""),
             },
@@ -341,14 +379,21 @@ fn state_style(state: &str) -> Style {
 fn rows(ls: &LsReply) -> Vec<(Row, Line<'static>)> {
     let mut rows = Vec::new();
     for ws in &ls.workspaces {
-        let auto = if ws.auto_resume { "  [auto-resume]" } else { "" };
+        let auto = if ws.auto_resume {
+            "  [auto-resume]"
+        } else {
+            ""
+        };
         rows.push((
             Row::Workspace {
                 id: ws.id.clone(),
                 auto_resume: ws.auto_resume,
             },
             Line::from(vec![
-                Span::styled(ws.name.clone(), Style::default().add_modifier(Modifier::BOLD)),
+                Span::styled(
+                    ws.name.clone(),
+                    Style::default().add_modifier(Modifier::BOLD),
+                ),
                 Span::raw(format!("  {}{auto}", ws.cwd)),
             ]),
         ));
@@ -361,12 +406,19 @@ fn rows(ls: &LsReply) -> Vec<(Row, Line<'static>)> {
                 Line::from(format!("  {}", tab.title)),
             ));
             for pane in &tab.panes {
-                let agent = pane.agent.as_ref().map(|a| format!("  {}", a.kind)).unwrap_or_default();
+                let agent = pane
+                    .agent
+                    .as_ref()
+                    .map(|a| format!("  {}", a.kind))
+                    .unwrap_or_default();
                 let attention = match serde_json::to_value(pane.attention) {
                     Ok(serde_json::Value::String(a)) if a != "none" => format!("  !{a}"),
                     _ => String::new(),
                 };
-                let exit = pane.exit_code.map(|c| format!("  exit {c}")).unwrap_or_default();
+                let exit = pane
+                    .exit_code
+                    .map(|c| format!("  exit {c}"))
+                    .unwrap_or_default();
                 rows.push((
                     Row::Pane {
                         workspace: ws.id.clone(),
@@ -375,7 +427,10 @@ fn rows(ls: &LsReply) -> Vec<(Row, Line<'static>)> {
                     Line::from(vec![
                         Span::raw("    "),
                         Span::styled(format!("{:<10}", pane.state), state_style(&pane.state)),
-                        Span::raw(format!(" {}  {}{agent}{attention}{exit}  {}", pane.id, pane.title, pane.cwd)),
+                        Span::raw(format!(
+                            " {}  {}{agent}{attention}{exit}  {}",
+                            pane.id, pane.title, pane.cwd
+                        )),
                     ]),
                 ));
             }

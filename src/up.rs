@@ -40,7 +40,10 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
         return crate::ui::run(&socket, key);
     }
     if running {
-        println!("a signaltty server is already running on {}", socket.display());
+        println!(
+            "a signaltty server is already running on {}",
+            socket.display()
+        );
     } else {
         println!("signaltty server started on {}", socket.display());
     }
@@ -58,7 +61,9 @@ fn first_workspace(socket: &Path) -> Result<()> {
     if !ls.workspaces.is_empty() {
         return Ok(());
     }
-    let cwd = std::env::current_dir().ok().map(|d| d.display().to_string());
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|d| d.display().to_string());
     let created = client.call(
         method::WORKSPACE_NEW,
         params::WorkspaceNew {

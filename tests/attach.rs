@@ -30,11 +30,15 @@ fn pane_screen(server: &TestServer, pane: &str) -> String {
 
 /// Waits until the attached terminal shows exactly the pane's screen.
 fn wait_mirror(server: &TestServer, terminal: &Terminal, pane: &str) -> String {
-    wait_for("the attached screen to match the pane's", Duration::from_secs(15), || {
-        let theirs = pane_screen(server, pane);
-        let ours = terminal.text().trim_end().to_string();
-        (ours == theirs && !ours.is_empty()).then_some(ours)
-    })
+    wait_for(
+        "the attached screen to match the pane's",
+        Duration::from_secs(15),
+        || {
+            let theirs = pane_screen(server, pane);
+            let ours = terminal.text().trim_end().to_string();
+            (ours == theirs && !ours.is_empty()).then_some(ours)
+        },
+    )
 }
 
 fn detach(terminal: &mut Terminal) {
@@ -75,15 +79,26 @@ fn a_full_screen_program_looks_right_after_detach_and_reattach() {
     let again = wait_mirror(&server, &terminal, &pane);
     assert_eq!(again, first);
     let lines: Vec<&str> = again.lines().collect();
-    assert_eq!(lines.len(), 24, "the bottom line is on the last row: {again}");
+    assert_eq!(
+        lines.len(),
+        24,
+        "the bottom line is on the last row: {again}"
+    );
     assert_eq!(lines[2].trim(), "top-left");
 }
 
 /// The numbers on screen: consecutive, each once.
 fn assert_consecutive(screen: &str) -> Vec<u64> {
-    let numbers: Vec<u64> = screen.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    let numbers: Vec<u64> = screen
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
     for pair in numbers.windows(2) {
-        assert_eq!(pair[1], pair[0] + 1, "a gap or a repeat on screen:\n{screen}");
+        assert_eq!(
+            pair[1],
+            pair[0] + 1,
+            "a gap or a repeat on screen:\n{screen}"
+        );
     }
     numbers
 }
@@ -96,7 +111,9 @@ fn numbers_flowing_through_detach_and_reattach_are_never_doubled_or_lost() {
     let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", count]);
     let mut terminal = attach(&server, &pane, 24, 80);
     let seen = terminal.wait_text("numbers past 200", |t| {
-        t.lines().filter_map(|l| l.trim().parse::<u64>().ok()).any(|n| n > 200)
+        t.lines()
+            .filter_map(|l| l.trim().parse::<u64>().ok())
+            .any(|n| n > 200)
     });
     assert_consecutive(&seen);
     detach(&mut terminal);
@@ -138,11 +155,15 @@ fn a_slow_client_never_slows_the_pane_and_catches_up_with_a_snapshot() {
     wait_mirror(&server, &terminal, &pane);
     // The client's terminal stops reading: its writes block, it stops
     // reading the socket, and its queue in the server fills up.
-    terminal.paused.store(true, std::sync::atomic::Ordering::SeqCst);
+    terminal
+        .paused
+        .store(true, std::sync::atomic::Ordering::SeqCst);
     server.ctl_ok(&["send", &pane, "seq 1 200000; echo flood-over", "--enter"]);
     // The pane is not held back: it finishes while nobody reads.
     server.wait_output(&pane, "flood-over");
-    terminal.paused.store(false, std::sync::atomic::Ordering::SeqCst);
+    terminal
+        .paused
+        .store(false, std::sync::atomic::Ordering::SeqCst);
     let mirrored = wait_mirror(&server, &terminal, &pane);
     assert!(mirrored.contains("flood-over"));
 }
@@ -164,7 +185,10 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
 
     let mut terminal = attach(&server, &pane, 24, 80);
     let shown = terminal.wait_text("the history and the offer", |t| t.contains("r respawn"));
-    assert!(shown.contains("history-marker") && shown.contains("restored"), "{shown}");
+    assert!(
+        shown.contains("history-marker") && shown.contains("restored"),
+        "{shown}"
+    );
     terminal.type_bytes(b"r");
     server.wait_pane(&pane, "LIVE after one key", |p| p["state"] == "LIVE");
     terminal.type_bytes(b"echo back-$((1+1))\r");
@@ -175,14 +199,19 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
 
 #[test]
 fn the_ui_resumes_a_resumable_pane_with_one_key() {
-    let root = tempfile::Builder::new().prefix("stt").tempdir_in("/tmp").unwrap();
+    let root = tempfile::Builder::new()
+        .prefix("stt")
+        .tempdir_in("/tmp")
+        .unwrap();
     let fake = support::agents::FakeAgents::new(root.path());
     let mut server = TestServer::start_with(true, vec![fake.path_env()]);
     let ws = workspace(&server, "agents");
     let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
     server.wait_output(&pane, "fake claude ready");
     wait_for("the session id on disk", Duration::from_secs(10), || {
-        server.snapshot().filter(|s| s.to_string().contains("agent_session_id"))
+        server
+            .snapshot()
+            .filter(|s| s.to_string().contains("agent_session_id"))
     });
     server.kill9();
     server.launch();
@@ -191,12 +220,20 @@ fn the_ui_resumes_a_resumable_pane_with_one_key() {
     let mut command = server.command();
     command.arg("ui");
     let mut ui = Terminal::run(&command, 24, 120);
-    ui.wait_text("the pane in the UI", |t| t.contains(&pane) && t.contains("RESUMABLE"));
+    ui.wait_text("the pane in the UI", |t| {
+        t.contains(&pane) && t.contains("RESUMABLE")
+    });
     ui.type_bytes(b"r");
     server.wait_pane(&pane, "LIVE after one key", |p| p["state"] == "LIVE");
     // The UI follows the server: the new state shows without a key.
-    ui.wait_text("LIVE in the UI", |t| t.lines().any(|l| l.contains(&pane) && l.contains("LIVE")));
+    ui.wait_text("LIVE in the UI", |t| {
+        t.lines().any(|l| l.contains(&pane) && l.contains("LIVE"))
+    });
     ui.type_bytes(b"q");
     assert_eq!(ui.wait_exit(), 0);
-    assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE", "leaving the UI leaves the server running");
+    assert_eq!(
+        server.pane(&pane).unwrap()["state"],
+        "LIVE",
+        "leaving the UI leaves the server running"
+    );
 }

@@ -21,7 +21,10 @@ fn workspace(server: &TestServer, name: &str, extra: &[&str]) -> String {
 }
 
 fn session_id_of(pane: &Value) -> String {
-    pane["agent"]["session_id"].as_str().unwrap_or_default().to_string()
+    pane["agent"]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn layouts(ls: &Value) -> Vec<(String, String, Value)> {
@@ -50,7 +53,10 @@ fn wait_out_the_promise(at: Instant) {
 
 #[test]
 fn a_killed_server_comes_back_with_everything_and_agents_resume() {
-    let root = tempfile::Builder::new().prefix("stt").tempdir_in("/tmp").unwrap();
+    let root = tempfile::Builder::new()
+        .prefix("stt")
+        .tempdir_in("/tmp")
+        .unwrap();
     let fake = FakeAgents::new(root.path());
     let mut server = TestServer::start_with(true, vec![fake.path_env()]);
     let project = server.dir.path().join("project");
@@ -59,9 +65,23 @@ fn a_killed_server_comes_back_with_everything_and_agents_resume() {
 
     let main = workspace(&server, "main", &[]);
     let shell = server.ctl_ok(&["new", &main, "--title", "my shell"]);
-    server.ctl_ok(&["send", &shell, &format!("cd '{project}' && echo shell-marker"), "--enter"]);
+    server.ctl_ok(&[
+        "send",
+        &shell,
+        &format!("cd '{project}' && echo shell-marker"),
+        "--enter",
+    ]);
     server.wait_output(&shell, "shell-marker");
-    let claude = server.ctl_ok(&["new", &main, "--split", &shell, "--direction", "down", "--", "claude"]);
+    let claude = server.ctl_ok(&[
+        "new",
+        &main,
+        "--split",
+        &shell,
+        "--direction",
+        "down",
+        "--",
+        "claude",
+    ]);
     let reporter = server.ctl_ok(&["new", &main, "--split", &claude, "--", "sleep", "1000"]);
     let reported = "0192f3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b";
     server.ctl_ok(&["report-session", &reporter, reported, "--agent", "codex"]);
@@ -70,13 +90,32 @@ fn a_killed_server_comes_back_with_everything_and_agents_resume() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("codex") && err.contains("UUID"), "{err}");
 
-    let tab2 = server.ctl_ok(&["tab", "new", &main, "--title", "second", "--", "sh", "-c", "echo exit-marker; exit 3"]);
+    let tab2 = server.ctl_ok(&[
+        "tab",
+        "new",
+        &main,
+        "--title",
+        "second",
+        "--",
+        "sh",
+        "-c",
+        "echo exit-marker; exit 3",
+    ]);
     let exited = all_panes(&server.ls())
         .into_iter()
         .find(|p| p["argv"][0] == "sh")
         .map(|p| p["id"].as_str().unwrap().to_string())
         .unwrap();
-    let closed = server.ctl_ok(&["new", &main, "--tab", &tab2, "--", "sh", "-c", "echo closed-marker; sleep 1000"]);
+    let closed = server.ctl_ok(&[
+        "new",
+        &main,
+        "--tab",
+        &tab2,
+        "--",
+        "sh",
+        "-c",
+        "echo closed-marker; sleep 1000",
+    ]);
     server.wait_output(&closed, "closed-marker");
     wait_for("the closed pane's tail", Duration::from_secs(10), || {
         server.tail_path(&closed).exists().then_some(())
@@ -104,18 +143,33 @@ fn a_killed_server_comes_back_with_everything_and_agents_resume() {
 
     wait_out_the_promise(last_change);
     server.kill9();
-    assert!(!server.tail_path(&closed).exists(), "a closed pane's tail is gone");
+    assert!(
+        !server.tail_path(&closed).exists(),
+        "a closed pane's tail is gone"
+    );
     server.launch();
 
     let after = server.ls();
-    assert_eq!(layouts(&after), layouts(&before), "layouts and titles come back");
-    let state = |id: &str| server.pane(id).unwrap()["state"].as_str().unwrap().to_string();
+    assert_eq!(
+        layouts(&after),
+        layouts(&before),
+        "layouts and titles come back"
+    );
+    let state = |id: &str| {
+        server.pane(id).unwrap()["state"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     let shell_pane = server.pane(&shell).unwrap();
     assert_eq!(shell_pane["state"], "RESTORED");
     assert_eq!(shell_pane["cwd"], project.as_str());
     assert_eq!(shell_pane["title"], "my shell");
     let text = server.ctl_ok(&["read", &shell]);
-    assert!(text.contains("shell-marker") && text.contains("restored"), "{text}");
+    assert!(
+        text.contains("shell-marker") && text.contains("restored"),
+        "{text}"
+    );
 
     let claude_pane = server.pane(&claude).unwrap();
     assert_eq!(claude_pane["state"], "RESUMABLE");
@@ -130,7 +184,10 @@ fn a_killed_server_comes_back_with_everything_and_agents_resume() {
     assert_eq!(exited_pane["state"], "EXITED");
     assert_eq!(exited_pane["exit_code"], 3);
     assert!(server.ctl_ok(&["read", &exited]).contains("exit-marker"));
-    assert!(server.pane(&closed).is_none(), "what is closed stays closed");
+    assert!(
+        server.pane(&closed).is_none(),
+        "what is closed stays closed"
+    );
 
     // auto_resume: that workspace's agent runs its official resume command
     // with no command from anyone; its shell does not run by itself, and
@@ -142,14 +199,27 @@ fn a_killed_server_comes_back_with_everything_and_agents_resume() {
     assert_eq!(fake.runs(&auto_claude)[1], format!("--resume {auto_id}"));
     assert_eq!(state(&auto_shell), "RESTORED");
     assert_eq!(state(&claude), "RESUMABLE");
-    assert_eq!(fake.runs(&claude).len(), 1, "nothing ran in the other workspace");
+    assert_eq!(
+        fake.runs(&claude).len(),
+        1,
+        "nothing ran in the other workspace"
+    );
 
     // One command resumes it, with exactly the official argv, in place.
     server.ctl_ok(&["resume", &claude]);
     assert_eq!(state(&claude), "LIVE");
-    assert_eq!(fake.runs(&claude), [format!("--session-id {claude_id}"), format!("--resume {claude_id}")]);
+    assert_eq!(
+        fake.runs(&claude),
+        [
+            format!("--session-id {claude_id}"),
+            format!("--resume {claude_id}")
+        ]
+    );
     let text = server.wait_output(&claude, &format!("fake claude ready --resume {claude_id}"));
-    assert!(text.contains("restored"), "history kept above the new output: {text}");
+    assert!(
+        text.contains("restored"),
+        "history kept above the new output: {text}"
+    );
     // A live pane is refused, with the reason.
     let again = server.ctl(&["resume", &claude]);
     assert!(!again.status.success());
@@ -162,13 +232,21 @@ fn a_killed_server_comes_back_with_everything_and_agents_resume() {
     // A shell comes back only when asked, in its saved cwd.
     server.ctl_ok(&["respawn", &shell]);
     assert_eq!(state(&shell), "LIVE");
-    server.ctl_ok(&["send", &shell, "echo \"R=$SIGNALTTY_RESTORED in $(pwd)\"", "--enter"]);
+    server.ctl_ok(&[
+        "send",
+        &shell,
+        "echo \"R=$SIGNALTTY_RESTORED in $(pwd)\"",
+        "--enter",
+    ]);
     server.wait_output(&shell, &format!("R=1 in {project}"));
 }
 
 #[test]
 fn resume_fails_visibly_and_the_tombstone_keeps_its_tail() {
-    let root = tempfile::Builder::new().prefix("stt").tempdir_in("/tmp").unwrap();
+    let root = tempfile::Builder::new()
+        .prefix("stt")
+        .tempdir_in("/tmp")
+        .unwrap();
     let fake = FakeAgents::new(root.path());
     let mut server = TestServer::start_with(true, vec![fake.path_env()]);
     let ws = workspace(&server, "gone", &[]);
@@ -188,7 +266,11 @@ fn resume_fails_visibly_and_the_tombstone_keeps_its_tail() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("claude") && err.contains("PATH"), "{err}");
     assert_eq!(server.pane(&pane).unwrap()["state"], "RESUMABLE");
-    assert!(server.ctl_ok(&["read", &pane]).contains("fake claude ready"));
+    assert!(
+        server
+            .ctl_ok(&["read", &pane])
+            .contains("fake claude ready")
+    );
 
     // A resume whose process fails at once reports what it printed.
     fake.install("echo 'No conversation found with that session ID'\nexit 1");
@@ -197,7 +279,11 @@ fn resume_fails_visibly_and_the_tombstone_keeps_its_tail() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("No conversation found"), "{err}");
     assert_eq!(server.pane(&pane).unwrap()["state"], "RESUMABLE");
-    assert!(server.ctl_ok(&["read", &pane]).contains("fake claude ready"));
+    assert!(
+        server
+            .ctl_ok(&["read", &pane])
+            .contains("fake claude ready")
+    );
 }
 
 fn status(server: &TestServer) -> Value {
@@ -224,21 +310,36 @@ fn a_corrupt_snapshot_falls_back_to_the_previous_one_loudly() {
     let mut server = TestServer::start();
     workspace(&server, "one", &[]);
     wait_for("one on disk", Duration::from_secs(5), || {
-        server.snapshot().filter(|s| s["workspaces"].as_array().is_some_and(|w| w.len() == 1))
+        server
+            .snapshot()
+            .filter(|s| s["workspaces"].as_array().is_some_and(|w| w.len() == 1))
     });
     workspace(&server, "two", &[]);
-    wait_for("two on disk, one kept as prev", Duration::from_secs(5), || {
-        let newest = server.snapshot()?;
-        let prev = std::fs::read_to_string(server.state_dir.join("snapshot.prev.json")).ok()?;
-        (newest["workspaces"].as_array()?.len() == 2 && prev.contains("\"one\"")).then_some(())
-    });
+    wait_for(
+        "two on disk, one kept as prev",
+        Duration::from_secs(5),
+        || {
+            let newest = server.snapshot()?;
+            let prev = std::fs::read_to_string(server.state_dir.join("snapshot.prev.json")).ok()?;
+            (newest["workspaces"].as_array()?.len() == 2 && prev.contains("\"one\"")).then_some(())
+        },
+    );
     server.kill9();
-    std::fs::write(server.snapshot_path(), b"{\"snapshot_version\": 1, \"workspa").unwrap();
+    std::fs::write(
+        server.snapshot_path(),
+        b"{\"snapshot_version\": 1, \"workspa",
+    )
+    .unwrap();
     server.launch();
     assert_eq!(workspace_names(&server), ["one"]);
     let status = status(&server);
     assert_eq!(status["restore"]["degraded"], true, "{status}");
-    assert!(status["restore"]["note"].as_str().unwrap().contains("previous snapshot"));
+    assert!(
+        status["restore"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("previous snapshot")
+    );
     assert_eq!(archive_entries(&server).len(), 1);
     assert!(server.log().contains("SNAPSHOT PROBLEM"));
 }
@@ -251,10 +352,18 @@ fn a_corrupt_snapshot_with_no_fallback_is_archived_and_the_server_starts_empty()
     assert!(workspace_names(&server).is_empty());
     let status = status(&server);
     assert_eq!(status["restore"]["degraded"], true);
-    assert!(status["restore"]["note"].as_str().unwrap().contains("starting empty"));
+    assert!(
+        status["restore"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("starting empty")
+    );
     let archived = archive_entries(&server);
     assert_eq!(archived.len(), 1);
-    assert_eq!(std::fs::read(&archived[0]).unwrap(), b"\x00\xffnot json at all");
+    assert_eq!(
+        std::fs::read(&archived[0]).unwrap(),
+        b"\x00\xffnot json at all"
+    );
 }
 
 #[test]
@@ -263,13 +372,23 @@ fn a_snapshot_from_the_future_refuses_to_start_and_touches_nothing() {
     let future = br#"{"snapshot_version": 99, "workspaces": "a shape from the future"}"#;
     std::fs::write(server.snapshot_path(), future).unwrap();
     std::fs::write(server.state_dir.join("snapshot.prev.json"), b"prev bytes").unwrap();
-    let out = server.command().args(["up", "--foreground"]).output().unwrap();
+    let out = server
+        .command()
+        .args(["up", "--foreground"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     let path = server.snapshot_path().display().to_string();
-    assert!(err.contains(&path) && err.contains("99") && err.contains("up to 1"), "{err}");
+    assert!(
+        err.contains(&path) && err.contains("99") && err.contains("up to 1"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(server.snapshot_path()).unwrap(), future);
-    assert_eq!(std::fs::read(server.state_dir.join("snapshot.prev.json")).unwrap(), b"prev bytes");
+    assert_eq!(
+        std::fs::read(server.state_dir.join("snapshot.prev.json")).unwrap(),
+        b"prev bytes"
+    );
     assert!(archive_entries(&server).is_empty());
 }
 
@@ -278,23 +397,37 @@ fn no_restore_sets_the_snapshot_aside_and_says_where() {
     let mut server = TestServer::start();
     workspace(&server, "kept", &[]);
     wait_for("kept on disk", Duration::from_secs(5), || {
-        server.snapshot().filter(|s| s["workspaces"].as_array().is_some_and(|w| w.len() == 1))
+        server
+            .snapshot()
+            .filter(|s| s["workspaces"].as_array().is_some_and(|w| w.len() == 1))
     });
     server.kill9();
     server.launch_with(&["--no-restore"]);
     assert!(workspace_names(&server).is_empty());
-    let note = status(&server)["restore"]["note"].as_str().unwrap().to_string();
+    let note = status(&server)["restore"]["note"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let archived = archive_entries(&server);
     let set_aside = archived
         .iter()
-        .find(|p| p.display().to_string().contains("set-aside") && note.contains(&p.display().to_string()))
+        .find(|p| {
+            p.display().to_string().contains("set-aside") && note.contains(&p.display().to_string())
+        })
         .unwrap_or_else(|| panic!("{note} / {archived:?}"));
-    assert!(std::fs::read_to_string(set_aside).unwrap().contains("\"kept\""));
+    assert!(
+        std::fs::read_to_string(set_aside)
+            .unwrap()
+            .contains("\"kept\"")
+    );
 }
 
 #[test]
 fn auto_resume_can_be_set_live_and_from_the_config_file() {
-    let root = tempfile::Builder::new().prefix("stt").tempdir_in("/tmp").unwrap();
+    let root = tempfile::Builder::new()
+        .prefix("stt")
+        .tempdir_in("/tmp")
+        .unwrap();
     let config = root.path().join("config.toml");
     std::fs::write(&config, "[workspace.cfg]\nauto_resume = true\n").unwrap();
     let mut server = TestServer::start_with(
@@ -330,10 +463,17 @@ fn auto_resume_can_be_set_live_and_from_the_config_file() {
     // A broken config file stops the server with a clear message.
     std::fs::write(&config, "[workspace.cfg]\nauto_resume = \"yes\"\n").unwrap();
     server.kill9();
-    let out = server.command().args(["up", "--foreground"]).output().unwrap();
+    let out = server
+        .command()
+        .args(["up", "--foreground"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("config.toml") && err.contains("not valid"), "{err}");
+    assert!(
+        err.contains("config.toml") && err.contains("not valid"),
+        "{err}"
+    );
 }
 
 /// A small deterministic generator, so a failure can be replayed.
@@ -341,7 +481,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next_below(&mut self, bound: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (self.0 >> 33) % bound
     }
 }
@@ -360,15 +503,25 @@ fn every_change_older_than_the_promise_survives_twenty_kills() {
         server.kill9();
         let text = std::fs::read_to_string(server.snapshot_path()).unwrap_or_default();
         if !text.is_empty() {
-            assert!(serde_json::from_str::<Value>(&text).is_ok(), "round {round}: unparseable snapshot");
+            assert!(
+                serde_json::from_str::<Value>(&text).is_ok(),
+                "round {round}: unparseable snapshot"
+            );
         }
         server.launch();
         let status = status(&server);
-        assert_eq!(status["restore"]["degraded"], false, "round {round}: {status}");
+        assert_eq!(
+            status["restore"]["degraded"], false,
+            "round {round}: {status}"
+        );
         let names = workspace_names(&server);
         for (name, at) in &made {
             if killed_at.duration_since(*at) >= PROMISE {
-                assert!(names.contains(name), "round {round}: {name} made {:?} before the kill is missing: {names:?}", killed_at.duration_since(*at));
+                assert!(
+                    names.contains(name),
+                    "round {round}: {name} made {:?} before the kill is missing: {names:?}",
+                    killed_at.duration_since(*at)
+                );
             }
         }
         // A younger change may or may not have made it; what came back is

@@ -499,7 +499,10 @@ fn a_failed_tab_or_workspace_comes_back_from_its_record_and_the_rest_runs_on() {
     let ws = workspace(&server, "contained");
     let first = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo tab-marker; sleep 1000"]);
     let second = server.ctl_ok(&["new", &ws, "--split", &first, "--", "sleep", "1000"]);
-    let tab = server.ls()["workspaces"][0]["tabs"][0]["id"].as_str().unwrap().to_string();
+    let tab = server.ls()["workspaces"][0]["tabs"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let other_tab = server.ctl_ok(&["tab", "new", &ws, "--", "sleep", "1000"]);
     let other_ws = workspace(&server, "bystander");
     let bystander = server.ctl_ok(&["new", &other_ws, "--", "sleep", "1000"]);
@@ -527,7 +530,11 @@ fn a_failed_tab_or_workspace_comes_back_from_its_record_and_the_rest_runs_on() {
     server.wait_pane(&id, "a tombstone", |p| p["state"] == "EXITED");
     let ls = server.ls();
     assert_eq!(ls["workspaces"][0]["tabs"][1]["id"], other_tab.as_str());
-    assert_eq!(server.pane(&bystander).unwrap()["state"], "LIVE", "another workspace runs on");
+    assert_eq!(
+        server.pane(&bystander).unwrap()["state"],
+        "LIVE",
+        "another workspace runs on"
+    );
     // The rebuilt workspace still takes new panes.
     let fresh = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     assert_eq!(server.pane(&fresh).unwrap()["state"], "LIVE");
@@ -543,7 +550,9 @@ fn the_snapshot_actor_and_the_listener_are_restarted() {
     wait_for("the model back", Duration::from_secs(10), || {
         let out = server.ctl(&["--json", "ls"]);
         let ls: Value = serde_json::from_slice(&out.stdout).ok()?;
-        let live = all_panes(&ls).iter().any(|p| p["id"] == pane.as_str() && p["state"] == "LIVE");
+        let live = all_panes(&ls)
+            .iter()
+            .any(|p| p["id"] == pane.as_str() && p["state"] == "LIVE");
         (live && ls["workspaces"][0]["name"] == "restarts").then_some(())
     });
     let second = workspace(&server, "after");
@@ -565,7 +574,9 @@ fn a_failing_save_is_shown_keeps_the_previous_file_and_recovers() {
     let server = TestServer::start();
     workspace(&server, "before");
     wait_for("the first save", Duration::from_secs(5), || {
-        server.snapshot().filter(|s| s.to_string().contains("before"))
+        server
+            .snapshot()
+            .filter(|s| s.to_string().contains("before"))
     });
     // Keeping the previous snapshot means replacing snapshot.prev.json: a
     // directory in its place makes every save fail, root or not.
@@ -578,10 +589,21 @@ fn a_failing_save_is_shown_keeps_the_previous_file_and_recovers() {
     workspace(&server, "during");
     let status = wait_for("the save error in status", Duration::from_secs(10), || {
         let status = server.ctl_json(&["status"]);
-        status["snapshot"]["last_error"].is_string().then_some(status)
+        status["snapshot"]["last_error"]
+            .is_string()
+            .then_some(status)
     });
-    assert!(!status["snapshot"]["last_error"].as_str().unwrap().is_empty());
-    assert_eq!(std::fs::read(server.snapshot_path()).unwrap(), good, "the previous file is intact");
+    assert!(
+        !status["snapshot"]["last_error"]
+            .as_str()
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        std::fs::read(server.snapshot_path()).unwrap(),
+        good,
+        "the previous file is intact"
+    );
     assert!(server.ctl_ok(&["status"]).contains("SAVE ERROR"));
     assert!(server.log().contains("SNAPSHOT WRITE FAILED"));
 
@@ -589,7 +611,9 @@ fn a_failing_save_is_shown_keeps_the_previous_file_and_recovers() {
     wait_for("a save that works again", Duration::from_secs(10), || {
         let status = server.ctl_json(&["status"]);
         (status["snapshot"]["last_error"].is_null()
-            && server.snapshot().is_some_and(|s| s.to_string().contains("during")))
+            && server
+                .snapshot()
+                .is_some_and(|s| s.to_string().contains("during")))
         .then_some(())
     });
 }

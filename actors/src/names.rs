@@ -32,5 +32,5 @@ pub fn new_id() -> String {
 
 /// The actor registered under `name`, typed.
 pub fn lookup<M: Message>(name: &str) -> Option<ActorRef<M>> {
-    ractor::registry::where_is(name.to_string()).map(ActorRef::from)
+    ractor::registry::where_is(name).map(ActorRef::from)
 }

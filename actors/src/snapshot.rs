@@ -33,7 +33,7 @@ pub const PERIODIC: Duration = Duration::from_secs(60);
 pub enum SnapshotMsg {
     Workspace(WorkspaceRecord),
     Tab(TabRecord),
-    Pane(PaneView),
+    Pane(Box<PaneView>),
     Tail {
         pane_id: String,
         text: String,
@@ -143,7 +143,7 @@ impl Actor for SnapshotActor {
             }
             SnapshotMsg::Pane(view) => {
                 if !state.closed_panes.contains(&view.record.id) {
-                    state.model.panes.insert(view.record.id.clone(), view);
+                    state.model.panes.insert(view.record.id.clone(), *view);
                     state.changed(&myself);
                 }
             }

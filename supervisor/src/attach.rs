@@ -16,14 +16,16 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
 
 use crate::handlers::{self, parse, resolve_pane};
-use crate::protocol::{
-    AttachReply, Request, Response, StateFrame, WireError, frame, params,
-};
+use crate::protocol::{AttachReply, Request, Response, StateFrame, WireError, frame, params};
 
 /// How long an attaching client waits for the pane.
 const ATTACH_MS: u64 = 10_000;
 
-pub async fn serve(mut reader: BufReader<OwnedReadHalf>, mut writer: OwnedWriteHalf, request: Request) {
+pub async fn serve(
+    mut reader: BufReader<OwnedReadHalf>,
+    mut writer: OwnedWriteHalf,
+    request: Request,
+) {
     let id = request.id;
     let attached = match attach(request).await {
         Ok(attached) => attached,
@@ -36,7 +38,10 @@ pub async fn serve(mut reader: BufReader<OwnedReadHalf>, mut writer: OwnedWriteH
     let Ok(result) = serde_json::to_value(&reply) else {
         return;
     };
-    if write_line(&mut writer, &Response::ok(id, result)).await.is_err() {
+    if write_line(&mut writer, &Response::ok(id, result))
+        .await
+        .is_err()
+    {
         return;
     }
     let to_client = async {

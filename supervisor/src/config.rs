@@ -84,7 +84,11 @@ mod tests {
     fn workspace_settings_are_read_by_name() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
-        std::fs::write(&path, "[workspace.api]\nauto_resume = true\n[workspace.web]\n").unwrap();
+        std::fs::write(
+            &path,
+            "[workspace.api]\nauto_resume = true\n[workspace.web]\n",
+        )
+        .unwrap();
         let config = load(&path).unwrap();
         assert_eq!(config.auto_resume("api"), Some(true));
         assert_eq!(config.auto_resume("web"), None);
@@ -94,12 +98,24 @@ mod tests {
     #[test]
     fn a_missing_file_is_empty_and_a_bad_one_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(load(&dir.path().join("none.toml")).unwrap().workspace.is_empty());
-        for bad in ["[workspace.api]\nauto_resume = \"yes\"\n", "[workspace.api]\nauto_resum = true\n", "not toml ["] {
+        assert!(
+            load(&dir.path().join("none.toml"))
+                .unwrap()
+                .workspace
+                .is_empty()
+        );
+        for bad in [
+            "[workspace.api]\nauto_resume = \"yes\"\n",
+            "[workspace.api]\nauto_resum = true\n",
+            "not toml [",
+        ] {
             let path = dir.path().join("bad.toml");
             std::fs::write(&path, bad).unwrap();
             let err = load(&path).unwrap_err().to_string();
-            assert!(err.contains("bad.toml") && err.contains("not valid"), "{err}");
+            assert!(
+                err.contains("bad.toml") && err.contains("not valid"),
+                "{err}"
+            );
         }
     }
 }

@@ -20,8 +20,7 @@ use signaltty_persistence::Direction;
 
 use crate::protocol::{
     ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, PROTOCOL, RestoreStatusReply,
-    SnapshotStatusReply,
-    StatusReply, WireError, method, params,
+    SnapshotStatusReply, StatusReply, WireError, method, params,
 };
 use crate::server::ServerMsg;
 
@@ -502,10 +501,15 @@ async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Value, WireErro
         ));
     }
     let sent = match p.target.as_str() {
-        "snapshot" => actor::<SnapshotMsg>(names::SNAPSHOT.to_string(), unavailable_actor("snapshot"))?
-            .cast(SnapshotMsg::DebugPanic)
+        "snapshot" => {
+            actor::<SnapshotMsg>(names::SNAPSHOT.to_string(), unavailable_actor("snapshot"))?
+                .cast(SnapshotMsg::DebugPanic)
+                .is_ok()
+        }
+        "listener" => ctx
+            .listener
+            .cast(crate::listener::ListenerMsg::DebugPanic)
             .is_ok(),
-        "listener" => ctx.listener.cast(crate::listener::ListenerMsg::DebugPanic).is_ok(),
         target => {
             let model = model().await?;
             if let Ok(view) = model.resolve_pane(target) {
@@ -518,15 +522,22 @@ async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Value, WireErro
                 let ws = model.resolve_workspace(target).map_err(|_| {
                     WireError::new(
                         ErrorCode::BadParams,
-                        format!("{target:?} is not a pane, tab or workspace, nor snapshot or listener"),
+                        format!(
+                            "{target:?} is not a pane, tab or workspace, nor snapshot or listener"
+                        ),
                     )
                 })?;
-                workspace_actor(&ws.id)?.cast(WorkspaceMsg::DebugPanic).is_ok()
+                workspace_actor(&ws.id)?
+                    .cast(WorkspaceMsg::DebugPanic)
+                    .is_ok()
             }
         }
     };
     if !sent {
-        return Err(WireError::new(ErrorCode::Unavailable, "that actor is not running"));
+        return Err(WireError::new(
+            ErrorCode::Unavailable,
+            "that actor is not running",
+        ));
     }
     Ok(json!({}))
 }

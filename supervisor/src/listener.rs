@@ -18,9 +18,7 @@ use tracing::{Instrument, debug, info_span, warn};
 
 use crate::attach;
 use crate::handlers::{self, Ctx};
-use crate::protocol::{
-    ErrorCode, Event, MAX_LINE, PROTOCOL, Request, Response, WireError, method,
-};
+use crate::protocol::{ErrorCode, Event, MAX_LINE, PROTOCOL, Request, Response, WireError, method};
 use crate::server::ServerMsg;
 
 pub struct ListenerArgs {
@@ -203,7 +201,10 @@ async fn follow_changes(
     mut changes: tokio::sync::broadcast::Receiver<()>,
 ) {
     use tokio::sync::broadcast::error::RecvError;
-    if write_response(&mut write, &Response::ok(id, serde_json::json!({}))).await.is_err() {
+    if write_response(&mut write, &Response::ok(id, serde_json::json!({})))
+        .await
+        .is_err()
+    {
         return;
     }
     let mut line = serde_json::to_vec(&Event::changed()).unwrap_or_default();
@@ -266,7 +267,10 @@ fn parse_request(line: &[u8]) -> Result<Request, Response> {
     let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
         Response::err(
             None,
-            WireError::new(ErrorCode::BadRequest, format!("the request is not valid JSON: {e}")),
+            WireError::new(
+                ErrorCode::BadRequest,
+                format!("the request is not valid JSON: {e}"),
+            ),
         )
     })?;
     let id = value.get("id").and_then(serde_json::Value::as_u64);

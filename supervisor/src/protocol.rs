@@ -379,7 +379,9 @@ pub mod frame {
     pub fn parse_header(header: [u8; HEADER]) -> Result<(u8, usize), String> {
         let len = u32::from_be_bytes([header[1], header[2], header[3], header[4]]) as usize;
         if len > MAX_PAYLOAD {
-            return Err(format!("a frame of {len} bytes is larger than {MAX_PAYLOAD}"));
+            return Err(format!(
+                "a frame of {len} bytes is larger than {MAX_PAYLOAD}"
+            ));
         }
         Ok((header[0], len))
     }
@@ -392,7 +394,10 @@ pub mod frame {
 
     pub fn parse_resize(payload: &[u8]) -> Option<(u16, u16)> {
         match payload {
-            [r0, r1, c0, c1] => Some((u16::from_be_bytes([*r0, *r1]), u16::from_be_bytes([*c0, *c1]))),
+            [r0, r1, c0, c1] => Some((
+                u16::from_be_bytes([*r0, *r1]),
+                u16::from_be_bytes([*c0, *c1]),
+            )),
             _ => None,
         }
     }

@@ -101,7 +101,11 @@ pub fn apply_config(snapshot: &mut Snapshot, config: &Config) {
 
 /// The arguments that rebuild every saved workspace, each pane loaded with
 /// its tail before anything could overwrite it.
-pub fn workspace_args(snapshot: &Snapshot, tails: &TailStore, context: &PaneContext) -> Vec<WorkspaceArgs> {
+pub fn workspace_args(
+    snapshot: &Snapshot,
+    tails: &TailStore,
+    context: &PaneContext,
+) -> Vec<WorkspaceArgs> {
     snapshot
         .workspaces
         .iter()

@@ -22,12 +22,12 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use signaltty_actors::model::Model;
-use signaltty_actors::{names, supervision};
+use signaltty_actors::model::restored_state;
 use signaltty_actors::pane::{PaneContext, PaneMsg};
 use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
-use signaltty_actors::model::restored_state;
 use signaltty_actors::{ActorError, PaneState, now_millis};
+use signaltty_actors::{names, supervision};
 use signaltty_persistence::{ServerInfo, Snapshot, StateDir, TailStore, WorkspaceRecord};
 use tracing::{error, info, warn};
 
@@ -275,7 +275,11 @@ impl Server {
             .filter(|w| w.auto_resume)
             .map(|w| w.id.as_str())
             .collect();
-        for pane in snapshot.panes.iter().filter(|p| auto.contains(&p.workspace_id.as_str())) {
+        for pane in snapshot
+            .panes
+            .iter()
+            .filter(|p| auto.contains(&p.workspace_id.as_str()))
+        {
             if restored_state(pane) != PaneState::Resumable {
                 continue;
             }

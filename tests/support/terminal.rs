@@ -112,9 +112,11 @@ impl Terminal {
 
     /// Waits for the program to end; returns its exit code.
     pub fn wait_exit(&mut self) -> u32 {
-        wait_for("the program in the terminal to end", Duration::from_secs(15), || {
-            self.child.try_wait().ok().flatten()
-        })
+        wait_for(
+            "the program in the terminal to end",
+            Duration::from_secs(15),
+            || self.child.try_wait().ok().flatten(),
+        )
         .exit_code()
     }
 }

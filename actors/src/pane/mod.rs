@@ -347,7 +347,7 @@ impl Pane {
     }
 
     fn publish(&mut self) {
-        publish(SnapshotMsg::Pane(self.view()));
+        publish(SnapshotMsg::Pane(Box::new(self.view())));
         let now = (self.state, self.record.exit_code);
         if now != self.announced {
             self.announced = now;
@@ -636,7 +636,9 @@ impl Pane {
             .and_then(|a| AgentKind::parse(&a.kind).ok())
             .and_then(AgentKind::program);
         let hint = match agent {
-            Some(program) => format!("; the {program} CLI must be installed and on PATH, and the session must still exist"),
+            Some(program) => format!(
+                "; the {program} CLI must be installed and on PATH, and the session must still exist"
+            ),
             None => String::new(),
         };
         ActorError::ReviveFailed(format!(

@@ -376,9 +376,8 @@ mod tests {
     fn collect() -> (EventSink, Receiver<ProcessEvent>) {
         let (tx, rx) = mpsc::channel();
         let tx = Mutex::new(tx);
-        let sink: EventSink = Arc::new(move |event| {
-            tx.lock().map(|tx| tx.send(event).is_ok()).unwrap_or(false)
-        });
+        let sink: EventSink =
+            Arc::new(move |event| tx.lock().map(|tx| tx.send(event).is_ok()).unwrap_or(false));
         (sink, rx)
     }
 
@@ -406,7 +405,11 @@ mod tests {
         let event = rx.recv_timeout(Duration::from_secs(10)).expect("output");
         assert!(matches!(event, ProcessEvent::Output { .. }));
         drop(process);
-        assert_eq!(tracker.wait_all(Duration::from_secs(10)), 0, "the child is reaped");
+        assert_eq!(
+            tracker.wait_all(Duration::from_secs(10)),
+            0,
+            "the child is reaped"
+        );
     }
 
     #[test]

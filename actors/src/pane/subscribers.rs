@@ -144,7 +144,10 @@ mod tests {
         let mut lagging = false;
         for i in 0..QUEUE_FRAMES * 2 {
             lagging = subs.output(format!("{i}\n").as_bytes(), || b"now".to_vec());
-            assert!(drain(&mut fast).len() == 1, "the fast client gets every chunk");
+            assert!(
+                drain(&mut fast).len() == 1,
+                "the fast client gets every chunk"
+            );
         }
         assert!(lagging);
         let frames = drain(&mut slow);
