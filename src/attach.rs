@@ -44,8 +44,16 @@ pub fn parse_key(spec: &str) -> Result<u8> {
     }
 }
 
-pub fn run(socket: &Path, pane: &str, detach_key: u8) -> Result<ExitCode> {
-    match attach_loop(socket, pane, detach_key)? {
+/// How to attach.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    pub detach_key: u8,
+    /// Attaching does not count as having seen the pane.
+    pub keep_attention: bool,
+}
+
+pub fn run(socket: &Path, pane: &str, options: Options) -> Result<ExitCode> {
+    match attach_loop(socket, pane, options)? {
         End::Detached => println!("[detached from pane {pane}; it keeps running]"),
         End::Left => println!("[left pane {pane}]"),
         End::ServerGone => {
@@ -60,11 +68,11 @@ pub fn run(socket: &Path, pane: &str, detach_key: u8) -> Result<ExitCode> {
 
 /// Attaches until the user detaches or leaves, the server goes away or a
 /// signal arrives; the terminal is back as it was when this returns.
-pub fn attach_loop(socket: &Path, pane: &str, detach_key: u8) -> Result<End> {
+pub fn attach_loop(socket: &Path, pane: &str, options: Options) -> Result<End> {
     let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
     let signals = Signals::install()?;
     loop {
-        match session(socket, pane, detach_key, &terminal, &signals)? {
+        match session(socket, pane, options, &terminal, &signals)? {
             End::Reattach => continue,
             other => return Ok(other),
         }
@@ -92,7 +100,7 @@ struct Stop {
 fn session(
     socket: &Path,
     pane: &str,
-    detach_key: u8,
+    options: Options,
     terminal: &RawTerminal,
     signals: &Signals,
 ) -> Result<End> {
@@ -101,7 +109,7 @@ fn session(
         UnixStream::connect(socket).map_err(|_| ClientError::NotRunning(socket.to_path_buf()))?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = stream.try_clone()?;
-    let reply = handshake(&mut reader, &mut writer, pane, rows, cols)?;
+    let reply = handshake(&mut reader, &mut writer, pane, (rows, cols), options)?;
     let state = Arc::new(AtomicU8::new(state_code(&reply.state)));
     let writer = Arc::new(Mutex::new(writer));
     let stop = Arc::new(Stop::default());
@@ -115,7 +123,7 @@ fn session(
         state.clone(),
         stop.clone(),
         KeyContext {
-            detach_key,
+            detach_key: options.detach_key,
             socket: socket.to_path_buf(),
             pane: reply.pane.clone(),
         },
@@ -184,8 +192,8 @@ fn handshake(
     reader: &mut BufReader<UnixStream>,
     writer: &mut UnixStream,
     pane: &str,
-    rows: u16,
-    cols: u16,
+    (rows, cols): (u16, u16),
+    options: Options,
 ) -> Result<AttachReply> {
     let request = Request {
         v: PROTOCOL.to_string(),
@@ -195,6 +203,7 @@ fn handshake(
             pane: pane.to_string(),
             rows: Some(rows),
             cols: Some(cols),
+            keep_attention: options.keep_attention,
         })?,
     };
     let mut line = serde_json::to_vec(&request)?;

@@ -46,6 +46,9 @@ pub enum Command {
         /// The key that detaches (a control key such as C-] or C-b)
         #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
         detach_key: String,
+        /// Do not count this as having seen the pane
+        #[arg(long)]
+        keep_attention: bool,
     },
 }
 
@@ -132,6 +135,34 @@ pub enum Ctl {
         #[arg(long)]
         group: bool,
     },
+    /// Raise a notification (for a pane: $SIGNALTTY_PANE unless --pane)
+    Notify {
+        #[arg(long, env = "SIGNALTTY_PANE")]
+        pane: Option<String>,
+        #[arg(long, value_parser = ["info", "warning", "error"], default_value = "info")]
+        severity: String,
+        title: String,
+        body: Option<String>,
+    },
+    /// An agent's hook: reads its JSON on stdin (see the README)
+    Hook {
+        /// claude, codex, opencode, cursor, gemini or copilot
+        agent: String,
+        /// The event, e.g. Stop, Notification, UserPromptSubmit; `notify` for
+        /// codex's notify program (the event is then read from the JSON)
+        event: String,
+        #[arg(long, env = "SIGNALTTY_PANE")]
+        pane: Option<String>,
+    },
+    /// Mark a pane as seen: its attention clears and its notifications are read
+    Seen { pane: String },
+    /// The newest notifications (at most 200 are kept)
+    Notifications {
+        #[arg(long)]
+        unread: bool,
+    },
+    /// The pane that needs you most; prints its id
+    Next,
     /// Save everything, hang up every pane and stop the server
     Shutdown,
     /// Fault injection for tests (needs SIGNALTTY_ENABLE_FAULTS=1 on the server)

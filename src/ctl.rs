@@ -3,9 +3,11 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use serde_json::Value;
-use signaltty_supervisor::protocol::{LsReply, StatusReply, method, params};
+use signaltty_supervisor::protocol::{
+    LsReply, NextReply, NotificationsReply, StatusReply, method, params,
+};
 
 use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
 use crate::client::Client;
@@ -186,6 +188,36 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
                 group: *group,
             })?,
         ),
+        Ctl::Notify {
+            pane,
+            severity,
+            title,
+            body,
+        } => (
+            method::NOTIFY,
+            value(params::Notify {
+                pane: pane.clone(),
+                severity: Some(severity.clone()),
+                title: title.clone(),
+                body: body.clone().unwrap_or_default(),
+            })?,
+        ),
+        Ctl::Hook { agent, event, pane } => {
+            let Some(pane) = pane else {
+                bail!("not inside a signaltty pane (SIGNALTTY_PANE is not set); pass --pane");
+            };
+            let request = crate::hook::request(agent, event, pane, &mut std::io::stdin().lock())?;
+            (method::PANE_HOOK, value(request)?)
+        }
+        Ctl::Seen { pane } => (
+            method::PANE_SEEN,
+            value(params::Pane { pane: pane.clone() })?,
+        ),
+        Ctl::Notifications { unread } => (
+            method::NOTIFICATIONS,
+            value(params::Notifications { unread: *unread })?,
+        ),
+        Ctl::Next => (method::NEXT, value(params::Empty {})?),
         Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
         Ctl::Debug(DebugCmd::Panic { target }) => (
             method::DEBUG_PANIC,
@@ -219,9 +251,49 @@ fn render(ctl: &Ctl, result: &Value) -> Result<()> {
             }
         }
         Ctl::Resize { .. } => println!("{}x{}", result["rows"], result["cols"]),
+        Ctl::Next => {
+            let next: NextReply = serde_json::from_value(result.clone())?;
+            match next.pane {
+                Some(pane) => println!("{}", pane.id),
+                None => bail!("no pane needs you right now"),
+            }
+        }
+        Ctl::Notifications { .. } => {
+            let list: NotificationsReply = serde_json::from_value(result.clone())?;
+            print_notifications(&list);
+        }
         _ => {}
     }
     Ok(())
+}
+
+fn print_notifications(list: &NotificationsReply) {
+    if list.notifications.is_empty() {
+        println!("no notifications");
+        return;
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    for n in &list.notifications {
+        let read = if n.read_at.is_some() { "    " } else { "new " };
+        let ago = now.saturating_sub(n.created_at) / 1000;
+        let severity = serde_json::to_value(n.severity)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let pane = n.pane_id.as_deref().unwrap_or("-");
+        let body = if n.body.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", n.body)
+        };
+        println!(
+            "{read}{:>6}s ago  {severity:<7} {:<12} {pane}  {}{body}",
+            ago, n.source, n.title
+        );
+    }
 }
 
 fn print_status(status: &StatusReply) {

@@ -9,6 +9,7 @@ mod attach;
 pub mod cli;
 pub mod client;
 mod ctl;
+mod hook;
 mod ui;
 mod up;
 
@@ -27,9 +28,14 @@ pub fn main() -> ExitCode {
         Command::Attach {
             ref pane,
             ref detach_key,
-        } => attach::parse_key(detach_key).and_then(|key| {
+            keep_attention,
+        } => attach::parse_key(detach_key).and_then(|detach_key| {
             let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());
-            attach::run(&socket, pane, key)
+            let options = attach::Options {
+                detach_key,
+                keep_attention,
+            };
+            attach::run(&socket, pane, options)
         }),
         Command::Ui { ref detach_key } => attach::parse_key(detach_key).and_then(|key| {
             let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());

@@ -20,7 +20,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 use ratatui::{DefaultTerminal, Frame};
 use serde::Serialize;
-use signaltty_supervisor::protocol::{LsPane, LsReply, PROTOCOL, Request, method, params};
+use signaltty_supervisor::protocol::{
+    LsPane, LsReply, NextReply, PROTOCOL, Request, method, params,
+};
 
 use crate::attach;
 use crate::client::{Client, ClientError};
@@ -224,6 +226,7 @@ impl App {
             KeyCode::Down | KeyCode::Char('j') => self.list.select_next(),
             KeyCode::Up | KeyCode::Char('k') => self.list.select_previous(),
             KeyCode::Char('?') => self.mode = Mode::Help,
+            KeyCode::Tab => self.jump_to_next(),
             KeyCode::Char('w') => self.mode = Mode::Name(String::new()),
             KeyCode::Char('x') => {
                 if let Some(row) = self.selected().cloned() {
@@ -233,7 +236,11 @@ impl App {
             KeyCode::Enter => {
                 if let Some(pane) = pane {
                     ratatui::restore();
-                    let attached = attach::attach_loop(&self.socket, &pane, self.detach_key);
+                    let options = attach::Options {
+                        detach_key: self.detach_key,
+                        keep_attention: false,
+                    };
+                    let attached = attach::attach_loop(&self.socket, &pane, options);
                     *terminal = ratatui::try_init()?;
                     terminal.clear()?;
                     match attached {
@@ -303,6 +310,26 @@ impl App {
         Ok(true)
     }
 
+    /// Selects the pane that needs the user most.
+    fn jump_to_next(&mut self) {
+        let next = self.call(method::NEXT, params::Empty {}).map(|v| {
+            serde_json::from_value::<NextReply>(v)
+                .ok()
+                .and_then(|n| n.pane)
+        });
+        match next {
+            Ok(Some(pane)) => {
+                let index = self.rows.iter().position(
+                    |(row, _)| matches!(row, Row::Pane { pane: p, .. } if p.id == pane.id),
+                );
+                self.list.select(index);
+                self.status = Some((format!("pane {} needs you", pane.id), false));
+            }
+            Ok(None) => self.status = Some(("no pane needs you right now".into(), false)),
+            Err(e) => self.status = Some((e.to_string(), true)),
+        }
+    }
+
     fn close(&mut self, row: &Row) {
         let result = match row {
             Row::Workspace { id, .. } => self.call(
@@ -337,7 +364,7 @@ impl App {
         frame.render_stateful_widget(list, main, &mut self.list);
         let line = match &self.mode {
             Mode::Help => Line::from(
-                "j/k move · Enter attach (detach returns here) · r resume · R respawn · n new pane · w new workspace · x close · a auto-resume · q leave (the server keeps running)",
+                "j/k move · Tab the pane that needs you · Enter attach (detach returns here) · r resume · R respawn · n new pane · w new workspace · x close · a auto-resume · q leave (the server keeps running)",
             ),
             Mode::Confirm(row) => Line::from(format!(
                 "close {}? y to confirm, any other key to keep it",
@@ -375,6 +402,14 @@ fn state_style(state: &str) -> Style {
     }
 }
 
+/// `  !level` for an outstanding attention, else nothing.
+fn attention_badge(attention: signaltty_persistence::Attention) -> String {
+    match serde_json::to_value(attention) {
+        Ok(serde_json::Value::String(a)) if a != "none" => format!("  !{a}"),
+        _ => String::new(),
+    }
+}
+
 /// The listing as lines: workspaces, their tabs, their panes.
 fn rows(ls: &LsReply) -> Vec<(Row, Line<'static>)> {
     let mut rows = Vec::new();
@@ -384,6 +419,7 @@ fn rows(ls: &LsReply) -> Vec<(Row, Line<'static>)> {
         } else {
             ""
         };
+        let attention = attention_badge(ws.attention);
         rows.push((
             Row::Workspace {
                 id: ws.id.clone(),
@@ -394,7 +430,7 @@ fn rows(ls: &LsReply) -> Vec<(Row, Line<'static>)> {
                     ws.name.clone(),
                     Style::default().add_modifier(Modifier::BOLD),
                 ),
-                Span::raw(format!("  {}{auto}", ws.cwd)),
+                Span::raw(format!("  {}{auto}{attention}", ws.cwd)),
             ]),
         ));
         for tab in &ws.tabs {
@@ -411,13 +447,15 @@ fn rows(ls: &LsReply) -> Vec<(Row, Line<'static>)> {
                     .as_ref()
                     .map(|a| format!("  {}", a.kind))
                     .unwrap_or_default();
-                let attention = match serde_json::to_value(pane.attention) {
-                    Ok(serde_json::Value::String(a)) if a != "none" => format!("  !{a}"),
-                    _ => String::new(),
-                };
+                let attention = attention_badge(pane.attention);
                 let exit = pane
                     .exit_code
                     .map(|c| format!("  exit {c}"))
+                    .unwrap_or_default();
+                let message = pane
+                    .last_message
+                    .as_ref()
+                    .map(|m| format!("  “{m}”"))
                     .unwrap_or_default();
                 rows.push((
                     Row::Pane {
@@ -428,7 +466,7 @@ fn rows(ls: &LsReply) -> Vec<(Row, Line<'static>)> {
                         Span::raw("    "),
                         Span::styled(format!("{:<10}", pane.state), state_style(&pane.state)),
                         Span::raw(format!(
-                            " {}  {}{agent}{attention}{exit}  {}",
+                            " {}  {}{agent}{attention}{exit}  {}{message}",
                             pane.id, pane.title, pane.cwd
                         )),
                     ]),

@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use signaltty_persistence::{
-    PaneRecord, ServerInfo, Snapshot, StateDir, TabRecord, TailStore, WorkspaceRecord,
+    MAX_NOTIFICATIONS, NotificationRecord, PaneRecord, ServerInfo, Snapshot, StateDir, TabRecord,
+    TailStore, WorkspaceRecord,
 };
 use tracing::{error, info, warn};
 
@@ -43,6 +44,10 @@ pub enum SnapshotMsg {
     /// A closed tab, with its panes.
     RemoveTab(String),
     RemovePane(String),
+    /// A new notification; the snapshot actor gives it its id.
+    Notify(NotificationRecord),
+    /// A pane was seen: its notifications are read.
+    MarkRead(String),
     /// A copy of the whole model, for listings.
     Model(RpcReplyPort<Model>),
     /// A pane's last record and tail, to rebuild it as a tombstone.
@@ -167,6 +172,37 @@ impl Actor for SnapshotActor {
                 state.model.panes.remove(&id);
                 state.forget_panes(vec![id]).await;
                 state.changed(&myself);
+            }
+            SnapshotMsg::Notify(mut record) => {
+                let last = state
+                    .model
+                    .notifications
+                    .iter()
+                    .map(|n| n.id)
+                    .max()
+                    .unwrap_or(0);
+                record.id = last + 1;
+                state.model.notifications.push(record);
+                let excess = state
+                    .model
+                    .notifications
+                    .len()
+                    .saturating_sub(MAX_NOTIFICATIONS);
+                state.model.notifications.drain(..excess);
+                state.changed(&myself);
+            }
+            SnapshotMsg::MarkRead(pane) => {
+                let now = now_millis();
+                let mut marked = false;
+                for n in &mut state.model.notifications {
+                    if n.read_at.is_none() && n.pane_id.as_deref() == Some(pane.as_str()) {
+                        n.read_at = Some(now);
+                        marked = true;
+                    }
+                }
+                if marked {
+                    state.changed(&myself);
+                }
             }
             SnapshotMsg::Model(reply) => {
                 let _ = reply.send(state.model.clone());

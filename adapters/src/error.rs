@@ -24,6 +24,15 @@ pub enum AdapterError {
         name: String,
     },
 
+    /// A hook event the kind's table does not know.
+    #[error("{kind} has no hook event \"{event}\"; known events: {known}")]
+    UnknownHookEvent {
+        kind: AgentKind,
+        /// The event as given, escaped and shortened for display.
+        event: String,
+        known: String,
+    },
+
     /// A session id that does not follow its kind's rule.
     #[error("invalid {kind} session id \"{id_shown}\": {rule}")]
     InvalidSessionId {

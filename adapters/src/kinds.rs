@@ -109,6 +109,8 @@ pub(crate) struct AdapterSpec {
     pub(crate) value_options: &'static [&'static str],
     pub(crate) subcommands: &'static [&'static str],
     pub(crate) resume_subcommand: Option<&'static str>,
+    /// What each of its hook events means (see `hooks.rs`).
+    pub(crate) hooks: &'static [crate::hooks::HookRule],
     /// Where these facts come from; kept for people, not read by code.
     #[allow(dead_code)]
     pub(crate) checked_against: &'static str,
@@ -206,6 +208,7 @@ pub(crate) const CLAUDE: AdapterSpec = AdapterSpec {
         "upgrade",
     ],
     resume_subcommand: None,
+    hooks: crate::hooks::CLAUDE,
     checked_against: "claude 2.1.197 --help",
 };
 
@@ -283,6 +286,7 @@ pub(crate) const CODEX: AdapterSpec = AdapterSpec {
         "help",
     ],
     resume_subcommand: Some("resume"),
+    hooks: crate::hooks::CODEX,
     checked_against: "codex-cli 0.171.0 --help, resume --help, fork --help",
 };
 
@@ -359,6 +363,7 @@ pub(crate) const OPENCODE: AdapterSpec = AdapterSpec {
         "db",
     ],
     resume_subcommand: None,
+    hooks: crate::hooks::OPENCODE,
     checked_against: "opencode 1.18.33 --help",
 };
 
@@ -413,6 +418,7 @@ pub(crate) const CURSOR: AdapterSpec = AdapterSpec {
         "help",
     ],
     resume_subcommand: None,
+    hooks: crate::hooks::CURSOR,
     checked_against: "design.md §5 and Cursor's CLI docs (no binary available)",
 };
 
@@ -479,6 +485,7 @@ pub(crate) const GEMINI: AdapterSpec = AdapterSpec {
         "gemma",
     ],
     resume_subcommand: None,
+    hooks: crate::hooks::GEMINI,
     checked_against: "gemini 0.61.0 --help",
 };
 
@@ -567,6 +574,7 @@ pub(crate) const COPILOT: AdapterSpec = AdapterSpec {
         "completion",
     ],
     resume_subcommand: None,
+    hooks: crate::hooks::COPILOT,
     checked_against: "GitHub Copilot CLI 1.0.102 --help",
 };
 
@@ -587,6 +595,7 @@ pub(crate) const GENERIC: AdapterSpec = AdapterSpec {
     value_options: &[],
     subcommands: &[],
     resume_subcommand: None,
+    hooks: &[],
     checked_against: "not an agent CLI",
 };
 

@@ -34,11 +34,13 @@
 //! * `session_id.rs` — [`SessionId`] and the id rules.
 //! * `argv.rs` — reading a command line: `env` prefixes, basenames, options.
 //! * `detect.rs`, `resume.rs`, `launch.rs` — the three operations.
+//! * `hooks.rs` — what each agent's hook events mean ([`hook_effect`]).
 //! * `error.rs` — [`AdapterError`], whose messages escape untrusted text.
 
 mod argv;
 mod detect;
 mod error;
+mod hooks;
 mod kind;
 mod kinds;
 mod launch;
@@ -47,6 +49,7 @@ mod session_id;
 
 pub use detect::detect;
 pub use error::AdapterError;
+pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect};
 pub use kind::AgentKind;
 pub use launch::{LaunchPlan, plan_launch};
 pub use resume::resume_argv;

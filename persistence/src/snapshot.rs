@@ -191,8 +191,14 @@ pub struct PaneRecord {
     pub agent: Option<AgentRecord>,
     #[serde(default)]
     pub lifecycle: Lifecycle,
+    /// When `lifecycle` last changed.
+    #[serde(default)]
+    pub lifecycle_at: Millis,
     #[serde(default)]
     pub attention: Attention,
+    /// When `attention` was last raised or cleared.
+    #[serde(default)]
+    pub attention_at: Millis,
     #[serde(default)]
     pub last_message: Option<String>,
     #[serde(default)]
@@ -257,7 +263,9 @@ impl PaneRecord {
             pty_size: PtySize::default(),
             agent: None,
             lifecycle: Lifecycle::default(),
+            lifecycle_at: 0,
             attention: Attention::default(),
+            attention_at: 0,
             last_message: None,
             created_at: 0,
             running: false,

@@ -59,8 +59,8 @@ use alacritty_terminal::vte::ansi::Processor;
 use crate::emu::{Emu, Listener, NeverSync, Tracked, with_primary};
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
-use crate::sanitize::sanitize;
-pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS};
+
+pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
 /// Default label of the line [`Screen::load_history`] draws under restored
 /// history, so a reader can tell old output from new.

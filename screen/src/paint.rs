@@ -235,6 +235,9 @@ impl Painter<'_> {
         }
         // The wide char is gone from the next row: wrap with a stand-in and
         // erase it; the next row is then painted afresh.
+        if self.w.col != c {
+            self.w.cha(c);
+        }
         self.w.pen(Pen::of(&row[Column(c)]));
         self.w.link(None);
         self.w.out.push('\u{3000}');

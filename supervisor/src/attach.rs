@@ -117,7 +117,11 @@ async fn attach(request: Request) -> Result<Attachment, WireError> {
     };
     let attached = ractor::call_t!(
         pane,
-        |reply: RpcReplyPort<_>| PaneMsg::Attach { size, reply },
+        |reply: RpcReplyPort<_>| PaneMsg::Attach {
+            size,
+            keep_attention: p.keep_attention,
+            reply
+        },
         ATTACH_MS
     )
     .map_err(|e| {

@@ -16,11 +16,13 @@ use signaltty_actors::snapshot::SnapshotMsg;
 use signaltty_actors::tab::{SplitAt, TabMsg};
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
 use signaltty_actors::{ActorError, PaneState, names, snapshot};
-use signaltty_persistence::Direction;
+use signaltty_adapters::{self as adapters, AgentKind};
+use signaltty_persistence::{Attention, Direction, NotificationRecord, Severity};
+use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
 use crate::protocol::{
-    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, PROTOCOL, RestoreStatusReply,
-    SnapshotStatusReply, StatusReply, WireError, method, params,
+    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, NextReply, NotificationsReply,
+    PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
 };
 use crate::server::ServerMsg;
 
@@ -54,6 +56,11 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::PANE_RESUME => pane_revive(parse(params)?, PaneMsg::Resume).await,
         method::PANE_RESPAWN => pane_revive(parse(params)?, PaneMsg::Respawn).await,
         method::PANE_REPORT_SESSION => pane_report_session(parse(params)?).await,
+        method::PANE_SEEN => pane_seen(parse(params)?).await,
+        method::PANE_HOOK => pane_hook(parse(params)?).await,
+        method::NOTIFY => notify(parse(params)?).await,
+        method::NOTIFICATIONS => notifications(parse(params)?).await,
+        method::NEXT => next().await,
         method::SHUTDOWN => shutdown(ctx),
         method::DEBUG_PANIC => debug_panic(ctx, parse(params)?).await,
         other => Err(WireError::new(
@@ -165,6 +172,13 @@ async fn ls() -> Result<Value, WireError> {
             name: ws.name.clone(),
             cwd: ws.cwd.clone(),
             auto_resume: ws.auto_resume,
+            attention: model
+                .panes
+                .values()
+                .filter(|p| p.record.workspace_id == ws.id)
+                .map(|p| p.record.attention)
+                .max()
+                .unwrap_or_default(),
             tabs: model
                 .tabs_of(ws)
                 .map(|tab| LsTab {
@@ -194,6 +208,7 @@ fn ls_pane(view: &PaneView) -> LsPane {
         lifecycle: record.lifecycle,
         attention: record.attention,
         exit_code: record.exit_code,
+        last_message: record.last_message.clone(),
     }
 }
 
@@ -482,6 +497,112 @@ async fn pane_report_session(p: params::ReportSession) -> Result<Value, WireErro
     .map_err(unavailable)?
     .map_err(wire_error)?;
     Ok(json!({}))
+}
+
+async fn pane_seen(p: params::Pane) -> Result<Value, WireError> {
+    let view = resolve_pane(&p.pane).await?;
+    ractor::call_t!(pane_actor(&view)?, PaneMsg::Seen, CALL_MS).map_err(unavailable)?;
+    Ok(json!({}))
+}
+
+fn bad_params(e: impl std::fmt::Display) -> WireError {
+    WireError::new(ErrorCode::BadParams, e.to_string())
+}
+
+async fn pane_hook(p: params::PaneHook) -> Result<Value, WireError> {
+    let kind = AgentKind::parse(&p.agent).map_err(bad_params)?;
+    let effect = adapters::hook_effect(kind, &p.event, p.message.as_deref()).map_err(bad_params)?;
+    let view = resolve_pane(&p.pane).await?;
+    ractor::call_t!(
+        pane_actor(&view)?,
+        |reply| PaneMsg::Hook {
+            kind,
+            event: p.event,
+            effect,
+            session_id: p.session_id,
+            message: p.message,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    Ok(json!({}))
+}
+
+fn parse_severity(name: Option<&str>) -> Result<Severity, WireError> {
+    match name {
+        None | Some("info") => Ok(Severity::Info),
+        Some("warning") => Ok(Severity::Warning),
+        Some("error") => Ok(Severity::Error),
+        Some(other) => Err(bad_params(format!(
+            "severity {other:?} is not info, warning or error"
+        ))),
+    }
+}
+
+async fn notify(p: params::Notify) -> Result<Value, WireError> {
+    let severity = parse_severity(p.severity.as_deref())?;
+    match p.pane {
+        Some(pane) => {
+            let view = resolve_pane(&pane).await?;
+            ractor::call_t!(
+                pane_actor(&view)?,
+                |reply| PaneMsg::Notify {
+                    severity,
+                    title: p.title,
+                    body: p.body,
+                    reply
+                },
+                CALL_MS
+            )
+            .map_err(unavailable)?;
+        }
+        None => snapshot::publish(SnapshotMsg::Notify(NotificationRecord {
+            id: 0,
+            pane_id: None,
+            workspace_id: None,
+            title: sanitize(&p.title, MAX_TITLE_CHARS),
+            body: sanitize(&p.body, MAX_BODY_CHARS),
+            severity,
+            source: "ctl".into(),
+            created_at: signaltty_actors::now_millis(),
+            read_at: None,
+        })),
+    }
+    Ok(json!({}))
+}
+
+async fn notifications(p: params::Notifications) -> Result<Value, WireError> {
+    let model = model().await?;
+    let notifications = model
+        .notifications
+        .into_iter()
+        .filter(|n| !p.unread || n.read_at.is_none())
+        .collect();
+    to_value(NotificationsReply { notifications })
+}
+
+/// The pane that needs the user most: the most severe attention, then the
+/// most recent.
+async fn next() -> Result<Value, WireError> {
+    let model = model().await?;
+    let best = model
+        .panes
+        .values()
+        .filter(|p| p.record.attention != Attention::None)
+        .max_by_key(|p| (p.record.attention, p.record.attention_at));
+    let workspace = best.and_then(|p| {
+        model
+            .workspaces
+            .iter()
+            .find(|w| w.id == p.record.workspace_id)
+            .map(|w| w.name.clone())
+    });
+    to_value(NextReply {
+        pane: best.map(ls_pane),
+        workspace,
+    })
 }
 
 fn shutdown(ctx: &Ctx) -> Result<Value, WireError> {

@@ -149,6 +149,11 @@ pub mod method {
     pub const PANE_REPORT_SESSION: &str = "pane.report_session";
     pub const PANE_ATTACH: &str = "pane.attach";
     pub const SUBSCRIBE: &str = "subscribe";
+    pub const NOTIFY: &str = "notify";
+    pub const NOTIFICATIONS: &str = "notifications";
+    pub const NEXT: &str = "next";
+    pub const PANE_SEEN: &str = "pane.seen";
+    pub const PANE_HOOK: &str = "pane.hook";
     pub const SHUTDOWN: &str = "shutdown";
     pub const DEBUG_PANIC: &str = "debug.panic";
 }
@@ -297,6 +302,41 @@ pub mod params {
         pub rows: Option<u16>,
         #[serde(default)]
         pub cols: Option<u16>,
+        /// Attaching counts as having seen the pane, unless this is set.
+        #[serde(default)]
+        pub keep_attention: bool,
+    }
+
+    /// → `{"id"}` of the notification. Without a pane it concerns no pane.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct Notify {
+        #[serde(default)]
+        pub pane: Option<String>,
+        /// `info`, `warning` or `error`.
+        #[serde(default)]
+        pub severity: Option<String>,
+        pub title: String,
+        #[serde(default)]
+        pub body: String,
+    }
+
+    /// → [`super::NotificationsReply`], newest last.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct Notifications {
+        #[serde(default)]
+        pub unread: bool,
+    }
+
+    /// → `{}`. What the agent's hook said; the fields come from its JSON.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct PaneHook {
+        pub pane: String,
+        pub agent: String,
+        pub event: String,
+        #[serde(default)]
+        pub session_id: Option<String>,
+        #[serde(default)]
+        pub message: Option<String>,
     }
 
     /// → `{"rows", "cols"}` as clamped.
@@ -403,6 +443,20 @@ pub mod frame {
     }
 }
 
+/// The result of `notifications`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NotificationsReply {
+    pub notifications: Vec<signaltty_persistence::NotificationRecord>,
+}
+
+/// The result of `next`: the pane that needs the user most, if any.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NextReply {
+    pub pane: Option<LsPane>,
+    #[serde(default)]
+    pub workspace: Option<String>,
+}
+
 /// The result of `status`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StatusReply {
@@ -451,6 +505,8 @@ pub struct LsWorkspace {
     pub name: String,
     pub cwd: String,
     pub auto_resume: bool,
+    /// The most severe attention of its panes.
+    pub attention: signaltty_persistence::Attention,
     pub tabs: Vec<LsTab>,
 }
 
@@ -474,6 +530,8 @@ pub struct LsPane {
     pub lifecycle: signaltty_persistence::Lifecycle,
     pub attention: signaltty_persistence::Attention,
     pub exit_code: Option<i32>,
+    #[serde(default)]
+    pub last_message: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

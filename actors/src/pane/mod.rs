@@ -6,6 +6,7 @@
 //! never a hole. The pane publishes its record to the snapshot actor on
 //! every change and a fresh tail at most once per [`TAIL_DEBOUNCE`].
 
+mod attention;
 pub mod process;
 pub mod ring;
 pub mod subscribers;
@@ -15,11 +16,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use signaltty_adapters::{self as adapters, AgentKind};
+use signaltty_adapters::{self as adapters, AgentKind, HookEffect};
 use signaltty_persistence::{
-    AgentRecord, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, filter_env,
+    AgentRecord, Attention, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
 };
-use signaltty_screen::{Screen, ScreenEvent, Size, Style};
+use signaltty_screen::{NotifySource, Screen, ScreenEvent, Size, Style};
 use tracing::{info, info_span, warn};
 
 use crate::error::{ActorError, SpawnError};
@@ -98,10 +99,30 @@ pub struct Attached {
 
 pub enum PaneMsg {
     Process(ProcessEvent),
-    /// A client attaches, at its size (last writer wins).
+    /// A client attaches, at its size (last writer wins); attaching counts
+    /// as seeing the pane unless `keep_attention`.
     Attach {
         size: Option<(u16, u16)>,
+        keep_attention: bool,
         reply: RpcReplyPort<Attached>,
+    },
+    /// The user has seen the pane.
+    Seen(RpcReplyPort<()>),
+    /// `ctl notify` aimed at this pane.
+    Notify {
+        severity: Severity,
+        title: String,
+        body: String,
+        reply: RpcReplyPort<()>,
+    },
+    /// An agent hook event, already looked up in its adapter's table.
+    Hook {
+        kind: AgentKind,
+        event: String,
+        effect: HookEffect,
+        session_id: Option<String>,
+        message: Option<String>,
+        reply: RpcReplyPort<Result<(), ActorError>>,
     },
     CatchUp,
     Input(Vec<u8>, RpcReplyPort<Result<(), ActorError>>),
@@ -243,9 +264,16 @@ impl Actor for PaneActor {
         let _span = info_span!("pane", pane = %pane.record.id).entered();
         match msg {
             PaneMsg::Process(event) => pane.on_process_event(&myself, event),
-            PaneMsg::Attach { size, reply } => {
+            PaneMsg::Attach {
+                size,
+                keep_attention,
+                reply,
+            } => {
                 if let Some((rows, cols)) = size {
                     pane.resize(rows, cols);
+                }
+                if !keep_attention {
+                    pane.seen();
                 }
                 // One message: the snapshot and the offset are taken at
                 // the same instant, so the stream neither repeats nor
@@ -258,6 +286,35 @@ impl Actor for PaneActor {
                     size: pane.record.pty_size,
                     frames,
                 });
+            }
+            PaneMsg::Seen(reply) => {
+                pane.seen();
+                let _ = reply.send(());
+            }
+            PaneMsg::Notify {
+                severity,
+                title,
+                body,
+                reply,
+            } => {
+                pane.notify("ctl", severity, &title, &body);
+                let _ = reply.send(());
+            }
+            PaneMsg::Hook {
+                kind,
+                event,
+                effect,
+                session_id,
+                message,
+                reply,
+            } => {
+                let learned = match session_id {
+                    Some(id) => pane.report_session(Some(kind.as_str()), &id),
+                    None => Ok(()),
+                };
+                let source = format!("hook:{}", kind.as_str());
+                pane.apply_hook(&source, &event, effect, message.as_deref());
+                let _ = reply.send(learned);
             }
             PaneMsg::CatchUp => {
                 pane.catch_up_due = false;
@@ -509,11 +566,26 @@ impl Pane {
                         process.write(answer);
                     }
                 }
-                // Attention and notifications are not tracked yet.
-                ScreenEvent::Bell | ScreenEvent::Notify { .. } => {}
+                ScreenEvent::Bell => changed |= self.raise(Attention::Unread),
+                ScreenEvent::Notify {
+                    source,
+                    title,
+                    body,
+                } => {
+                    let source = match source {
+                        NotifySource::Osc9 => "osc9",
+                        NotifySource::Osc777 => "osc777",
+                        NotifySource::Osc99 => "osc99",
+                    };
+                    self.notify(source, Severity::Info, &title, &body);
+                }
             }
         }
         self.events = events;
+        // New output nobody is looking at is something to read.
+        if self.subscribers.is_empty() {
+            changed |= self.raise(Attention::Unread);
+        }
         if changed {
             self.publish();
         }
@@ -553,11 +625,16 @@ impl Pane {
         self.state = PaneState::Exited;
         self.record.running = false;
         self.record.exit_code = Some(code);
-        self.record.lifecycle = if code == 0 {
+        self.set_lifecycle(if code == 0 {
             Lifecycle::Exited
         } else {
             Lifecycle::Failed
-        };
+        });
+        self.raise(if code == 0 {
+            Attention::Unread
+        } else {
+            Attention::Error
+        });
         self.publish();
         self.publish_tail();
     }

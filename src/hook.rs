@@ -1,0 +1,118 @@
+//! `signaltty ctl hook AGENT EVENT`: an agent's hook payload, read from
+//! stdin and turned into a request.
+//!
+//! The payload is untrusted: at most [`MAX_PAYLOAD`] bytes, a JSON object
+//! whose known fields must have the right types (a field of the wrong type
+//! is an error, not ignored), unknown fields ignored. Only the session id,
+//! a message and (for codex) the event type are taken from it; the server's
+//! adapter decides what the event means.
+
+use std::io::Read;
+
+use anyhow::{Result, bail};
+use serde::Deserialize;
+use signaltty_supervisor::protocol::params;
+
+/// The most a hook may send.
+pub const MAX_PAYLOAD: usize = 1024 * 1024;
+
+/// The fields the agents' hooks send that signaltty uses.
+#[derive(Debug, Default, Deserialize)]
+struct HookPayload {
+    /// Claude Code, Gemini, Codex hooks.
+    #[serde(default)]
+    session_id: Option<String>,
+    /// Copilot.
+    #[serde(default, rename = "sessionId")]
+    session_id_camel: Option<String>,
+    /// Cursor.
+    #[serde(default)]
+    conversation_id: Option<String>,
+    /// Codex's notify.
+    #[serde(default, rename = "thread-id")]
+    thread_id: Option<String>,
+    #[serde(default, rename = "type")]
+    event_type: Option<String>,
+    #[serde(default, rename = "last-assistant-message")]
+    last_assistant_message: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+}
+
+/// Reads the payload and builds the `pane.hook` request.
+pub fn request(
+    agent: &str,
+    event: &str,
+    pane: &str,
+    stdin: &mut impl Read,
+) -> Result<params::PaneHook> {
+    let mut bytes = Vec::new();
+    stdin.take(MAX_PAYLOAD as u64 + 1).read_to_end(&mut bytes)?;
+    if bytes.len() > MAX_PAYLOAD {
+        bail!("the hook payload is larger than {MAX_PAYLOAD} bytes; refused");
+    }
+    let payload: HookPayload = if bytes.iter().all(u8::is_ascii_whitespace) {
+        HookPayload::default()
+    } else {
+        match serde_json::from_slice(&bytes) {
+            Ok(payload) => payload,
+            Err(e) => bail!("the hook payload is not the JSON object an agent hook sends: {e}"),
+        }
+    };
+    let event = if agent == "codex" && event == "notify" {
+        match payload.event_type.clone() {
+            Some(kind) => kind,
+            None => bail!("codex's notify payload has no \"type\"; nothing to report"),
+        }
+    } else {
+        event.to_string()
+    };
+    Ok(params::PaneHook {
+        pane: pane.to_string(),
+        agent: agent.to_string(),
+        event,
+        session_id: payload
+            .session_id
+            .or(payload.session_id_camel)
+            .or(payload.conversation_id)
+            .or(payload.thread_id),
+        message: payload.message.or(payload.last_assistant_message),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claude_payload_gives_its_session_and_message() {
+        let json = br#"{"session_id":"abc","transcript_path":"/x","hook_event_name":"Notification","message":"needs input","extra":{"a":1}}"#;
+        let req = request("claude", "Notification", "p1", &mut &json[..]).unwrap();
+        assert_eq!(req.session_id.as_deref(), Some("abc"));
+        assert_eq!(req.message.as_deref(), Some("needs input"));
+        assert_eq!(req.event, "Notification");
+    }
+
+    #[test]
+    fn codex_notify_reads_its_event_from_the_payload() {
+        let json =
+            br#"{"type":"agent-turn-complete","thread-id":"t1","last-assistant-message":"done"}"#;
+        let req = request("codex", "notify", "p1", &mut &json[..]).unwrap();
+        assert_eq!(req.event, "agent-turn-complete");
+        assert_eq!(req.session_id.as_deref(), Some("t1"));
+    }
+
+    #[test]
+    fn hostile_payloads_are_refused() {
+        let wrong_type = br#"{"session_id": 42}"#;
+        assert!(request("claude", "Stop", "p", &mut &wrong_type[..]).is_err());
+        assert!(request("claude", "Stop", "p", &mut &b"[1,2]"[..]).is_err());
+        let huge = vec![b' '; MAX_PAYLOAD + 10];
+        let err = request("claude", "Stop", "p", &mut &huge[..])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("larger"), "{err}");
+        // Empty is fine: some hooks send nothing.
+        assert!(request("claude", "Stop", "p", &mut &b""[..]).is_ok());
+    }
+}
