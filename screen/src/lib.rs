@@ -431,9 +431,16 @@ impl Screen {
     /// Rows are addressed explicitly so nothing ever scrolls, except that a
     /// soft-wrapped row is continued by writing on, which recreates the wrap.
     ///
-    /// Known gaps: tab cells are painted as spaces; the bottom row's
-    /// soft-wrap flag and a cursor outside the scrolling region in origin
-    /// mode cannot be recreated; tab stops are not transferred.
+    /// Wide characters cut apart by erasing, insertion or deletion are
+    /// recreated by repeating such operations. Known gaps, all invisible or
+    /// nearly so: tab cells are painted as spaces and tab stops are not
+    /// transferred; the bottom row's soft-wrap flag cannot be set without
+    /// scrolling; a pending wrap away from the last column, on a row that
+    /// already wraps, or on a stray spacer is not recreated, nor is a cursor
+    /// outside the scrolling region in origin mode (it lands on the region's
+    /// edge); a wide-character fragment next to another one in the last
+    /// column is painted blank; the primary screen's DECSC slot is not
+    /// transferred while the alternate screen is active.
     pub fn replay(&self) -> Vec<u8> {
         let mut term = self.engine.lock();
         serialize::replay(&mut term, &self.engine.tracked, &self.engine.title)

@@ -15,6 +15,9 @@ pub const MAX_BODY_CHARS: usize = 1024;
 /// Removes escape sequences (7-bit and C1), control and bidi-override
 /// characters, turns tabs and line breaks into spaces, trims, and keeps at
 /// most `max_chars` characters.
+///
+/// Public so that text reaching the same places by other routes (agent
+/// hooks, the CLI) gets exactly the treatment OSC payloads get.
 pub fn sanitize(input: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(input.len().min(max_chars.saturating_mul(4)));
     let mut kept = 0;
