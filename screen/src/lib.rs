@@ -15,9 +15,11 @@
 //! this machine class): vt100 0.18 parses 62 MiB/s without scrollback but
 //! only 28 MiB/s with 10k lines of it; alacritty_terminal 0.26 does 83 and
 //! 56 MiB/s, and it reflows wrapped lines on resize, which vt100 does not.
-//! What it lacks is a serializer (vt100 has `contents_formatted`), so this
-//! crate writes one: see [`Screen::replay`]. `examples/throughput.rs`
-//! re-measures the figure with this crate's overhead included.
+//! (A later re-measurement with the log of `examples/throughput.rs` gave
+//! the same picture: vt100 53–62 and 33–34 MiB/s, alacritty 95–99 and
+//! 63–68.) What it lacks is a serializer (vt100 has `contents_formatted`),
+//! so this crate writes one: see [`Screen::replay`]. `examples/throughput.rs`
+//! measures the figure with this crate's overhead included.
 //!
 //! # How a chunk flows
 //!
@@ -439,7 +441,8 @@ impl Screen {
     /// already wraps, or on a stray spacer is not recreated, nor is a cursor
     /// outside the scrolling region in origin mode (it lands on the region's
     /// edge); a wide-character fragment next to another one in the last
-    /// column is painted blank; the primary screen's DECSC slot is not
+    /// column is painted blank; a wide char's second half takes the wide
+    /// char's colours; the primary screen's DECSC slot is not
     /// transferred while the alternate screen is active.
     pub fn replay(&self) -> Vec<u8> {
         let mut term = self.engine.lock();

@@ -32,7 +32,9 @@ use subscribers::{PaneFrame, Subscribers};
 
 /// How often a pane with new output renders and publishes its tail.
 pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
-/// How often the foreground process's working directory is looked at.
+/// How soon after output the foreground process's working directory is
+/// looked at. A `cd` always ends in output (the next prompt), so a pane
+/// that prints nothing costs nothing.
 pub const CWD_POLL: Duration = Duration::from_secs(1);
 /// After the child is reaped, how long to wait for its last output.
 const EXIT_DRAIN: Duration = Duration::from_millis(500);
@@ -41,8 +43,10 @@ const EXIT_DRAIN: Duration = Duration::from_millis(500);
 pub const REVIVE_GRACE: Duration = Duration::from_millis(1500);
 /// How soon a lagging client is offered a fresh snapshot again.
 const CATCH_UP: Duration = Duration::from_millis(50);
-/// Lines of scrollback the screen keeps.
-pub const SCROLLBACK_LINES: usize = 10_000;
+/// Lines of scrollback the screen keeps, as tmux does by default: the
+/// persisted tail needs far fewer, and a longer history costs every pane
+/// memory and every flood parse time (a cold grid is a slow grid).
+pub const SCROLLBACK_LINES: usize = 2_000;
 
 /// Bounds on a pane's size: a client's wild resize is clamped to these.
 pub const MIN_ROWS: u16 = 2;
@@ -183,6 +187,10 @@ pub struct Pane {
     ring: OutputRing,
     events: Vec<ScreenEvent>,
     tail_due: bool,
+    cwd_due: bool,
+    /// A restored pane's saved tail, parsed into the screen on first use:
+    /// hundreds of panes restore at once, and most are not looked at soon.
+    pending_history: Option<String>,
     /// A resume or respawn waiting to see whether its child survives.
     revival: Option<Revival>,
     subscribers: Subscribers,
@@ -224,6 +232,8 @@ impl Actor for PaneActor {
             ring: OutputRing::new(DEFAULT_RING_BYTES),
             events: Vec::new(),
             tail_due: false,
+            cwd_due: false,
+            pending_history: None,
             revival: None,
             subscribers: Subscribers::default(),
             catch_up_due: false,
@@ -240,9 +250,7 @@ impl Actor for PaneActor {
                 pane.start_process(&myself, false)?;
             }
             PaneStart::Tombstone { state, tail } => {
-                if let Some(tail) = tail {
-                    pane.screen.load_history(&tail);
-                }
+                pane.pending_history = tail;
                 pane.state = state;
                 // A restored pane's process did not end on its own: it
                 // stays "was running" until it is revived or ends.
@@ -250,7 +258,6 @@ impl Actor for PaneActor {
             }
         }
         pane.refresh_title();
-        myself.send_interval(CWD_POLL, || PaneMsg::PollCwd);
         pane.publish();
         Ok(pane)
     }
@@ -262,6 +269,13 @@ impl Actor for PaneActor {
         pane: &mut Pane,
     ) -> Result<(), ActorProcessingErr> {
         let _span = info_span!("pane", pane = %pane.record.id).entered();
+        if !matches!(
+            msg,
+            PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue
+        ) && let Some(tail) = pane.pending_history.take()
+        {
+            pane.screen.load_history(&tail);
+        }
         match msg {
             PaneMsg::Process(event) => pane.on_process_event(&myself, event),
             PaneMsg::Attach {
@@ -379,7 +393,10 @@ impl Actor for PaneActor {
                 let _ = reply.send(());
             }
             PaneMsg::TailDue => pane.publish_tail(),
-            PaneMsg::PollCwd => pane.poll_cwd(),
+            PaneMsg::PollCwd => {
+                pane.cwd_due = false;
+                pane.poll_cwd();
+            }
             PaneMsg::ExitDrained { spawn } => {
                 if spawn == pane.spawn {
                     pane.finish_exit();
@@ -422,6 +439,10 @@ impl Pane {
 
     fn publish_tail(&mut self) {
         self.tail_due = false;
+        if self.pending_history.is_some() {
+            // Never shown, never changed: the tail on disk is still right.
+            return;
+        }
         let text = self.screen.history_for_tail(DEFAULT_TAIL_CAP);
         publish(SnapshotMsg::Tail {
             pane_id: self.record.id.clone(),
@@ -525,6 +546,10 @@ impl Pane {
                 if !self.tail_due {
                     self.tail_due = true;
                     myself.send_after(TAIL_DEBOUNCE, || PaneMsg::TailDue);
+                }
+                if !self.cwd_due {
+                    self.cwd_due = true;
+                    myself.send_after(CWD_POLL, || PaneMsg::PollCwd);
                 }
             }
             ProcessEvent::Eof { spawn } if spawn == self.spawn => {

@@ -10,6 +10,7 @@
 //! not run `post_stop` after a panic, but it does drop the state.
 
 use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -166,7 +167,13 @@ impl PaneProcess {
         let (input_tx, input_rx) = mpsc::channel();
         let (reaped_tx, reaped_rx) = mpsc::channel();
 
-        spawn_reader(reader, credits_rx, spawn, sink.clone());
+        spawn_reader(
+            reader,
+            ready_fd(pair.master.as_ref()),
+            credits_rx,
+            spawn,
+            sink.clone(),
+        );
         spawn_writer(writer, input_rx);
         spawn_waiter(child, spawn, sink, tracker.clone(), Some(reaped_tx));
         debug!(pid, argv = ?spec.argv, "spawned");
@@ -256,6 +263,7 @@ fn hang_up(pid: i32) {
 
 fn spawn_reader(
     mut reader: Box<dyn Read + Send>,
+    ready: Option<OwnedFd>,
     credits: Receiver<()>,
     spawn: u64,
     sink: EventSink,
@@ -264,24 +272,36 @@ fn spawn_reader(
         .name("pane-reader".into())
         .spawn(move || {
             let mut buf = vec![0u8; READ_CHUNK];
-            // A credit is taken before each read: the actor returns it once
-            // the chunk is processed, and the pane is gone once the
-            // sending side is dropped.
-            while credits.recv().is_ok() {
-                match reader.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        let bytes = buf[..n].to_vec();
-                        if !sink(ProcessEvent::Output { spawn, bytes }) {
-                            return;
-                        }
+            // A credit is taken before each chunk: the actor returns it once
+            // the chunk is processed, and the pane is gone once the sending
+            // side is dropped.
+            'chunks: while credits.recv().is_ok() {
+                // Wait for the first bytes, then take what else is already
+                // there: a flood travels in large chunks (a PTY read gives at
+                // most 4 KiB), and a keystroke's echo is not held back.
+                let mut filled = 0;
+                let mut ended = false;
+                loop {
+                    match reader.read(&mut buf[filled..]) {
+                        Ok(0) => ended = true,
+                        Ok(n) => filled += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        // Linux reports EIO once the slave side is closed.
+                        Err(_) => ended = true,
                     }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                        // The credit was not used.
-                        continue;
+                    let room = buf.len() - filled >= 4096;
+                    if ended || !room || !ready.as_ref().is_some_and(readable_now) {
+                        break;
                     }
-                    // Linux reports EIO once the slave side is closed.
-                    Err(_) => break,
+                }
+                if filled > 0 {
+                    let bytes = buf[..filled].to_vec();
+                    if !sink(ProcessEvent::Output { spawn, bytes }) {
+                        return;
+                    }
+                }
+                if ended {
+                    break 'chunks;
                 }
             }
             sink(ProcessEvent::Eof { spawn });
@@ -289,6 +309,27 @@ fn spawn_reader(
     if let Err(e) = started {
         warn!(error = %e, "could not start the pane reader");
     }
+}
+
+/// Whether a read on `fd` would return at once.
+fn readable_now(fd: &OwnedFd) -> bool {
+    let mut poll = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one pollfd we own, a zero timeout.
+    unsafe { libc::poll(&mut poll, 1, 0) == 1 && poll.revents & libc::POLLIN != 0 }
+}
+
+/// A descriptor of our own for the PTY master, to ask whether more output
+/// is waiting; it stays valid as long as the reader needs it.
+fn ready_fd(master: &dyn MasterPty) -> Option<OwnedFd> {
+    let fd = master.as_raw_fd()?;
+    // SAFETY: dup of a descriptor that is open for the duration of the call.
+    let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
+    // SAFETY: a fresh descriptor from fcntl is ours alone.
+    (copy >= 0).then(|| unsafe { OwnedFd::from_raw_fd(copy) })
 }
 
 fn spawn_writer(mut writer: Box<dyn Write + Send>, input: Receiver<Vec<u8>>) {

@@ -1,0 +1,874 @@
+//! signaltty's benchmarks, side by side with the raw PTY and tmux, in one
+//! run on one machine: `cargo bench --bench signaltty` (release build).
+//!
+//! Figures print as a table with ratios to their anchors and are written,
+//! with two SVG plots, to `$SIGNALTTY_BENCH_OUT` (default `target/bench`).
+//! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run.
+//! These are measurements, not tests: nothing here asserts a time.
+
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use portable_pty::{CommandBuilder, PtySize, native_pty_system};
+use serde_json::{Value, json};
+use signaltty_persistence::{
+    Layout, PaneRecord, SNAPSHOT_VERSION, ServerInfo, Snapshot, StateDir, TabRecord,
+    WorkspaceRecord,
+};
+
+const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
+const ROWS: u16 = 50;
+const COLS: u16 = 200;
+
+struct Scale {
+    log_mib: usize,
+    pane_counts: &'static [usize],
+    snapshot_changes: usize,
+    idle: Duration,
+    keystrokes: usize,
+}
+
+fn main() {
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this
+    // binary without it, and must not spend minutes measuring.
+    if !std::env::args().any(|a| a == "--bench") {
+        eprintln!("signaltty benchmarks: run them with `cargo bench --bench signaltty`");
+        return;
+    }
+    let quick = std::env::var_os("SIGNALTTY_BENCH_QUICK").is_some();
+    let scale = if quick {
+        Scale {
+            log_mib: 8,
+            pane_counts: &[0, 10, 50],
+            snapshot_changes: 4,
+            idle: Duration::from_secs(5),
+            keystrokes: 50,
+        }
+    } else {
+        Scale {
+            log_mib: 64,
+            pane_counts: &[0, 100, 500],
+            snapshot_changes: 10,
+            idle: Duration::from_secs(60),
+            keystrokes: 300,
+        }
+    };
+    let out_dir = PathBuf::from(
+        std::env::var("SIGNALTTY_BENCH_OUT").unwrap_or_else(|_| "target/bench".into()),
+    );
+    std::fs::create_dir_all(&out_dir).expect("output dir");
+    let work = tempfile::Builder::new()
+        .prefix("sttb")
+        .tempdir_in("/tmp")
+        .expect("temp dir");
+    let log = work.path().join("colored.log");
+    write_coloured_log(&log, scale.log_mib << 20);
+    let mut report = Report::default();
+    let has_tmux = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+
+    eprintln!(
+        "throughput: {} MiB of coloured text, {COLS}x{ROWS}",
+        scale.log_mib
+    );
+    let bytes = (scale.log_mib << 20) as f64;
+    let raw = raw_pty_cat(&log);
+    report.throughput("raw PTY", bytes / raw);
+    if has_tmux {
+        report.throughput(
+            "tmux, no client",
+            bytes / tmux_cat(&log, work.path(), false),
+        );
+        report.throughput(
+            "tmux, one client",
+            bytes / tmux_cat(&log, work.path(), true),
+        );
+    }
+    let server = Server::start(work.path(), "tp");
+    report.throughput(
+        "signaltty, no client",
+        bytes / signaltty_cat(&server, &log, false),
+    );
+    report.throughput(
+        "signaltty, one client",
+        bytes / signaltty_cat(&server, &log, true),
+    );
+
+    eprintln!("keystroke round trip through attach");
+    report.latency("raw PTY keystroke", keystrokes_raw(scale.keystrokes));
+    if has_tmux {
+        report.latency(
+            "tmux keystroke",
+            keystrokes_tmux(work.path(), scale.keystrokes),
+        );
+    }
+    report.latency(
+        "signaltty keystroke",
+        keystrokes_signaltty(&server, scale.keystrokes),
+    );
+    drop(server);
+
+    for &panes in scale.pane_counts.iter().filter(|&&n| n > 0) {
+        eprintln!("snapshot: a structural change with {panes} panes");
+        let server = Server::start(work.path(), &format!("snap{panes}"));
+        spawn_idle_panes(&server, panes, &["sleep", "100000"]);
+        report.latency(
+            &format!("change on disk, {panes} panes"),
+            change_to_disk(&server, scale.snapshot_changes),
+        );
+        report.latency(
+            &format!("one write, {panes} panes"),
+            one_write(work.path(), panes),
+        );
+    }
+
+    for &panes in scale.pane_counts {
+        eprintln!("restore with {panes} panes and 64 KiB tails");
+        report.restore(panes, restore_time(work.path(), panes));
+    }
+
+    for &panes in scale.pane_counts {
+        eprintln!("memory with {panes} idle shells");
+        let server = Server::start(work.path(), &format!("mem{panes}"));
+        spawn_idle_panes(&server, panes, &["/bin/sh"]);
+        report.memory(panes, rss_kib(server.pid()));
+    }
+
+    let idle_panes = scale.pane_counts[1].max(1);
+    eprintln!("idle: {idle_panes} idle shells for {:?}", scale.idle);
+    let server = Server::start(work.path(), "idle");
+    spawn_idle_panes(&server, idle_panes, &["/bin/sh"]);
+    let (cpu, writes) = idle(&server, scale.idle);
+    report.idle(idle_panes, scale.idle, cpu, writes);
+    drop(server);
+
+    print!("{}", report.table());
+    let json = serde_json::to_string_pretty(&report.json).unwrap_or_default();
+    std::fs::write(out_dir.join("results.json"), json).expect("results.json");
+    std::fs::write(out_dir.join("throughput.svg"), report.throughput_svg()).expect("svg");
+    std::fs::write(out_dir.join("restore.svg"), report.restore_svg()).expect("svg");
+    eprintln!("wrote {}", out_dir.display());
+}
+
+/// Deterministic coloured log lines, like a verbose build.
+fn write_coloured_log(path: &Path, bytes: usize) {
+    let mut out = String::with_capacity(bytes + 256);
+    let mut i: u64 = 0;
+    while out.len() < bytes {
+        let colour = 31 + (i % 7);
+        let _ = writeln!(
+            out,
+            "\x1b[2m{:>8}\x1b[0m \x1b[{colour}mINFO\x1b[0m compiling crate_{:04} v0.{}.{} \x1b[1m({:>5} ms)\x1b[0m step {i}",
+            i * 17,
+            i % 1000,
+            i % 13,
+            i % 29,
+            i % 99991
+        );
+        i += 1;
+    }
+    out.truncate(bytes);
+    std::fs::write(path, out).expect("log");
+}
+
+/// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads.
+fn raw_pty_cat(log: &Path) -> f64 {
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("pty");
+    let mut cmd = CommandBuilder::new("cat");
+    cmd.arg(log);
+    let start = Instant::now();
+    let mut child = pair.slave.spawn_command(cmd).expect("cat");
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().expect("reader");
+    let mut buf = vec![0u8; 64 * 1024];
+    while let Ok(n) = reader.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let _ = child.wait();
+    seconds
+}
+
+fn tmux(socket: &str, args: &[&str]) -> Command {
+    let mut command = Command::new("tmux");
+    command.args(["-L", socket, "-f", "/dev/null"]).args(args);
+    command
+}
+
+/// A PTY running `argv`, its output read and thrown away: a client that
+/// keeps up. Dropping it ends the program.
+struct Viewer {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    seen: mpsc::Receiver<Vec<u8>>,
+}
+
+impl Viewer {
+    fn run(argv: &[&str], env: &[(&str, &str)]) -> Viewer {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("pty");
+        let mut cmd = CommandBuilder::new(argv[0]);
+        cmd.args(&argv[1..]);
+        cmd.env("TERM", "xterm-256color");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = pair.slave.spawn_command(cmd).expect("viewer");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("reader");
+        let writer = pair.master.take_writer().expect("writer");
+        let (tx, seen) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _master = pair.master;
+            let mut buf = vec![0u8; 64 * 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Viewer {
+            child,
+            writer,
+            seen,
+        }
+    }
+
+    /// Waits until the output contains `needle`.
+    fn wait_for(&self, needle: &[u8], timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut tail: Vec<u8> = Vec::new();
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.seen.recv_timeout(left) {
+                Ok(chunk) => {
+                    tail.extend_from_slice(&chunk);
+                    if tail.windows(needle.len()).any(|w| w == needle) {
+                        return true;
+                    }
+                    let keep = tail.len().saturating_sub(needle.len() + 1024);
+                    tail.drain(..keep);
+                }
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
+    fn drain(&self) {
+        while self.seen.try_recv().is_ok() {}
+    }
+}
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
+    let socket = format!("sttb{}", std::process::id());
+    let go = dir.join("tmux.go");
+    let _ = std::fs::remove_file(&go);
+    let script = format!(
+        "while [ ! -e '{}' ]; do sleep 0.01; done; cat '{}'; tmux -L {socket} wait-for -S done",
+        go.display(),
+        log.display()
+    );
+    let size = (COLS.to_string(), ROWS.to_string());
+    let status = tmux(
+        &socket,
+        &[
+            "new-session",
+            "-d",
+            "-s",
+            "b",
+            "-x",
+            &size.0,
+            "-y",
+            &size.1,
+            &script,
+        ],
+    )
+    .status();
+    if !status.is_ok_and(|s| s.success()) {
+        return f64::NAN;
+    }
+    let viewer = attached.then(|| {
+        let viewer = Viewer::run(
+            &[
+                "tmux",
+                "-L",
+                &socket,
+                "-f",
+                "/dev/null",
+                "attach",
+                "-t",
+                "b",
+            ],
+            &[],
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        viewer
+    });
+    let start = Instant::now();
+    std::fs::write(&go, "").expect("go");
+    let _ = tmux(&socket, &["wait-for", "done"]).status();
+    let seconds = start.elapsed().as_secs_f64();
+    drop(viewer);
+    let _ = tmux(&socket, &["kill-server"]).status();
+    seconds
+}
+
+/// A signaltty server of its own.
+struct Server {
+    child: Child,
+    socket: PathBuf,
+    state: PathBuf,
+    workspace: String,
+}
+
+impl Server {
+    fn start(dir: &Path, name: &str) -> Server {
+        Self::start_with(dir, name, true)
+    }
+
+    fn start_with(dir: &Path, name: &str, with_workspace: bool) -> Server {
+        let socket = dir.join(format!("{name}.sock"));
+        let state = dir.join(format!("{name}.state"));
+        let child = Command::new(BIN)
+            .env("SIGNALTTY_SOCKET", &socket)
+            .env("SIGNALTTY_STATE_DIR", &state)
+            .env("SIGNALTTY_LOG", "warn")
+            .env("SHELL", "/bin/sh")
+            .args(["up", "--foreground"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("server");
+        let mut server = Server {
+            child,
+            socket,
+            state,
+            workspace: String::new(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while server.call("status", json!({})).is_none() {
+            assert!(Instant::now() < deadline, "server did not start");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if with_workspace {
+            let created = server
+                .call("workspace.new", json!({"name": "bench", "cwd": "/tmp"}))
+                .expect("workspace");
+            server.workspace = created["id"].as_str().unwrap_or_default().to_string();
+        }
+        server
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// One request; `None` on any error.
+    fn call(&self, method: &str, params: Value) -> Option<Value> {
+        let mut stream = UnixStream::connect(&self.socket).ok()?;
+        let request = json!({"v": "signaltty/1", "id": 1, "method": method, "params": params});
+        writeln!(stream, "{request}").ok()?;
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line).ok()?;
+        let response: Value = serde_json::from_str(&line).ok()?;
+        response.get("result").cloned()
+    }
+
+    fn new_pane(&self, argv: &[&str]) -> String {
+        let created = self
+            .call(
+                "pane.new",
+                json!({"workspace": self.workspace, "argv": argv, "rows": ROWS, "cols": COLS}),
+            )
+            .expect("a new pane");
+        created["id"].as_str().unwrap_or_default().to_string()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wait_file(path: &Path, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    while !path.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+fn signaltty_cat(server: &Server, log: &Path, attached: bool) -> f64 {
+    let dir = server.socket.parent().unwrap_or(Path::new("/tmp"));
+    let go = dir.join(format!("stt-go-{attached}"));
+    let done = dir.join(format!("stt-done-{attached}"));
+    let script = format!(
+        "while [ ! -e '{}' ]; do sleep 0.01; done; cat '{}'; touch '{}'; sleep 100000",
+        go.display(),
+        log.display(),
+        done.display()
+    );
+    let pane = server.new_pane(&["sh", "-c", &script]);
+    let viewer = attached.then(|| {
+        let socket = server.socket.display().to_string();
+        let viewer = Viewer::run(
+            &[BIN, "attach", &pane],
+            &[("SIGNALTTY_SOCKET", socket.as_str())],
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        viewer
+    });
+    let start = Instant::now();
+    std::fs::write(&go, "").expect("go");
+    wait_file(&done, Duration::from_secs(600));
+    let seconds = start.elapsed().as_secs_f64();
+    drop(viewer);
+    server.call("pane.close", json!({"pane": pane}));
+    seconds
+}
+
+/// Round trips of one keystroke echoed back by `cat` on a PTY.
+fn keystrokes(viewer: &mut Viewer, count: usize) -> Vec<f64> {
+    let mut samples = Vec::with_capacity(count);
+    for i in 0..count {
+        let key = [b'a' + (i % 26) as u8];
+        viewer.drain();
+        let start = Instant::now();
+        viewer.writer.write_all(&key).expect("key");
+        viewer.writer.flush().expect("flush");
+        if viewer.wait_for(&key, Duration::from_secs(5)) {
+            samples.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
+    }
+    samples
+}
+
+fn keystrokes_raw(count: usize) -> Vec<f64> {
+    let mut viewer = Viewer::run(&["cat"], &[]);
+    std::thread::sleep(Duration::from_millis(200));
+    keystrokes(&mut viewer, count)
+}
+
+fn keystrokes_tmux(dir: &Path, count: usize) -> Vec<f64> {
+    let socket = format!("sttk{}", std::process::id());
+    let _ = dir;
+    let size = (COLS.to_string(), ROWS.to_string());
+    let _ = tmux(
+        &socket,
+        &[
+            "new-session",
+            "-d",
+            "-s",
+            "k",
+            "-x",
+            &size.0,
+            "-y",
+            &size.1,
+            "cat",
+        ],
+    )
+    .status();
+    let mut viewer = Viewer::run(
+        &[
+            "tmux",
+            "-L",
+            &socket,
+            "-f",
+            "/dev/null",
+            "attach",
+            "-t",
+            "k",
+        ],
+        &[],
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let samples = keystrokes(&mut viewer, count);
+    drop(viewer);
+    let _ = tmux(&socket, &["kill-server"]).status();
+    samples
+}
+
+fn keystrokes_signaltty(server: &Server, count: usize) -> Vec<f64> {
+    let pane = server.new_pane(&["cat"]);
+    let socket = server.socket.display().to_string();
+    let mut viewer = Viewer::run(
+        &[BIN, "attach", &pane],
+        &[("SIGNALTTY_SOCKET", socket.as_str())],
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let samples = keystrokes(&mut viewer, count);
+    drop(viewer);
+    server.call("pane.close", json!({"pane": pane}));
+    samples
+}
+
+/// `count` panes running `argv`, eight to a tab (a tab's layout is a tree
+/// of bounded depth).
+fn spawn_idle_panes(server: &Server, count: usize, argv: &[&str]) {
+    for i in 0..count {
+        if i % 8 == 0 {
+            server
+                .call(
+                    "tab.new",
+                    json!({"workspace": server.workspace, "argv": argv}),
+                )
+                .expect("tab");
+        } else {
+            server.new_pane(argv);
+        }
+    }
+}
+
+/// Milliseconds from a structural change to the file that holds it.
+fn change_to_disk(server: &Server, changes: usize) -> Vec<f64> {
+    let snapshot = server.state.join("snapshot.json");
+    let mut samples = Vec::new();
+    for i in 0..changes {
+        let on = i % 2 == 0;
+        let start = Instant::now();
+        server.call(
+            "workspace.set",
+            json!({"workspace": server.workspace, "auto_resume": on}),
+        );
+        let needle = format!("\"auto_resume\": {on}");
+        let deadline = start + Duration::from_secs(10);
+        loop {
+            let text = std::fs::read_to_string(&snapshot).unwrap_or_default();
+            if text.contains(&needle) {
+                samples.push(start.elapsed().as_secs_f64() * 1000.0);
+                break;
+            }
+            if Instant::now() > deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    samples
+}
+
+fn synthetic_snapshot(panes: usize) -> Snapshot {
+    let per_tab = 8;
+    let mut snapshot = Snapshot {
+        snapshot_version: SNAPSHOT_VERSION,
+        server: ServerInfo::default(),
+        workspaces: vec![WorkspaceRecord::new("wbench", "bench")],
+        tabs: Vec::new(),
+        panes: Vec::new(),
+        notifications: Vec::new(),
+    };
+    snapshot.workspaces[0].cwd = "/tmp".into();
+    for t in 0..panes.div_ceil(per_tab) {
+        let tab_id = format!("t{t:05}");
+        let ids: Vec<String> = (t * per_tab..((t + 1) * per_tab).min(panes))
+            .map(|p| format!("p{p:05}"))
+            .collect();
+        let mut layout = Layout::pane(ids[0].clone());
+        for id in &ids[1..] {
+            let last = layout
+                .pane_ids()
+                .last()
+                .map(|s| s.to_string())
+                .unwrap_or_default();
+            let _ = layout.split(&last, id, signaltty_persistence::Direction::Right, 0.5);
+        }
+        let mut tab = TabRecord::new(tab_id.clone(), "wbench", ids[0].clone());
+        tab.layout = layout;
+        snapshot.workspaces[0].tabs.push(tab_id.clone());
+        snapshot.tabs.push(tab);
+        for id in ids {
+            let mut pane = PaneRecord::new(id, "wbench", tab_id.clone());
+            pane.argv = vec!["/bin/sh".into()];
+            pane.cwd = "/tmp".into();
+            pane.running = true;
+            snapshot.panes.push(pane);
+        }
+    }
+    snapshot
+}
+
+/// Milliseconds for one atomic save of a snapshot with `panes` panes.
+fn one_write(dir: &Path, panes: usize) -> Vec<f64> {
+    let state = StateDir::open(dir.join(format!("write{panes}"))).expect("state dir");
+    let snapshot = synthetic_snapshot(panes);
+    (0..10)
+        .map(|_| {
+            let start = Instant::now();
+            state.save(&snapshot).expect("save");
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect()
+}
+
+/// Seconds from start to the first answered `ls`, restoring `panes` panes
+/// with 64 KiB tails.
+fn restore_time(dir: &Path, panes: usize) -> f64 {
+    let name = format!("restore{panes}");
+    let state = StateDir::open(dir.join(format!("{name}.state"))).expect("state dir");
+    let snapshot = synthetic_snapshot(panes);
+    state.save(&snapshot).expect("save");
+    let tails = state.tail_store();
+    let line = "\x1b[32mok\x1b[0m some restored history line with a little colour in it\n";
+    let tail: String = line.repeat(64 * 1024 / line.len());
+    for pane in &snapshot.panes {
+        tails.write(&pane.id, &tail).expect("tail");
+    }
+    let start = Instant::now();
+    let server = Server::start_with(dir, &name, false);
+    let ls = server.call("ls", json!({}));
+    let seconds = start.elapsed().as_secs_f64();
+    let restored = ls
+        .as_ref()
+        .and_then(|l| {
+            l["workspaces"][0]["tabs"].as_array().map(|t| {
+                t.iter()
+                    .map(|t| t["panes"].as_array().map_or(0, Vec::len))
+                    .sum::<usize>()
+            })
+        })
+        .unwrap_or(0);
+    assert_eq!(restored, panes, "every pane restored");
+    seconds
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name, which is in parentheses.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: u64 = fields.get(11).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let stime: u64 = fields.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+    utime + stime
+}
+
+/// CPU percent of the server and the snapshot writes while idle.
+fn idle(server: &Server, window: Duration) -> (f64, u64) {
+    std::thread::sleep(Duration::from_secs(3));
+    let writes = |s: &Server| {
+        s.call("status", json!({}))
+            .and_then(|v| v["snapshot"]["writes"].as_u64())
+            .unwrap_or(0)
+    };
+    let (ticks, before) = (cpu_ticks(server.pid()), writes(server));
+    std::thread::sleep(window);
+    let (ticks_after, after) = (cpu_ticks(server.pid()), writes(server));
+    // SAFETY: sysconf takes a plain integer.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let cpu = (ticks_after - ticks) as f64 / hz / window.as_secs_f64() * 100.0;
+    (cpu, after.saturating_sub(before))
+}
+
+fn percentile(samples: &[f64], p: f64) -> f64 {
+    if samples.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let index = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[index]
+}
+
+#[derive(Default)]
+struct Report {
+    lines: Vec<String>,
+    throughputs: Vec<(String, f64)>,
+    restores: Vec<(usize, f64)>,
+    memory: Vec<(usize, u64)>,
+    json: serde_json::Map<String, Value>,
+}
+
+impl Report {
+    fn throughput(&mut self, system: &str, bytes_per_second: f64) {
+        let mb = bytes_per_second / 1e6;
+        self.throughputs.push((system.to_string(), mb));
+        self.json
+            .insert(format!("throughput {system} MB/s"), json!(mb));
+    }
+
+    fn latency(&mut self, what: &str, samples_ms: Vec<f64>) {
+        let (p50, p99) = (percentile(&samples_ms, 0.5), percentile(&samples_ms, 0.99));
+        self.lines.push(format!(
+            "{what:<34} p50 {p50:>8.2} ms   p99 {p99:>8.2} ms   ({} samples)",
+            samples_ms.len()
+        ));
+        self.json.insert(format!("{what} p50 ms"), json!(p50));
+        self.json.insert(format!("{what} p99 ms"), json!(p99));
+    }
+
+    fn restore(&mut self, panes: usize, seconds: f64) {
+        self.restores.push((panes, seconds));
+        self.json
+            .insert(format!("restore {panes} panes s"), json!(seconds));
+    }
+
+    fn memory(&mut self, panes: usize, rss_kib: u64) {
+        self.memory.push((panes, rss_kib));
+        self.json
+            .insert(format!("rss {panes} panes KiB"), json!(rss_kib));
+    }
+
+    fn idle(&mut self, panes: usize, window: Duration, cpu: f64, writes: u64) {
+        self.lines.push(format!(
+            "idle, {panes} shells, {:>3}s: CPU {cpu:.2}% of one core, {writes} snapshot writes",
+            window.as_secs()
+        ));
+        self.json
+            .insert(format!("idle {panes} panes cpu %"), json!(cpu));
+        self.json.insert(
+            format!("idle {panes} panes writes in {}s", window.as_secs()),
+            json!(writes),
+        );
+    }
+
+    fn table(&self) -> String {
+        let mut out = String::from("\n== throughput (cat of coloured text) ==\n");
+        let anchor = |name: &str| {
+            self.throughputs
+                .iter()
+                .find(|(s, _)| s == name)
+                .map(|(_, v)| *v)
+        };
+        let raw = anchor("raw PTY");
+        let tmux = anchor("tmux, no client");
+        for (system, mb) in &self.throughputs {
+            let vs_raw = raw
+                .map(|r| format!("{:>5.0}% of raw", mb / r * 100.0))
+                .unwrap_or_default();
+            let vs_tmux = tmux
+                .map(|t| format!("{:>5.2}x tmux", mb / t))
+                .unwrap_or_default();
+            let _ = writeln!(out, "{system:<24} {mb:>8.1} MB/s   {vs_raw}   {vs_tmux}");
+        }
+        out.push_str("\n== latency ==\n");
+        for line in &self.lines {
+            let _ = writeln!(out, "{line}");
+        }
+        out.push_str("\n== restore (start to first answered ls) ==\n");
+        for (panes, seconds) in &self.restores {
+            let _ = writeln!(out, "{panes:>5} panes: {:>8.1} ms", seconds * 1000.0);
+        }
+        out.push_str("\n== memory (server RSS) ==\n");
+        let base = self.memory.first().map(|(_, kib)| *kib).unwrap_or(0);
+        for (panes, kib) in &self.memory {
+            let per = if *panes > 0 {
+                format!(
+                    "   {:.0} KiB per pane",
+                    (kib.saturating_sub(base)) as f64 / *panes as f64
+                )
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "{panes:>5} panes: {:>8.1} MiB{per}",
+                *kib as f64 / 1024.0
+            );
+        }
+        out
+    }
+
+    fn throughput_svg(&self) -> String {
+        let bars: Vec<(String, f64)> = self.throughputs.clone();
+        bar_chart(
+            "Output throughput, cat of coloured text (MB/s, higher is better)",
+            &bars,
+            "MB/s",
+        )
+    }
+
+    fn restore_svg(&self) -> String {
+        let bars: Vec<(String, f64)> = self
+            .restores
+            .iter()
+            .map(|(n, s)| (format!("{n} panes"), s * 1000.0))
+            .collect();
+        bar_chart(
+            "Restore: start to first answered ls (ms, lower is better)",
+            &bars,
+            "ms",
+        )
+    }
+}
+
+/// A plain horizontal bar chart.
+fn bar_chart(title: &str, bars: &[(String, f64)], unit: &str) -> String {
+    let max = bars
+        .iter()
+        .map(|(_, v)| *v)
+        .filter(|v| v.is_finite())
+        .fold(0.0_f64, f64::max)
+        .max(1e-9);
+    let (left, width, row) = (190.0, 420.0, 28.0);
+    let height = 50.0 + row * bars.len() as f64;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"700\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"13\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"22\" font-size=\"15\">{title}</text>\n"
+    );
+    for (i, (label, value)) in bars.iter().enumerate() {
+        let y = 40.0 + row * i as f64;
+        let w = if value.is_finite() {
+            value / max * width
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            svg,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{label}</text>\
+             <rect x=\"{left}\" y=\"{y}\" width=\"{w:.1}\" height=\"18\" fill=\"#4a7ab5\"/>\
+             <text x=\"{:.1}\" y=\"{}\">{value:.1} {unit}</text>",
+            left - 8.0,
+            y + 14.0,
+            left + w + 6.0,
+            y + 14.0
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
