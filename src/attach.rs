@@ -3,8 +3,9 @@
 //! The server sends a snapshot that repaints the screen, then the pane's
 //! output from exactly where that snapshot ends. This side puts the
 //! terminal in raw mode, forwards keystrokes and size changes, and gives
-//! the terminal back as it found it on every way out: the detach key, the
-//! server going away, a signal, a panic.
+//! the terminal back in order (raw mode off, every mode reset, the screen
+//! cleared) on every way out: the detach key, the server going away, a
+//! signal, a panic.
 //!
 //! A pane with no process (RESTORED, RESUMABLE, EXITED) shows its history
 //! and offers its action in one key: `r` resumes or respawns it, `q` leaves.
@@ -116,7 +117,6 @@ fn session(
     signals.watch(stream.try_clone()?, writer.clone(), terminal.clone_handle());
 
     let mut out = std::io::stdout().lock();
-    out.write_all(b"\x1b[?1049h")?;
     keyboard(
         stream.try_clone()?,
         writer,
@@ -374,9 +374,11 @@ impl RawTerminal {
 
 impl Drop for RawTerminal {
     fn drop(&mut self) {
-        // Leave the alternate screen and undo every mode a program in the
-        // pane may have turned on: cursor keys, keypad, mouse, paste, focus.
-        let reset = b"\x1b[0m\x1b[?1049l\x1b[?25h\x1b[?1l\x1b>\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\r";
+        // The pane drew on this terminal directly (its own alternate-screen
+        // switches included), so there is no picture of before to go back
+        // to: leave any alternate screen, undo every mode a program may have
+        // turned on (cursor keys, keypad, mouse, paste, focus), and clear.
+        let reset = b"\x1b[0m\x1b[?1049l\x1b[?25h\x1b[?1l\x1b>\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1004l\x1b[?2004l\x1b[r\x1b[H\x1b[2J";
         let mut out = std::io::stdout();
         let _ = out.write_all(reset);
         let _ = out.flush();

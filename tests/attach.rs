@@ -243,3 +243,34 @@ fn the_ui_resumes_a_resumable_pane_with_one_key() {
         "leaving the UI leaves the server running"
     );
 }
+
+#[test]
+fn two_clients_see_the_same_pane() {
+    let server = TestServer::start();
+    let ws = workspace(&server, "two");
+    let pane = server.ctl_ok(&["new", &ws]);
+    let mut first = attach(&server, &pane, 24, 80);
+    let second = attach(&server, &pane, 24, 80);
+    wait_mirror(&server, &first, &pane);
+    first.type_bytes(b"echo from-the-$((1+1))nd\r");
+    second.wait_text("the other client's command", |t| t.contains("from-the-2nd"));
+    wait_mirror(&server, &second, &pane);
+    wait_mirror(&server, &first, &pane);
+    detach(&mut first);
+    assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE");
+}
+
+#[test]
+fn the_client_says_so_and_gives_the_terminal_back_when_the_server_dies() {
+    let mut server = TestServer::start();
+    let ws = workspace(&server, "dies");
+    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo pane-is-up; sleep 1000"]);
+    let mut terminal = attach(&server, &pane, 24, 80);
+    terminal.wait_text("the pane", |t| t.contains("pane-is-up"));
+    server.kill9();
+    assert_eq!(terminal.wait_exit(), 1);
+    let after = terminal.wait_text("the message", |t| t.contains("server went away"));
+    // Back on the main screen: the pane's picture is gone with the
+    // alternate screen.
+    assert!(!after.contains("pane-is-up"), "{after}");
+}
