@@ -11,11 +11,6 @@ use support::{TestServer, wait_for};
 
 const DETACH: &[u8] = b"\x1d";
 
-fn workspace(server: &TestServer, name: &str) -> String {
-    let cwd = server.dir.path().display().to_string();
-    server.ctl_ok(&["workspace", "new", name, "--cwd", &cwd])
-}
-
 fn attach(server: &TestServer, pane: &str, rows: u16, cols: u16) -> Terminal {
     let mut command: Command = server.command();
     command.args(["attach", pane]);
@@ -49,7 +44,7 @@ fn detach(terminal: &mut Terminal) {
 #[test]
 fn plain_output_is_mirrored_and_typing_reaches_the_pane() {
     let server = TestServer::start();
-    let ws = workspace(&server, "plain");
+    let ws = server.workspace("plain", &[]);
     let pane = server.ctl_ok(&["new", &ws]);
     server.ctl_ok(&["send", &pane, "echo before-attach", "--enter"]);
     server.wait_output(&pane, "before-attach");
@@ -66,7 +61,7 @@ fn plain_output_is_mirrored_and_typing_reaches_the_pane() {
 #[test]
 fn a_full_screen_program_looks_right_after_detach_and_reattach() {
     let server = TestServer::start();
-    let ws = workspace(&server, "full");
+    let ws = server.workspace("full", &[]);
     let script = "printf '\\033[?1049h\\033[2J\\033[3;5Htop-left\\033[10;20H\\033[1;31mred\\033[0m\\033[24;1Hbottom-line\\033[12;30H'; sleep 1000";
     let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
     server.wait_output(&pane, "bottom-line");
@@ -106,7 +101,7 @@ fn assert_consecutive(screen: &str) -> Vec<u64> {
 #[test]
 fn numbers_flowing_through_detach_and_reattach_are_never_doubled_or_lost() {
     let server = TestServer::start();
-    let ws = workspace(&server, "flow");
+    let ws = server.workspace("flow", &[]);
     let count = "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo $i; [ $((i % 40)) -eq 0 ] && sleep 0.05; done; echo done-counting; sleep 1000";
     let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", count]);
     let mut terminal = attach(&server, &pane, 24, 80);
@@ -130,7 +125,7 @@ fn numbers_flowing_through_detach_and_reattach_are_never_doubled_or_lost() {
 #[test]
 fn the_client_size_goes_to_the_pane_on_attach_and_on_resize() {
     let server = TestServer::start();
-    let ws = workspace(&server, "size");
+    let ws = server.workspace("size", &[]);
     let pane = server.ctl_ok(&["new", &ws]);
     let mut terminal = attach(&server, &pane, 30, 100);
     terminal.wait_text("a prompt", |t| !t.trim().is_empty());
@@ -149,7 +144,7 @@ fn the_client_size_goes_to_the_pane_on_attach_and_on_resize() {
 #[test]
 fn a_slow_client_never_slows_the_pane_and_catches_up_with_a_snapshot() {
     let server = TestServer::start();
-    let ws = workspace(&server, "slow");
+    let ws = server.workspace("slow", &[]);
     let pane = server.ctl_ok(&["new", &ws]);
     let terminal = attach(&server, &pane, 24, 80);
     wait_mirror(&server, &terminal, &pane);
@@ -177,7 +172,7 @@ fn a_slow_client_never_slows_the_pane_and_catches_up_with_a_snapshot() {
 #[test]
 fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
     let mut server = TestServer::start();
-    let ws = workspace(&server, "restored");
+    let ws = server.workspace("restored", &[]);
     let pane = server.ctl_ok(&["new", &ws]);
     server.ctl_ok(&["send", &pane, "echo history-marker", "--enter"]);
     server.wait_output(&pane, "history-marker");
@@ -205,13 +200,10 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
 
 #[test]
 fn the_ui_resumes_a_resumable_pane_with_one_key() {
-    let root = tempfile::Builder::new()
-        .prefix("stt")
-        .tempdir_in("/tmp")
-        .unwrap();
+    let root = support::short_temp_dir();
     let fake = support::agents::FakeAgents::new(root.path());
     let mut server = TestServer::start_with(true, vec![fake.path_env()]);
-    let ws = workspace(&server, "agents");
+    let ws = server.workspace("agents", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
     server.wait_output(&pane, "fake claude ready");
     wait_for("the session id on disk", Duration::from_secs(10), || {
@@ -247,7 +239,7 @@ fn the_ui_resumes_a_resumable_pane_with_one_key() {
 #[test]
 fn two_clients_see_the_same_pane() {
     let server = TestServer::start();
-    let ws = workspace(&server, "two");
+    let ws = server.workspace("two", &[]);
     let pane = server.ctl_ok(&["new", &ws]);
     let mut first = attach(&server, &pane, 24, 80);
     let second = attach(&server, &pane, 24, 80);
@@ -263,7 +255,7 @@ fn two_clients_see_the_same_pane() {
 #[test]
 fn the_client_says_so_and_gives_the_terminal_back_when_the_server_dies() {
     let mut server = TestServer::start();
-    let ws = workspace(&server, "dies");
+    let ws = server.workspace("dies", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo pane-is-up; sleep 1000"]);
     let mut terminal = attach(&server, &pane, 24, 80);
     terminal.wait_text("the pane", |t| t.contains("pane-is-up"));

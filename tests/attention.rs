@@ -11,11 +11,6 @@ use serde_json::Value;
 use support::terminal::Terminal;
 use support::{TestServer, wait_for};
 
-fn workspace(server: &TestServer, name: &str) -> String {
-    let cwd = server.dir.path().display().to_string();
-    server.ctl_ok(&["workspace", "new", name, "--cwd", &cwd])
-}
-
 fn notifications(server: &TestServer, unread: bool) -> Vec<Value> {
     let args: &[&str] = if unread {
         &["notifications", "--unread"]
@@ -54,7 +49,7 @@ fn hook(
 #[test]
 fn osc_notifications_split_across_writes_raise_attention_with_clean_text() {
     let server = TestServer::start();
-    let ws = workspace(&server, "osc");
+    let ws = server.workspace("osc", &[]);
     let script = "printf '\\033]9;build '; sleep 0.3; printf 'finished\\007'; \
                   printf '\\033]777;notify;Deploy\\tnow;all \\001green'; sleep 0.3; printf '\\007'; sleep 1000";
     let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
@@ -79,7 +74,7 @@ fn osc_notifications_split_across_writes_raise_attention_with_clean_text() {
 #[test]
 fn output_nobody_watches_and_a_bell_raise_unread_and_seen_clears_it() {
     let server = TestServer::start();
-    let ws = workspace(&server, "bell");
+    let ws = server.workspace("bell", &[]);
     let pane = server.ctl_ok(&["new", &ws]);
     server.wait_pane(&pane, "unread from output", |p| p["attention"] == "unread");
     server.ctl_ok(&["seen", &pane]);
@@ -109,7 +104,7 @@ fn output_nobody_watches_and_a_bell_raise_unread_and_seen_clears_it() {
 #[test]
 fn claude_hooks_set_lifecycle_attention_and_the_session_id() {
     let server = TestServer::start();
-    let ws = workspace(&server, "hooks");
+    let ws = server.workspace("hooks", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     server.ctl_ok(&["seen", &pane]);
     let session = "7d3e5a9c-1b2f-4c8d-9e0a-3f6b2d1c4e5a";
@@ -167,7 +162,7 @@ fn claude_hooks_set_lifecycle_attention_and_the_session_id() {
 #[test]
 fn attention_and_unread_notifications_survive_a_kill() {
     let mut server = TestServer::start();
-    let ws = workspace(&server, "survive");
+    let ws = server.workspace("survive", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     server.ctl_ok(&[
         "notify",
@@ -199,7 +194,7 @@ fn attention_and_unread_notifications_survive_a_kill() {
 #[test]
 fn next_names_the_most_severe_then_the_most_recent() {
     let server = TestServer::start();
-    let ws = workspace(&server, "next");
+    let ws = server.workspace("next", &[]);
     let quiet = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     let warned = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     let later = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
@@ -243,7 +238,7 @@ fn next_names_the_most_severe_then_the_most_recent() {
 #[test]
 fn hostile_hook_payloads_and_titles_are_refused_or_cleaned() {
     let server = TestServer::start();
-    let ws = workspace(&server, "hostile");
+    let ws = server.workspace("hostile", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     let huge = vec![b'{'; 2 * 1024 * 1024];
     let out = hook(&server, "claude", "Stop", &pane, &huge);

@@ -13,13 +13,6 @@ use support::{TestServer, all_panes, wait_for};
 /// The time the snapshot promises: a change older than this survives a kill.
 const PROMISE: Duration = Duration::from_millis(2500);
 
-fn workspace(server: &TestServer, name: &str, extra: &[&str]) -> String {
-    let cwd = server.dir.path().display().to_string();
-    let mut args = vec!["workspace", "new", name, "--cwd", &cwd];
-    args.extend_from_slice(extra);
-    server.ctl_ok(&args)
-}
-
 fn session_id_of(pane: &Value) -> String {
     pane["agent"]["session_id"]
         .as_str()
@@ -53,17 +46,14 @@ fn wait_out_the_promise(at: Instant) {
 
 #[test]
 fn a_killed_server_comes_back_with_everything_and_agents_resume() {
-    let root = tempfile::Builder::new()
-        .prefix("stt")
-        .tempdir_in("/tmp")
-        .unwrap();
+    let root = support::short_temp_dir();
     let fake = FakeAgents::new(root.path());
     let mut server = TestServer::start_with(true, vec![fake.path_env()]);
     let project = server.dir.path().join("project");
     std::fs::create_dir(&project).unwrap();
     let project = project.canonicalize().unwrap().display().to_string();
 
-    let main = workspace(&server, "main", &[]);
+    let main = server.workspace("main", &[]);
     let shell = server.ctl_ok(&["new", &main, "--title", "my shell"]);
     server.ctl_ok(&[
         "send",
@@ -122,7 +112,7 @@ fn a_killed_server_comes_back_with_everything_and_agents_resume() {
     });
     server.ctl_ok(&["close", &closed]);
 
-    let auto = workspace(&server, "auto", &["--auto-resume"]);
+    let auto = server.workspace("auto", &["--auto-resume"]);
     let auto_claude = server.ctl_ok(&["new", &auto, "--", "claude"]);
     let auto_shell = server.ctl_ok(&["new", &auto, "--split", &auto_claude]);
 
@@ -243,13 +233,10 @@ fn a_killed_server_comes_back_with_everything_and_agents_resume() {
 
 #[test]
 fn resume_fails_visibly_and_the_tombstone_keeps_its_tail() {
-    let root = tempfile::Builder::new()
-        .prefix("stt")
-        .tempdir_in("/tmp")
-        .unwrap();
+    let root = support::short_temp_dir();
     let fake = FakeAgents::new(root.path());
     let mut server = TestServer::start_with(true, vec![fake.path_env()]);
-    let ws = workspace(&server, "gone", &[]);
+    let ws = server.workspace("gone", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
     server.wait_output(&pane, "fake claude ready");
     wait_for("the tail on disk", Duration::from_secs(10), || {
@@ -308,13 +295,13 @@ fn workspace_names(server: &TestServer) -> Vec<String> {
 #[test]
 fn a_corrupt_snapshot_falls_back_to_the_previous_one_loudly() {
     let mut server = TestServer::start();
-    workspace(&server, "one", &[]);
+    server.workspace("one", &[]);
     wait_for("one on disk", Duration::from_secs(5), || {
         server
             .snapshot()
             .filter(|s| s["workspaces"].as_array().is_some_and(|w| w.len() == 1))
     });
-    workspace(&server, "two", &[]);
+    server.workspace("two", &[]);
     wait_for(
         "two on disk, one kept as prev",
         Duration::from_secs(5),
@@ -395,7 +382,7 @@ fn a_snapshot_from_the_future_refuses_to_start_and_touches_nothing() {
 #[test]
 fn no_restore_sets_the_snapshot_aside_and_says_where() {
     let mut server = TestServer::start();
-    workspace(&server, "kept", &[]);
+    server.workspace("kept", &[]);
     wait_for("kept on disk", Duration::from_secs(5), || {
         server
             .snapshot()
@@ -424,18 +411,15 @@ fn no_restore_sets_the_snapshot_aside_and_says_where() {
 
 #[test]
 fn auto_resume_can_be_set_live_and_from_the_config_file() {
-    let root = tempfile::Builder::new()
-        .prefix("stt")
-        .tempdir_in("/tmp")
-        .unwrap();
+    let root = support::short_temp_dir();
     let config = root.path().join("config.toml");
     std::fs::write(&config, "[workspace.cfg]\nauto_resume = true\n").unwrap();
     let mut server = TestServer::start_with(
         true,
         vec![("SIGNALTTY_CONFIG".into(), config.display().to_string())],
     );
-    workspace(&server, "cfg", &[]);
-    let plain = workspace(&server, "plain", &[]);
+    server.workspace("cfg", &[]);
+    let plain = server.workspace("plain", &[]);
     let auto = |server: &TestServer, name: &str| {
         server.ls()["workspaces"]
             .as_array()
@@ -496,7 +480,7 @@ fn every_change_older_than_the_promise_survives_twenty_kills() {
     let mut made: Vec<(String, Instant)> = Vec::new();
     for round in 0..20 {
         let name = format!("w{round}");
-        workspace(&server, &name, &[]);
+        server.workspace(&name, &[]);
         made.push((name, Instant::now()));
         std::thread::sleep(Duration::from_millis(rng.next_below(3500)));
         let killed_at = Instant::now();

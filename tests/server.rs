@@ -10,15 +10,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use support::{TestServer, all_panes, mode, wait_for};
 
-fn workspace(server: &TestServer, name: &str) -> String {
-    let cwd = server.dir.path().display().to_string();
-    server.ctl_ok(&["workspace", "new", name, "--cwd", &cwd])
-}
-
 #[test]
 fn workspaces_tabs_and_splits_show_in_the_layout() {
     let server = TestServer::start();
-    let ws = workspace(&server, "layout");
+    let ws = server.workspace("layout", &[]);
     let first = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     let right = server.ctl_ok(&[
         "new",
@@ -105,7 +100,7 @@ fn workspaces_tabs_and_splits_show_in_the_layout() {
 #[test]
 fn commands_run_and_their_output_can_be_read() {
     let server = TestServer::start();
-    let ws = workspace(&server, "run");
+    let ws = server.workspace("run", &[]);
     let pane = server.ctl_ok(&["new", &ws]);
     server.ctl_ok(&["send", &pane, "echo $((40 + 2))-answer", "--enter"]);
     server.wait_output(&pane, "42-answer");
@@ -138,7 +133,7 @@ fn commands_run_and_their_output_can_be_read() {
 #[test]
 fn a_killed_process_leaves_an_exited_pane_with_its_exit_code() {
     let server = TestServer::start();
-    let ws = workspace(&server, "exit");
+    let ws = server.workspace("exit", &[]);
     let seven = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo bye-now; exit 7"]);
     let exited = server.wait_pane(&seven, "EXITED", |p| p["state"] == "EXITED");
     assert_eq!(exited["exit_code"], 7);
@@ -166,7 +161,7 @@ fn a_killed_process_leaves_an_exited_pane_with_its_exit_code() {
 #[test]
 fn a_panicking_pane_becomes_a_tombstone_and_its_siblings_live_on() {
     let server = TestServer::start();
-    let ws = workspace(&server, "faults");
+    let ws = server.workspace("faults", &[]);
     let victim = server.ctl_ok(&[
         "new",
         &ws,
@@ -205,7 +200,7 @@ fn a_panicking_pane_becomes_a_tombstone_and_its_siblings_live_on() {
 #[test]
 fn fault_injection_is_refused_unless_enabled() {
     let server = TestServer::start_with(false, Vec::new());
-    let ws = workspace(&server, "nofaults");
+    let ws = server.workspace("nofaults", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     let out = server.ctl(&["--json", "debug", "panic", &pane]);
     assert!(!out.status.success());
@@ -217,7 +212,7 @@ fn fault_injection_is_refused_unless_enabled() {
 #[test]
 fn a_structural_change_reaches_the_snapshot_within_two_and_a_half_seconds() {
     let server = TestServer::start();
-    let ws = workspace(&server, "first");
+    let ws = server.workspace("first", &[]);
     // Let a first write happen, so the next one is held by the 2 s debounce.
     wait_for("a first snapshot", Duration::from_secs(5), || {
         server
@@ -243,7 +238,7 @@ fn a_structural_change_reaches_the_snapshot_within_two_and_a_half_seconds() {
 #[test]
 fn sigterm_writes_a_final_snapshot_with_panes_live_at_save() {
     let mut server = TestServer::start();
-    let ws = workspace(&server, "term");
+    let ws = server.workspace("term", &[]);
     let pane = server.ctl_ok(&[
         "new",
         &ws,
@@ -272,7 +267,7 @@ fn sigterm_writes_a_final_snapshot_with_panes_live_at_save() {
 #[test]
 fn ctl_shutdown_stops_the_server_cleanly() {
     let mut server = TestServer::start();
-    let ws = workspace(&server, "bye");
+    let ws = server.workspace("bye", &[]);
     server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     server.ctl_ok(&["shutdown"]);
     assert_eq!(server.wait_exit(), Some(0), "log:\n{}", server.log());
@@ -282,7 +277,7 @@ fn ctl_shutdown_stops_the_server_cleanly() {
 #[test]
 fn a_cd_in_a_shell_reaches_the_snapshot() {
     let server = TestServer::start();
-    let ws = workspace(&server, "cwd");
+    let ws = server.workspace("cwd", &[]);
     let target = server.dir.path().join("deeper");
     std::fs::create_dir(&target).unwrap();
     let target = target.canonicalize().unwrap().display().to_string();
@@ -305,7 +300,7 @@ fn a_cd_in_a_shell_reaches_the_snapshot() {
 #[test]
 fn a_cwd_that_is_not_a_directory_is_an_error() {
     let server = TestServer::start();
-    let ws = workspace(&server, "badcwd");
+    let ws = server.workspace("badcwd", &[]);
     let file = server.dir.path().join("plain-file");
     std::fs::write(&file, "x").unwrap();
     let out = server.ctl(&["--json", "new", &ws, "--cwd", &file.display().to_string()]);
@@ -380,7 +375,7 @@ fn a_thousand_malformed_lines_leave_the_server_serving() {
 #[test]
 fn socket_dirs_and_files_are_private() {
     let server = TestServer::start();
-    let ws = workspace(&server, "perms");
+    let ws = server.workspace("perms", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo tail-me; sleep 1000"]);
     server.wait_output(&pane, "tail-me");
     wait_for("snapshot and tail on disk", Duration::from_secs(10), || {
@@ -420,10 +415,7 @@ fn one_server_per_socket_and_a_stale_socket_is_taken_over() {
 
 #[test]
 fn up_detach_starts_a_background_server_that_answers() {
-    let dir = tempfile::Builder::new()
-        .prefix("stt")
-        .tempdir_in("/tmp")
-        .unwrap();
+    let dir = support::short_temp_dir();
     let socket = dir.path().join("s.sock");
     let state = dir.path().join("state");
     let run = |args: &[&str]| {
@@ -460,10 +452,7 @@ fn up_detach_starts_a_background_server_that_answers() {
 
 #[test]
 fn a_client_with_no_server_gets_a_clear_error() {
-    let dir = tempfile::Builder::new()
-        .prefix("stt")
-        .tempdir_in("/tmp")
-        .unwrap();
+    let dir = support::short_temp_dir();
     let out = std::process::Command::new(support::BIN)
         .env("SIGNALTTY_SOCKET", dir.path().join("none.sock"))
         .args(["ctl", "ls"])
@@ -481,7 +470,7 @@ fn a_client_with_no_server_gets_a_clear_error() {
 #[test]
 fn resize_is_clamped() {
     let server = TestServer::start();
-    let ws = workspace(&server, "size");
+    let ws = server.workspace("size", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     assert_eq!(
         server.ctl_ok(&["resize", &pane, "--rows", "0", "--cols", "65535"]),
@@ -496,7 +485,7 @@ fn resize_is_clamped() {
 #[test]
 fn a_failed_tab_or_workspace_comes_back_from_its_record_and_the_rest_runs_on() {
     let server = TestServer::start();
-    let ws = workspace(&server, "contained");
+    let ws = server.workspace("contained", &[]);
     let first = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo tab-marker; sleep 1000"]);
     let second = server.ctl_ok(&["new", &ws, "--split", &first, "--", "sleep", "1000"]);
     let tab = server.ls()["workspaces"][0]["tabs"][0]["id"]
@@ -504,7 +493,7 @@ fn a_failed_tab_or_workspace_comes_back_from_its_record_and_the_rest_runs_on() {
         .unwrap()
         .to_string();
     let other_tab = server.ctl_ok(&["tab", "new", &ws, "--", "sleep", "1000"]);
-    let other_ws = workspace(&server, "bystander");
+    let other_ws = server.workspace("bystander", &[]);
     let bystander = server.ctl_ok(&["new", &other_ws, "--", "sleep", "1000"]);
     server.wait_output(&first, "tab-marker");
     wait_for("the tail on disk", Duration::from_secs(10), || {
@@ -543,7 +532,7 @@ fn a_failed_tab_or_workspace_comes_back_from_its_record_and_the_rest_runs_on() {
 #[test]
 fn the_snapshot_actor_and_the_listener_are_restarted() {
     let server = TestServer::start();
-    let ws = workspace(&server, "restarts");
+    let ws = server.workspace("restarts", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
     server.ctl_ok(&["debug", "panic", "snapshot"]);
     // Everything published again: the listing and the next save are whole.
@@ -555,7 +544,7 @@ fn the_snapshot_actor_and_the_listener_are_restarted() {
             .any(|p| p["id"] == pane.as_str() && p["state"] == "LIVE");
         (live && ls["workspaces"][0]["name"] == "restarts").then_some(())
     });
-    let second = workspace(&server, "after");
+    let second = server.workspace("after", &[]);
     wait_for("a save after the restart", Duration::from_secs(5), || {
         server.snapshot().filter(|s| {
             let text = s.to_string();
@@ -572,7 +561,7 @@ fn the_snapshot_actor_and_the_listener_are_restarted() {
 #[test]
 fn a_failing_save_is_shown_keeps_the_previous_file_and_recovers() {
     let server = TestServer::start();
-    workspace(&server, "before");
+    server.workspace("before", &[]);
     wait_for("the first save", Duration::from_secs(5), || {
         server
             .snapshot()
@@ -586,7 +575,7 @@ fn a_failing_save_is_shown_keeps_the_previous_file_and_recovers() {
     std::fs::write(prev.join("blocker"), "x").unwrap();
     let good = std::fs::read(server.snapshot_path()).unwrap();
 
-    workspace(&server, "during");
+    server.workspace("during", &[]);
     let status = wait_for("the save error in status", Duration::from_secs(10), || {
         let status = server.ctl_json(&["status"]);
         status["snapshot"]["last_error"]

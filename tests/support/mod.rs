@@ -31,6 +31,14 @@ pub fn wait_for<T>(what: &str, timeout: Duration, mut condition: impl FnMut() ->
     }
 }
 
+/// A temp dir with a short path: a Unix socket path must fit in 107 bytes.
+pub fn short_temp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("stt")
+        .tempdir_in("/tmp")
+        .expect("temp dir")
+}
+
 pub struct TestServer {
     pub dir: tempfile::TempDir,
     pub socket: PathBuf,
@@ -54,11 +62,7 @@ impl TestServer {
 
     /// A test dir and settings, with no server started yet.
     pub fn prepare(faults: bool, extra_env: Vec<(String, String)>) -> TestServer {
-        // Short paths: a Unix socket path must fit in 107 bytes.
-        let dir = tempfile::Builder::new()
-            .prefix("stt")
-            .tempdir_in("/tmp")
-            .expect("temp dir");
+        let dir = short_temp_dir();
         let server = TestServer {
             socket: dir.path().join("s.sock"),
             state_dir: dir.path().join("state"),
@@ -156,6 +160,15 @@ impl TestServer {
         all.extend_from_slice(args);
         let text = self.ctl_ok(&all);
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("ctl {args:?}: {e}: {text}"))
+    }
+
+    /// A new workspace in the test dir, with extra `workspace new` flags;
+    /// returns its id.
+    pub fn workspace(&self, name: &str, flags: &[&str]) -> String {
+        let cwd = self.dir.path().display().to_string();
+        let mut args = vec!["workspace", "new", name, "--cwd", &cwd];
+        args.extend_from_slice(flags);
+        self.ctl_ok(&args)
     }
 
     pub fn ls(&self) -> Value {
