@@ -187,16 +187,9 @@ impl App {
             }
             Mode::Name(mut name) => match key.code {
                 KeyCode::Enter => {
-                    let cwd = std::env::current_dir()
-                        .ok()
-                        .map(|d| d.display().to_string());
                     let result = self.call(
                         method::WORKSPACE_NEW,
-                        params::WorkspaceNew {
-                            name: name.clone(),
-                            cwd,
-                            auto_resume: false,
-                        },
+                        params::WorkspaceNew::here(name.clone()),
                     );
                     self.report(&format!("workspace {name} created"), result);
                 }
@@ -280,12 +273,7 @@ impl App {
                         workspace,
                         tab,
                         split,
-                        direction: None,
-                        cwd: None,
-                        title: None,
-                        argv: Vec::new(),
-                        rows: None,
-                        cols: None,
+                        ..params::PaneNew::default()
                     },
                 );
                 self.report("new pane", result);

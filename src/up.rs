@@ -61,30 +61,13 @@ fn first_workspace(socket: &Path) -> Result<()> {
     if !ls.workspaces.is_empty() {
         return Ok(());
     }
-    let cwd = std::env::current_dir()
-        .ok()
-        .map(|d| d.display().to_string());
-    let created = client.call(
-        method::WORKSPACE_NEW,
-        params::WorkspaceNew {
-            name: "default".into(),
-            cwd,
-            auto_resume: false,
-        },
-    )?;
+    let created = client.call(method::WORKSPACE_NEW, params::WorkspaceNew::here("default"))?;
     let workspace = created["id"].as_str().unwrap_or("default").to_string();
     client.call(
         method::PANE_NEW,
         params::PaneNew {
             workspace,
-            tab: None,
-            split: None,
-            direction: None,
-            cwd: None,
-            title: None,
-            argv: Vec::new(),
-            rows: None,
-            cols: None,
+            ..params::PaneNew::default()
         },
     )?;
     Ok(())

@@ -178,6 +178,19 @@ pub mod params {
         pub auto_resume: bool,
     }
 
+    impl WorkspaceNew {
+        /// A workspace in the client's current directory.
+        pub fn here(name: impl Into<String>) -> WorkspaceNew {
+            WorkspaceNew {
+                name: name.into(),
+                cwd: std::env::current_dir()
+                    .ok()
+                    .map(|d| d.display().to_string()),
+                auto_resume: false,
+            }
+        }
+    }
+
     /// → `{}`.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct WorkspaceSet {
@@ -212,7 +225,7 @@ pub mod params {
     }
 
     /// → `{"id"}` of the new pane.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
     pub struct PaneNew {
         pub workspace: String,
         #[serde(default)]
