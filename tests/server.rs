@@ -606,3 +606,36 @@ fn a_failing_save_is_shown_keeps_the_previous_file_and_recovers() {
         .then_some(())
     });
 }
+
+#[test]
+fn a_connection_from_another_user_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    // SAFETY: getuid(2) cannot fail.
+    if unsafe { libc::getuid() } != 0 {
+        eprintln!("skipped: only root can run a client as another user here");
+        return;
+    }
+    let server = TestServer::start();
+    // Open the doors the permissions normally shut, so that only the
+    // server's own check stands in the way.
+    for (path, mode) in [(server.dir.path(), 0o755), (server.socket.as_path(), 0o777)] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let out = std::process::Command::new(support::BIN)
+        .env("SIGNALTTY_SOCKET", &server.socket)
+        .args(["ctl", "status"])
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing answered: {:?}", out.stdout);
+    wait_for("the refusal in the log", Duration::from_secs(5), || {
+        server
+            .log()
+            .contains("refused a connection from another user")
+            .then_some(())
+    });
+    server.ctl_ok(&["status"]);
+}
