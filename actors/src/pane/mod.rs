@@ -29,7 +29,7 @@ use crate::model::{PaneState, PaneView};
 use crate::snapshot::{SnapshotMsg, publish};
 use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
-use subscribers::{PaneFrame, Subscribers};
+use subscribers::{Output, PaneFrame, Subscribers};
 
 /// How often a pane with new output renders and publishes its tail.
 pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
@@ -293,7 +293,7 @@ impl Actor for PaneActor {
                 // One message: the snapshot and the offset are taken at
                 // the same instant, so the stream neither repeats nor
                 // skips a byte.
-                let frames = pane.subscribers.add(pane.screen.replay());
+                let frames = pane.subscribers.add(pane.screen.replay(), pane.ring.end());
                 let _ = reply.send(Attached {
                     offset: pane.ring.end(),
                     state: pane.state,
@@ -333,8 +333,10 @@ impl Actor for PaneActor {
             }
             PaneMsg::CatchUp => {
                 pane.catch_up_due = false;
-                let screen = &pane.screen;
-                if pane.subscribers.catch_up(|| screen.replay()) {
+                if pane.subscribers.catch_up(Output {
+                    ring: &pane.ring,
+                    snapshot: || pane.screen.replay(),
+                }) {
                     pane.schedule_catch_up(&myself);
                 }
             }
@@ -426,8 +428,14 @@ impl Pane {
         let now = (self.state, self.record.exit_code);
         if now != self.announced {
             self.announced = now;
-            let screen = &self.screen;
-            self.subscribers.state(now.0, now.1, || screen.replay());
+            self.subscribers.state(
+                now.0,
+                now.1,
+                Output {
+                    ring: &self.ring,
+                    snapshot: || self.screen.replay(),
+                },
+            );
         }
     }
 
@@ -615,8 +623,13 @@ impl Pane {
         if changed {
             self.publish();
         }
-        let screen = &self.screen;
-        self.subscribers.output(bytes, || screen.replay())
+        self.subscribers.output(
+            bytes,
+            Output {
+                ring: &self.ring,
+                snapshot: || self.screen.replay(),
+            },
+        )
     }
 
     /// Recomputes the shown title; true when it changed.
@@ -680,8 +693,10 @@ impl Pane {
             }
             self.record.pty_size = size;
             self.publish();
-            let screen = &self.screen;
-            self.subscribers.repaint(|| screen.replay());
+            self.subscribers.repaint(Output {
+                ring: &self.ring,
+                snapshot: || self.screen.replay(),
+            });
         }
         size
     }
