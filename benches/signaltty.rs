@@ -776,8 +776,13 @@ impl Report {
                 .map(|(_, v)| *v)
         };
         let raw = anchor("raw PTY");
-        let tmux = anchor("tmux, no client");
         for (system, mb) in &self.throughputs {
+            // Like with like: a client costs tmux too.
+            let tmux = if system.ends_with("one client") {
+                anchor("tmux, one client")
+            } else {
+                anchor("tmux, no client")
+            };
             let vs_raw = raw
                 .map(|r| format!("{:>5.0}% of raw", mb / r * 100.0))
                 .unwrap_or_default();

@@ -30,7 +30,7 @@ use std::time::SystemTime;
 
 use futures_util::StreamExt;
 use ractor::Actor;
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signaltty_actors::pane::PaneContext;
 use signaltty_actors::pane::process::ReapTracker;
 use signaltty_persistence::{ServerInfo, StateDir};
@@ -132,7 +132,9 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         .map_err(|e| ServerError::Start(e.to_string()))?;
     info!(socket = %bound.path.display(), state_dir = %state_dir.root().display(), pid = std::process::id(), "signaltty server ready");
 
-    let signals = signal_hook_tokio::Signals::new([SIGTERM, SIGINT])
+    // SIGHUP too: a server run in the foreground of a terminal that closes
+    // should save, not vanish.
+    let signals = signal_hook_tokio::Signals::new([SIGTERM, SIGINT, SIGHUP])
         .map_err(|e| ServerError::Start(format!("could not install signal handlers: {e}")))?;
     let signal_task = tokio::spawn(forward_signals(signals, server.clone()));
     let _ = handle.await;
