@@ -178,16 +178,21 @@ fn write_coloured_log(path: &Path, bytes: usize) {
     std::fs::write(path, out).expect("log");
 }
 
-/// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads.
-fn raw_pty_cat(log: &Path) -> f64 {
-    let pair = native_pty_system()
+/// A fresh PTY pair of the benchmark's size.
+fn open_pty() -> portable_pty::PtyPair {
+    native_pty_system()
         .openpty(PtySize {
             rows: ROWS,
             cols: COLS,
             pixel_width: 0,
             pixel_height: 0,
         })
-        .expect("pty");
+        .expect("pty")
+}
+
+/// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads.
+fn raw_pty_cat(log: &Path) -> f64 {
+    let pair = open_pty();
     let mut cmd = CommandBuilder::new("cat");
     cmd.arg(log);
     let start = Instant::now();
@@ -221,14 +226,7 @@ struct Viewer {
 
 impl Viewer {
     fn run(argv: &[&str], env: &[(&str, &str)]) -> Viewer {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: ROWS,
-                cols: COLS,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("pty");
+        let pair = open_pty();
         let mut cmd = CommandBuilder::new(argv[0]);
         cmd.args(&argv[1..]);
         cmd.env("TERM", "xterm-256color");
