@@ -184,7 +184,11 @@ impl Tab {
         let mut layout = self.record.layout.clone();
         layout
             .split(&target, &id, split.direction, 0.5)
-            .map_err(|e| ActorError::BadRequest(e.to_string()))?;
+            .map_err(|e| {
+                ActorError::BadRequest(format!(
+                    "{e}; split another pane, or start a new tab with `signaltty ctl tab new`"
+                ))
+            })?;
         self.spawn_pane(
             myself,
             PaneArgs {
