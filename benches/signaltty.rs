@@ -104,10 +104,7 @@ fn main() {
     eprintln!("keystroke round trip through attach");
     report.latency("raw PTY keystroke", keystrokes_raw(scale.keystrokes));
     if has_tmux {
-        report.latency(
-            "tmux keystroke",
-            keystrokes_tmux(work.path(), scale.keystrokes),
-        );
+        report.latency("tmux keystroke", keystrokes_tmux(scale.keystrokes));
     }
     report.latency(
         "signaltty keystroke",
@@ -216,6 +213,44 @@ fn tmux(socket: &str, args: &[&str]) -> Command {
     command
 }
 
+/// Starts a detached tmux session of the benchmark's size running `command`.
+fn tmux_session(socket: &str, name: &str, command: &str) -> bool {
+    let (cols, rows) = (COLS.to_string(), ROWS.to_string());
+    tmux(
+        socket,
+        &[
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-x",
+            &cols,
+            "-y",
+            &rows,
+            command,
+        ],
+    )
+    .status()
+    .is_ok_and(|s| s.success())
+}
+
+/// A tmux client attached to session `name`, in a PTY of its own.
+fn tmux_client(socket: &str, name: &str) -> Viewer {
+    Viewer::run(
+        &[
+            "tmux",
+            "-L",
+            socket,
+            "-f",
+            "/dev/null",
+            "attach",
+            "-t",
+            name,
+        ],
+        &[],
+    )
+}
+
 /// A PTY running `argv`, its output read and thrown away: a client that
 /// keeps up. Dropping it ends the program.
 struct Viewer {
@@ -295,39 +330,11 @@ fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
         go.display(),
         log.display()
     );
-    let size = (COLS.to_string(), ROWS.to_string());
-    let status = tmux(
-        &socket,
-        &[
-            "new-session",
-            "-d",
-            "-s",
-            "b",
-            "-x",
-            &size.0,
-            "-y",
-            &size.1,
-            &script,
-        ],
-    )
-    .status();
-    if !status.is_ok_and(|s| s.success()) {
+    if !tmux_session(&socket, "b", &script) {
         return f64::NAN;
     }
     let viewer = attached.then(|| {
-        let viewer = Viewer::run(
-            &[
-                "tmux",
-                "-L",
-                &socket,
-                "-f",
-                "/dev/null",
-                "attach",
-                "-t",
-                "b",
-            ],
-            &[],
-        );
+        let viewer = tmux_client(&socket, "b");
         std::thread::sleep(Duration::from_millis(300));
         viewer
     });
@@ -483,38 +490,10 @@ fn keystrokes_raw(count: usize) -> Vec<f64> {
     keystrokes(&mut viewer, count)
 }
 
-fn keystrokes_tmux(dir: &Path, count: usize) -> Vec<f64> {
+fn keystrokes_tmux(count: usize) -> Vec<f64> {
     let socket = format!("sttk{}", std::process::id());
-    let _ = dir;
-    let size = (COLS.to_string(), ROWS.to_string());
-    let _ = tmux(
-        &socket,
-        &[
-            "new-session",
-            "-d",
-            "-s",
-            "k",
-            "-x",
-            &size.0,
-            "-y",
-            &size.1,
-            "cat",
-        ],
-    )
-    .status();
-    let mut viewer = Viewer::run(
-        &[
-            "tmux",
-            "-L",
-            &socket,
-            "-f",
-            "/dev/null",
-            "attach",
-            "-t",
-            "k",
-        ],
-        &[],
-    );
+    tmux_session(&socket, "k", "cat");
+    let mut viewer = tmux_client(&socket, "k");
     std::thread::sleep(Duration::from_millis(500));
     let samples = keystrokes(&mut viewer, count);
     drop(viewer);

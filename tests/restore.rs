@@ -296,10 +296,8 @@ fn workspace_names(server: &TestServer) -> Vec<String> {
 fn a_corrupt_snapshot_falls_back_to_the_previous_one_loudly() {
     let mut server = TestServer::start();
     server.workspace("one", &[]);
-    wait_for("one on disk", Duration::from_secs(5), || {
-        server
-            .snapshot()
-            .filter(|s| s["workspaces"].as_array().is_some_and(|w| w.len() == 1))
+    server.wait_snapshot("one on disk", |s| {
+        s["workspaces"].as_array().is_some_and(|w| w.len() == 1)
     });
     server.workspace("two", &[]);
     wait_for(
@@ -383,10 +381,8 @@ fn a_snapshot_from_the_future_refuses_to_start_and_touches_nothing() {
 fn no_restore_sets_the_snapshot_aside_and_says_where() {
     let mut server = TestServer::start();
     server.workspace("kept", &[]);
-    wait_for("kept on disk", Duration::from_secs(5), || {
-        server
-            .snapshot()
-            .filter(|s| s["workspaces"].as_array().is_some_and(|w| w.len() == 1))
+    server.wait_snapshot("kept on disk", |s| {
+        s["workspaces"].as_array().is_some_and(|w| w.len() == 1)
     });
     server.kill9();
     server.launch_with(&["--no-restore"]);
@@ -433,12 +429,10 @@ fn auto_resume_can_be_set_live_and_from_the_config_file() {
     assert!(!auto(&server, "plain"));
     server.ctl_ok(&["workspace", "set", &plain, "--auto-resume", "true"]);
     assert!(auto(&server, "plain"));
-    wait_for("auto_resume persisted", Duration::from_secs(5), || {
-        server.snapshot().filter(|s| {
-            s["workspaces"]
-                .as_array()
-                .is_some_and(|w| w.iter().all(|w| w["auto_resume"] == true))
-        })
+    server.wait_snapshot("auto_resume persisted", |s| {
+        s["workspaces"]
+            .as_array()
+            .is_some_and(|w| w.iter().all(|w| w["auto_resume"] == true))
     });
     server.kill9();
     server.launch();

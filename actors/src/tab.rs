@@ -5,7 +5,7 @@
 //! published record and tail. Its siblings never notice.
 
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use signaltty_persistence::{Direction, Layout, PaneRecord, TabRecord};
+use signaltty_persistence::{Direction, PaneRecord, TabRecord};
 use tracing::{Instrument, error, info_span, warn};
 
 use crate::error::ActorError;
@@ -179,7 +179,7 @@ impl Tab {
                 self.record.id
             )));
         }
-        let record = pane_record(&self.record, &new);
+        let record = pane_record(&self.record.workspace_id, &self.record.id, &new);
         let id = record.id.clone();
         let mut layout = self.record.layout.clone();
         layout
@@ -237,7 +237,10 @@ impl Tab {
             Some(last) => last,
             None => {
                 warn!(pane = %pane_id, "no record for the failed pane; its slot shows an empty tombstone");
-                (empty_record(&self.record, pane_id), None)
+                (
+                    empty_record(&self.record.workspace_id, &self.record.id, pane_id),
+                    None,
+                )
             }
         };
         let mut record = record;
@@ -268,7 +271,8 @@ fn spawn_error(id: &str, err: ractor::SpawnErr) -> ActorError {
     }
 }
 
-pub(crate) fn pane_record(tab: &TabRecord, new: &NewPane) -> PaneRecord {
+/// The record of a pane about to be created in `tab` of `workspace`.
+pub(crate) fn pane_record(workspace: &str, tab: &str, new: &NewPane) -> PaneRecord {
     PaneRecord {
         title: new.title.clone().unwrap_or_default(),
         user_title: new.title.clone(),
@@ -279,20 +283,13 @@ pub(crate) fn pane_record(tab: &TabRecord, new: &NewPane) -> PaneRecord {
             cols: new.cols,
         },
         running: true,
-        ..empty_record(tab, &names::new_id())
+        ..empty_record(workspace, tab, &names::new_id())
     }
 }
 
-fn empty_record(tab: &TabRecord, pane_id: &str) -> PaneRecord {
+fn empty_record(workspace: &str, tab: &str, pane_id: &str) -> PaneRecord {
     PaneRecord {
         created_at: crate::now_millis(),
-        ..PaneRecord::new(pane_id, &tab.workspace_id, &tab.id)
-    }
-}
-
-/// A single-leaf layout for a tab's first pane.
-pub fn single(pane_id: &str) -> Layout {
-    Layout::Pane {
-        pane_id: pane_id.to_string(),
+        ..PaneRecord::new(pane_id, workspace, tab)
     }
 }

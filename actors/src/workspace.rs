@@ -224,20 +224,12 @@ impl Workspace {
     ) -> Result<(String, String), ActorError> {
         let tab_id = names::new_id();
         let title = title.unwrap_or_else(|| format!("Tab {}", self.record.tabs.len() + 1));
-        let placeholder = TabRecord {
-            id: tab_id.clone(),
-            workspace_id: self.record.id.clone(),
-            title,
-            layout: tab::single(""),
-            active_pane_id: None,
-        };
         let new = self.new_pane_from(spec);
-        let pane = tab::pane_record(&placeholder, &new);
+        let pane = tab::pane_record(&self.record.id, &tab_id, &new);
         let pane_id = pane.id.clone();
         let record = TabRecord {
-            layout: tab::single(&pane_id),
-            active_pane_id: Some(pane_id.clone()),
-            ..placeholder
+            title,
+            ..TabRecord::new(tab_id.clone(), self.record.id.clone(), pane_id.clone())
         };
         self.spawn_tab(
             myself,

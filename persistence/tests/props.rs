@@ -67,6 +67,8 @@ fn sequence_end(chars: &[(usize, char)], at: usize, text_len: usize) -> Option<u
                     match d {
                         ESC => return sequence_end(chars, q, text_len),
                         ' '..='/' => {}
+                        // CAN and SUB cancel a sequence in every state.
+                        d if cancels(d) => return Some(after(j)),
                         d if is_c0(d) || d == '\x7f' => {}
                         _ => return Some(after(j)),
                     }
@@ -261,4 +263,6 @@ fn oracle_agrees_on_simple_cases() {
     assert!(!open);
     assert!(oracle("x\x1b]0;t").1);
     assert!(!oracle("x\x1b]0;t\x1b\\").1);
+    // CAN cancels an escape sequence, intermediates or not.
+    assert!(!oracle("\x1b \x18").1);
 }

@@ -241,7 +241,7 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
             // EOF: a last line without a newline still counts.
             return Ok((!line.is_empty()).then_some(line));
         }
-        let (chunk, done) = match memchr_newline(available) {
+        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
             Some(i) => (&available[..i], true),
             None => (available, false),
         };
@@ -255,10 +255,6 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
             return Ok(Some(line));
         }
     }
-}
-
-fn memchr_newline(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
 }
 
 /// Parses one request line; a line that is not a request gets the error

@@ -210,6 +210,13 @@ impl TestServer {
         serde_json::from_str(&text).ok()
     }
 
+    /// Waits until the snapshot on disk passes `check`.
+    pub fn wait_snapshot(&self, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+        wait_for(what, Duration::from_secs(10), || {
+            self.snapshot().filter(|s| check(s))
+        })
+    }
+
     pub fn tail_path(&self, pane: &str) -> PathBuf {
         self.state_dir.join("history").join(format!("{pane}.tail"))
     }
