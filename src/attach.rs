@@ -20,7 +20,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM, SIGWINCH};
-use signaltty_supervisor::protocol::{
+use signaltty_protocol::{
     AttachReply, PROTOCOL, Request, Response, StateFrame, frame, method, params,
 };
 

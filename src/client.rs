@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
-use signaltty_supervisor::protocol::{MAX_LINE, PROTOCOL, Request, Response, WireError};
+use signaltty_protocol::{MAX_LINE, PROTOCOL, Request, Response, WireError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {

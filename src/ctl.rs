@@ -5,15 +5,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
-use signaltty_supervisor::protocol::{
-    LsReply, NextReply, NotificationsReply, StatusReply, method, params,
-};
+use signaltty_protocol::{LsReply, NextReply, NotificationsReply, StatusReply, method, params};
 
 use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
 use crate::client::Client;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
-    let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());
+    let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
     let mut client = Client::connect(&socket)?;
     let (method, params) = request(ctl)?;
     let result = client.call(method, params)?;

@@ -11,7 +11,7 @@ use std::io::Read;
 
 use anyhow::{Result, bail};
 use serde::Deserialize;
-use signaltty_supervisor::protocol::params;
+use signaltty_protocol::params;
 
 /// The most a hook may send.
 pub const MAX_PAYLOAD: usize = 1024 * 1024;

@@ -30,7 +30,7 @@ pub fn main() -> ExitCode {
             ref detach_key,
             keep_attention,
         } => attach::parse_key(detach_key).and_then(|detach_key| {
-            let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());
+            let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
             let options = attach::Options {
                 detach_key,
                 keep_attention,
@@ -38,7 +38,7 @@ pub fn main() -> ExitCode {
             attach::run(&socket, pane, options)
         }),
         Command::Ui { ref detach_key } => attach::parse_key(detach_key).and_then(|key| {
-            let socket = signaltty_supervisor::socket::resolve(cli.socket.clone());
+            let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
             ui::run(&socket, key)
         }),
     };

@@ -20,9 +20,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, List, ListItem, ListState, Paragraph};
 use ratatui::{DefaultTerminal, Frame};
 use serde::Serialize;
-use signaltty_supervisor::protocol::{
-    LsPane, LsReply, NextReply, PROTOCOL, Request, method, params,
-};
+use signaltty_protocol::{LsPane, LsReply, NextReply, PROTOCOL, Request, method, params};
 
 use crate::attach;
 use crate::client::{Client, ClientError};

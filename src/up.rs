@@ -12,8 +12,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use signaltty_persistence::{StateDir, ensure_private_file};
-use signaltty_supervisor::protocol::{LsReply, method, params};
-use signaltty_supervisor::{ServerConfig, socket};
+use signaltty_protocol::socket_path;
+use signaltty_protocol::{LsReply, method, params};
+use signaltty_supervisor::ServerConfig;
 
 use crate::cli::{Cli, Up};
 use crate::client::Client;
@@ -22,8 +23,8 @@ use crate::client::Client;
 const START_DEADLINE: Duration = Duration::from_secs(15);
 
 pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
-    let socket = socket::resolve(cli.socket.clone());
-    socket::check_length(&socket)?;
+    let socket = socket_path::resolve(cli.socket.clone());
+    socket_path::check_length(&socket)?;
     let state_dir = StateDir::resolve(cli.state_dir.clone())?;
     if up.foreground {
         return foreground(&socket, state_dir.root(), up.no_restore);

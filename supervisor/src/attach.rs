@@ -16,7 +16,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
 
 use crate::handlers::{self, parse, resolve_pane};
-use crate::protocol::{AttachReply, Request, Response, StateFrame, WireError, frame, params};
+use signaltty_protocol::{AttachReply, Request, Response, StateFrame, WireError, frame, params};
 
 /// How long an attaching client waits for the pane.
 const ATTACH_MS: u64 = 10_000;

@@ -20,11 +20,11 @@ use signaltty_adapters::{self as adapters, AgentKind};
 use signaltty_persistence::{Attention, Direction, NotificationRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
-use crate::protocol::{
+use crate::server::ServerMsg;
+use signaltty_protocol::{
     ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, NextReply, NotificationsReply,
     PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
 };
-use crate::server::ServerMsg;
 
 /// What every handler may use.
 pub struct Ctx {

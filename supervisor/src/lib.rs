@@ -11,14 +11,13 @@
 //! - [`restore`]: the saved snapshot read back into actors; [`config`]: the
 //!   config file;
 //! - [`listener`], [`handlers`]: connections and the one handler per request;
-//! - [`protocol`]: the wire types, shared with the client;
+//! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock.
 
 pub mod attach;
 pub mod config;
 pub mod handlers;
 pub mod listener;
-pub mod protocol;
 pub mod restore;
 pub mod server;
 pub mod socket;
@@ -121,7 +120,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         info: ServerInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),
             saved_at: 0,
-            protocol: protocol::PROTOCOL.to_string(),
+            protocol: signaltty_protocol::PROTOCOL.to_string(),
         },
         restore,
         config: settings,

@@ -18,8 +18,10 @@ use tracing::{Instrument, debug, info_span, warn};
 
 use crate::attach;
 use crate::handlers::{self, Ctx};
-use crate::protocol::{ErrorCode, Event, MAX_LINE, PROTOCOL, Request, Response, WireError, method};
 use crate::server::ServerMsg;
+use signaltty_protocol::{
+    ErrorCode, Event, MAX_LINE, PROTOCOL, Request, Response, WireError, method,
+};
 
 pub struct ListenerArgs {
     pub listener: StdUnixListener,

@@ -11,19 +11,14 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 
-/// `sun_path` holds 108 bytes including the terminating NUL.
-pub const MAX_SOCKET_PATH: usize = 107;
+use signaltty_protocol::socket_path::{PathTooLong, check_length};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SocketError {
     #[error("a signaltty server is already running on {}", .0.display())]
     AlreadyRunning(PathBuf),
-    #[error(
-        "socket path {} is {len} bytes, longer than the {MAX_SOCKET_PATH} a Unix socket allows; \
-         set SIGNALTTY_SOCKET or --socket to a shorter path",
-        .path.display()
-    )]
-    PathTooLong { path: PathBuf, len: usize },
+    #[error(transparent)]
+    PathTooLong(#[from] PathTooLong),
     #[error("socket directory {} belongs to another user; choose another with --socket", .0.display())]
     ForeignDir(PathBuf),
     #[error("{what} {}: {source}", .path.display())]
@@ -40,46 +35,6 @@ fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> 
         path: path.to_path_buf(),
         source,
     }
-}
-
-/// The socket path: `explicit`, else `$SIGNALTTY_SOCKET`, else
-/// `$XDG_RUNTIME_DIR/signaltty/signaltty.sock`, else a per-user directory
-/// under the temp dir.
-pub fn resolve(explicit: Option<PathBuf>) -> PathBuf {
-    resolve_with(explicit, |name| std::env::var_os(name))
-}
-
-fn resolve_with(
-    explicit: Option<PathBuf>,
-    env: impl Fn(&str) -> Option<std::ffi::OsString>,
-) -> PathBuf {
-    if let Some(path) = explicit {
-        return path;
-    }
-    if let Some(path) = env("SIGNALTTY_SOCKET").filter(|p| !p.is_empty()) {
-        return PathBuf::from(path);
-    }
-    if let Some(runtime) = env("XDG_RUNTIME_DIR").filter(|p| !p.is_empty()) {
-        return PathBuf::from(runtime)
-            .join("signaltty")
-            .join("signaltty.sock");
-    }
-    // SAFETY: getuid(2) cannot fail.
-    let uid = unsafe { libc::getuid() };
-    std::env::temp_dir()
-        .join(format!("signaltty-{uid}"))
-        .join("signaltty.sock")
-}
-
-pub fn check_length(path: &Path) -> Result<(), SocketError> {
-    let len = path.as_os_str().len();
-    if len > MAX_SOCKET_PATH {
-        return Err(SocketError::PathTooLong {
-            path: path.to_path_buf(),
-            len,
-        });
-    }
-    Ok(())
 }
 
 /// The listening socket and the lock that makes it ours.
@@ -155,35 +110,6 @@ fn prepare_dir(dir: &Path) -> Result<(), SocketError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::ffi::OsString;
-
-    #[test]
-    fn resolution_order() {
-        let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                vars.iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| OsString::from(v))
-            }
-        };
-        assert_eq!(
-            resolve_with(Some("/x/s".into()), env(&[("SIGNALTTY_SOCKET", "/y")])),
-            PathBuf::from("/x/s")
-        );
-        assert_eq!(
-            resolve_with(
-                None,
-                env(&[("SIGNALTTY_SOCKET", "/y"), ("XDG_RUNTIME_DIR", "/r")])
-            ),
-            PathBuf::from("/y")
-        );
-        assert_eq!(
-            resolve_with(None, env(&[("XDG_RUNTIME_DIR", "/r")])),
-            PathBuf::from("/r/signaltty/signaltty.sock")
-        );
-        let fallback = resolve_with(None, env(&[]));
-        assert!(fallback.starts_with(std::env::temp_dir()), "{fallback:?}");
-    }
 
     #[test]
     fn a_long_path_is_refused_with_a_clear_error() {

@@ -1,5 +1,9 @@
 //! The IPC protocol, shared by the server and every client.
 //!
+//! This crate owns the wire types and their framing, and where a client
+//! finds the server's socket. Clients link this crate and nothing of the
+//! server stack; it must never depend on actors, tokio or PTYs.
+//!
 //! Framing: newline-delimited JSON over a Unix socket, one request or
 //! response per line, at most [`MAX_LINE`] bytes. A request is
 //! `{"v":"signaltty/1","id":N,"method":"…","params":{…}}`; its response
@@ -13,6 +17,8 @@
 //! `pane.attach` is the one method that changes the connection: after its
 //! JSON reply, both directions carry binary [`frame`]s until either side
 //! closes.
+
+pub mod socket_path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

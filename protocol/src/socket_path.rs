@@ -1,0 +1,101 @@
+//! Where the server's socket is: the one fact every client and the server
+//! must agree on before they can speak at all.
+
+use std::path::{Path, PathBuf};
+
+/// `sun_path` holds 108 bytes including the terminating NUL.
+pub const MAX_SOCKET_PATH: usize = 107;
+
+/// A socket path no Unix socket can have.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "socket path {} is {len} bytes, longer than the {MAX_SOCKET_PATH} a Unix socket allows; \
+     set SIGNALTTY_SOCKET or --socket to a shorter path",
+    .path.display()
+)]
+pub struct PathTooLong {
+    pub path: PathBuf,
+    pub len: usize,
+}
+
+/// The socket path: `explicit`, else `$SIGNALTTY_SOCKET`, else
+/// `$XDG_RUNTIME_DIR/signaltty/signaltty.sock`, else a per-user directory
+/// under the temp dir.
+pub fn resolve(explicit: Option<PathBuf>) -> PathBuf {
+    resolve_with(explicit, |name| std::env::var_os(name))
+}
+
+fn resolve_with(
+    explicit: Option<PathBuf>,
+    env: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> PathBuf {
+    if let Some(path) = explicit {
+        return path;
+    }
+    if let Some(path) = env("SIGNALTTY_SOCKET").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    if let Some(runtime) = env("XDG_RUNTIME_DIR").filter(|p| !p.is_empty()) {
+        return PathBuf::from(runtime)
+            .join("signaltty")
+            .join("signaltty.sock");
+    }
+    // SAFETY: getuid(2) cannot fail.
+    let uid = unsafe { libc::getuid() };
+    std::env::temp_dir()
+        .join(format!("signaltty-{uid}"))
+        .join("signaltty.sock")
+}
+
+/// Refuses a path longer than a Unix socket address can hold.
+pub fn check_length(path: &Path) -> Result<(), PathTooLong> {
+    let len = path.as_os_str().len();
+    if len > MAX_SOCKET_PATH {
+        return Err(PathTooLong {
+            path: path.to_path_buf(),
+            len,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    #[test]
+    fn resolution_order() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| OsString::from(v))
+            }
+        };
+        assert_eq!(
+            resolve_with(Some("/x/s".into()), env(&[("SIGNALTTY_SOCKET", "/y")])),
+            PathBuf::from("/x/s")
+        );
+        assert_eq!(
+            resolve_with(
+                None,
+                env(&[("SIGNALTTY_SOCKET", "/y"), ("XDG_RUNTIME_DIR", "/r")])
+            ),
+            PathBuf::from("/y")
+        );
+        assert_eq!(
+            resolve_with(None, env(&[("XDG_RUNTIME_DIR", "/r")])),
+            PathBuf::from("/r/signaltty/signaltty.sock")
+        );
+        let fallback = resolve_with(None, env(&[]));
+        assert!(fallback.starts_with(std::env::temp_dir()), "{fallback:?}");
+    }
+
+    #[test]
+    fn a_long_path_is_refused_with_a_clear_error() {
+        let path = PathBuf::from(format!("/tmp/{}", "x".repeat(120)));
+        let err = check_length(&path).unwrap_err().to_string();
+        assert!(err.contains("longer than"), "{err}");
+    }
+}
