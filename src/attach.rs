@@ -106,8 +106,7 @@ fn session(
     signals: &Signals,
 ) -> Result<End> {
     let (rows, cols) = terminal.size();
-    let stream =
-        UnixStream::connect(socket).map_err(|_| ClientError::NotRunning(socket.to_path_buf()))?;
+    let stream = crate::client::connect_stream(socket)?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = stream.try_clone()?;
     let reply = handshake(&mut reader, &mut writer, pane, (rows, cols), options)?;

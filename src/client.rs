@@ -26,10 +26,16 @@ pub struct Client {
     next_id: u64,
 }
 
+/// Opens a connection to the server at `path`. Every client connection
+/// (requests, attach, event streams) goes through here, so whatever must be
+/// checked before a byte is sent is checked in one place.
+pub fn connect_stream(path: &Path) -> Result<UnixStream, ClientError> {
+    UnixStream::connect(path).map_err(|_| ClientError::NotRunning(path.to_path_buf()))
+}
+
 impl Client {
     pub fn connect(path: &Path) -> Result<Client, ClientError> {
-        let stream =
-            UnixStream::connect(path).map_err(|_| ClientError::NotRunning(path.to_path_buf()))?;
+        let stream = connect_stream(path)?;
         let writer = stream.try_clone()?;
         Ok(Client {
             reader: BufReader::new(stream),

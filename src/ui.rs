@@ -6,7 +6,6 @@
 //! ordinary request; its error is shown on the status line, never lost.
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver};
@@ -80,8 +79,7 @@ pub fn run(socket: &Path, detach_key: u8) -> Result<ExitCode> {
 
 /// A thread that turns the server's `changed` events into messages.
 fn follow(socket: &Path) -> Result<Receiver<()>> {
-    let mut stream =
-        UnixStream::connect(socket).map_err(|_| ClientError::NotRunning(socket.to_path_buf()))?;
+    let mut stream = crate::client::connect_stream(socket)?;
     let request = Request {
         v: PROTOCOL.to_string(),
         id: 1,
