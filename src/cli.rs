@@ -156,6 +156,17 @@ pub enum Ctl {
     },
     /// Mark a pane as seen: its attention clears and its notifications are read
     Seen { pane: String },
+    /// Rename a pane, tab or workspace (a pane's name is kept over any title
+    /// its program sets; an empty name gives it back the program's title)
+    Rename {
+        /// A pane, tab or workspace: an id, a unique id prefix or a
+        /// workspace name
+        target: String,
+        name: String,
+        /// Say what the target is, when it could be more than one
+        #[arg(long, value_enum)]
+        kind: Option<TargetKind>,
+    },
     /// The newest notifications (at most 200 are kept)
     Notifications {
         #[arg(long)]
@@ -227,6 +238,13 @@ pub struct NewPane {
     /// The command to run [default: $SHELL]
     #[arg(last = true)]
     pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum TargetKind {
+    Pane,
+    Tab,
+    Workspace,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use signaltty_protocol::{LsReply, NextReply, NotificationsReply, StatusReply, method, params};
 
-use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
+use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
 use crate::client::Client;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
@@ -214,6 +214,18 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
         Ctl::Notifications { unread } => (
             method::NOTIFICATIONS,
             value(params::Notifications { unread: *unread })?,
+        ),
+        Ctl::Rename { target, name, kind } => (
+            method::RENAME,
+            value(params::Rename {
+                target: target.clone(),
+                name: name.clone(),
+                kind: kind.map(|kind| match kind {
+                    TargetKind::Pane => params::TargetKind::Pane,
+                    TargetKind::Tab => params::TargetKind::Tab,
+                    TargetKind::Workspace => params::TargetKind::Workspace,
+                }),
+            })?,
         ),
         Ctl::Next => (method::NEXT, value(params::Empty {})?),
         Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),

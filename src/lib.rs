@@ -10,6 +10,8 @@ pub mod cli;
 pub mod client;
 mod ctl;
 mod hook;
+mod stream;
+mod term;
 mod ui;
 mod up;
 

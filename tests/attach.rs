@@ -266,3 +266,31 @@ fn the_client_says_so_and_gives_the_terminal_back_when_the_server_dies() {
     // alternate screen.
     assert!(!after.contains("pane-is-up"), "{after}");
 }
+
+#[test]
+fn an_exited_agent_pane_says_that_r_resumes_it_and_r_does_exactly_that() {
+    // Issue 10 §7: the offer said "respawn" and ran the agent's resume.
+    let root = support::short_temp_dir();
+    let fake = support::agents::FakeAgents::new(root.path());
+    let server = TestServer::start_with(true, vec![fake.path_env()]);
+    let ws = server.workspace("offer", &[]);
+    fake.install("echo \"fake claude ran $*\"\nexit 0");
+    let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
+    let exited = server.wait_pane(&pane, "the agent to exit", |p| p["state"] == "EXITED");
+    let session = exited["agent"]["session_id"].as_str().unwrap().to_string();
+    fake.install("echo \"fake claude back $*\"\nexec sleep 1000");
+
+    let mut terminal = attach(&server, &pane, 24, 100);
+    let offer = format!("r resume: claude --resume {session}");
+    terminal.wait_text("the offer naming the resume", |t| t.contains(&offer));
+    terminal.type_bytes(b"r");
+    server.wait_pane(&pane, "LIVE after one key", |p| p["state"] == "LIVE");
+    terminal.wait_text("the resumed agent", |t| t.contains("fake claude back"));
+    let runs = fake.runs(&pane);
+    assert_eq!(
+        runs.last().unwrap(),
+        &format!("--resume {session}"),
+        "{runs:?}"
+    );
+    detach(&mut terminal);
+}

@@ -10,10 +10,12 @@
 //! - [`server`]: the root actor and its restart policy;
 //! - [`restore`]: the saved snapshot read back into actors; [`config`]: the
 //!   config file;
-//! - [`listener`], [`handlers`]: connections and the one handler per request;
+//! - [`listener`], [`handlers`]: connections and the one handler per request
+//!   (`arrange`: renames, focus and split ratios);
 //! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock.
 
+mod arrange;
 pub mod attach;
 pub mod config;
 pub mod handlers;

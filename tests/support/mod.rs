@@ -171,6 +171,22 @@ impl TestServer {
         self.ctl_ok(&args)
     }
 
+    /// One request on the socket: its `result`, or its `error`.
+    pub fn call(&self, method: &str, params: Value) -> Result<Value, Value> {
+        use std::io::{BufRead, BufReader, Write};
+        let mut stream = UnixStream::connect(&self.socket).expect("connect");
+        let request =
+            serde_json::json!({"v": "signaltty/1", "id": 1, "method": method, "params": params});
+        writeln!(stream, "{request}").expect("send");
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line).expect("reply");
+        let response: Value = serde_json::from_str(&line).expect("json reply");
+        match response.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok(response["result"].clone()),
+        }
+    }
+
     pub fn ls(&self) -> Value {
         self.ctl_json(&["ls"])
     }

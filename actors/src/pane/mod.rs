@@ -11,6 +11,7 @@ pub mod process;
 mod revive;
 pub mod ring;
 pub mod subscribers;
+mod title;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -29,7 +30,7 @@ use crate::model::{PaneState, PaneView};
 use crate::snapshot::{SnapshotMsg, publish};
 use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
-use subscribers::{Output, PaneFrame, Subscribers};
+use subscribers::{CatchUp, Output, PaneFrame, Revive, Subscribers};
 
 /// How often a pane with new output renders and publishes its tail.
 pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
@@ -98,6 +99,8 @@ pub struct Attached {
     pub state: PaneState,
     pub exit_code: Option<i32>,
     pub size: PtySize,
+    /// For a pane with no process: what reviving it runs.
+    pub revive: Option<Revive>,
     /// Starts with the snapshot, then output, in order.
     pub frames: tokio::sync::mpsc::Receiver<PaneFrame>,
 }
@@ -109,8 +112,12 @@ pub enum PaneMsg {
     Attach {
         size: Option<(u16, u16)>,
         keep_attention: bool,
+        catch_up: CatchUp,
         reply: RpcReplyPort<Attached>,
     },
+    /// A name chosen by the user, kept over any title the program sets;
+    /// `None` gives the pane back its program's title.
+    Rename(Option<String>, RpcReplyPort<()>),
     /// The user has seen the pane.
     Seen(RpcReplyPort<()>),
     /// `ctl notify` aimed at this pane.
@@ -197,7 +204,7 @@ pub struct Pane {
     subscribers: Subscribers,
     catch_up_due: bool,
     /// The state attached clients were last told about.
-    announced: (PaneState, Option<i32>),
+    announced: (PaneState, Option<i32>, Option<Revive>),
     context: PaneContext,
 }
 
@@ -238,7 +245,7 @@ impl Actor for PaneActor {
             revival: None,
             subscribers: Subscribers::default(),
             catch_up_due: false,
-            announced: (PaneState::Exited, None),
+            announced: (PaneState::Exited, None, None),
             context: args.context,
         };
         pane.record.pty_size = PtySize {
@@ -282,6 +289,7 @@ impl Actor for PaneActor {
             PaneMsg::Attach {
                 size,
                 keep_attention,
+                catch_up,
                 reply,
             } => {
                 if let Some((rows, cols)) = size {
@@ -293,14 +301,25 @@ impl Actor for PaneActor {
                 // One message: the snapshot and the offset are taken at
                 // the same instant, so the stream neither repeats nor
                 // skips a byte.
-                let frames = pane.subscribers.add(pane.screen.replay(), pane.ring.end());
+                let PtySize { rows, cols } = pane.record.pty_size;
+                let frames = pane.subscribers.add(
+                    pane.screen.replay(),
+                    pane.ring.end(),
+                    (rows, cols),
+                    catch_up,
+                );
                 let _ = reply.send(Attached {
                     offset: pane.ring.end(),
                     state: pane.state,
                     exit_code: pane.record.exit_code,
                     size: pane.record.pty_size,
+                    revive: pane.revive_offer(),
                     frames,
                 });
+            }
+            PaneMsg::Rename(name, reply) => {
+                pane.rename(name);
+                let _ = reply.send(());
             }
             PaneMsg::Seen(reply) => {
                 pane.seen();
@@ -425,12 +444,13 @@ impl Pane {
 
     fn publish(&mut self) {
         publish(SnapshotMsg::Pane(Box::new(self.view())));
-        let now = (self.state, self.record.exit_code);
+        let now = (self.state, self.record.exit_code, self.revive_offer());
         if now != self.announced {
-            self.announced = now;
+            self.announced = now.clone();
             self.subscribers.state(
                 now.0,
                 now.1,
+                now.2,
                 Output {
                     ring: &self.ring,
                     snapshot: || self.screen.replay(),
@@ -693,10 +713,13 @@ impl Pane {
             }
             self.record.pty_size = size;
             self.publish();
-            self.subscribers.repaint(Output {
-                ring: &self.ring,
-                snapshot: || self.screen.replay(),
-            });
+            self.subscribers.repaint(
+                (size.rows, size.cols),
+                Output {
+                    ring: &self.ring,
+                    snapshot: || self.screen.replay(),
+                },
+            );
         }
         size
     }

@@ -18,29 +18,61 @@ use crate::model::PaneState;
 
 /// Frames a client's queue holds before it counts as lagging.
 pub const QUEUE_FRAMES: usize = 256;
+/// The same for a client that catches up with a fresh screen: it lags
+/// sooner, so a flood costs it pictures rather than every byte.
+pub const SCREEN_QUEUE_FRAMES: usize = 8;
+
+/// What a client that falls behind is sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CatchUp {
+    /// Exactly the bytes it missed, from the ring (a snapshot only when
+    /// the ring has moved past them).
+    #[default]
+    Exact,
+    /// A fresh snapshot at once.
+    Screen,
+}
+
+/// What bringing back a pane with no process would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revive {
+    /// The agent's official resume command.
+    Resume(Vec<String>),
+    /// The pane's saved command.
+    Respawn(Vec<String>),
+}
 
 /// What an attached client receives.
 #[derive(Debug, Clone)]
 pub enum PaneFrame {
     /// PTY output, in order, continuing exactly where the last frame ended.
     Output(Arc<[u8]>),
-    /// Escape sequences that repaint the whole screen as it is now.
-    Snapshot(Vec<u8>),
+    /// Escape sequences that repaint the whole screen as it is now, on a
+    /// terminal of `rows` x `cols`.
+    Snapshot {
+        bytes: Vec<u8>,
+        rows: u16,
+        cols: u16,
+    },
     /// The pane's state changed (it exited, or was resumed).
     State {
         state: PaneState,
         exit_code: Option<i32>,
+        revive: Option<Revive>,
     },
 }
 
 #[derive(Debug, Default)]
 pub struct Subscribers {
     clients: Vec<Client>,
+    /// The screen's size, which every snapshot is painted at.
+    size: (u16, u16),
 }
 
 #[derive(Debug)]
 struct Client {
     queue: Sender<PaneFrame>,
+    catch_up: CatchUp,
     /// The output offset the client has been sent up to; `None` when it
     /// needs a whole new picture.
     sent: Option<u64>,
@@ -56,17 +88,37 @@ pub struct Output<'a, F: FnMut() -> Vec<u8>> {
 
 impl Subscribers {
     /// A new client; its first frame is the snapshot it attaches with,
-    /// which shows everything up to `offset`.
-    pub fn add(&mut self, snapshot: Vec<u8>, offset: u64) -> Receiver<PaneFrame> {
-        let (queue, frames) = mpsc::channel(QUEUE_FRAMES);
+    /// which shows everything up to `offset` on a screen of `size`.
+    pub fn add(
+        &mut self,
+        snapshot: Vec<u8>,
+        offset: u64,
+        size: (u16, u16),
+        catch_up: CatchUp,
+    ) -> Receiver<PaneFrame> {
+        self.size = size;
+        let capacity = match catch_up {
+            CatchUp::Exact => QUEUE_FRAMES,
+            CatchUp::Screen => SCREEN_QUEUE_FRAMES,
+        };
+        let (queue, frames) = mpsc::channel(capacity);
         // A fresh channel has room for its first frame.
-        let _ = queue.try_send(PaneFrame::Snapshot(snapshot));
+        let _ = queue.try_send(self.picture(snapshot));
         self.clients.push(Client {
             queue,
+            catch_up,
             sent: Some(offset),
             lagging: false,
         });
         frames
+    }
+
+    fn picture(&self, bytes: Vec<u8>) -> PaneFrame {
+        PaneFrame::Snapshot {
+            bytes,
+            rows: self.size.0,
+            cols: self.size.1,
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -89,9 +141,11 @@ impl Subscribers {
         self.offer(None, now)
     }
 
-    /// Sends every client a fresh snapshot: after a resize, a client's own
-    /// terminal has reflowed its screen in its own way.
-    pub fn repaint(&mut self, now: Output<'_, impl FnMut() -> Vec<u8>>) -> bool {
+    /// Sends every client a fresh snapshot at the new `size`: after a
+    /// resize, a client's own terminal has reflowed its screen in its own
+    /// way.
+    pub fn repaint(&mut self, size: (u16, u16), now: Output<'_, impl FnMut() -> Vec<u8>>) -> bool {
+        self.size = size;
         for client in &mut self.clients {
             client.lagging = true;
             client.sent = None;
@@ -103,9 +157,15 @@ impl Subscribers {
         &mut self,
         state: PaneState,
         exit_code: Option<i32>,
+        revive: Option<Revive>,
         now: Output<'_, impl FnMut() -> Vec<u8>>,
     ) -> bool {
-        self.offer(Some(PaneFrame::State { state, exit_code }), now)
+        let frame = PaneFrame::State {
+            state,
+            exit_code,
+            revive,
+        };
+        self.offer(Some(frame), now)
     }
 
     fn offer(
@@ -114,12 +174,21 @@ impl Subscribers {
         mut now: Output<'_, impl FnMut() -> Vec<u8>>,
     ) -> bool {
         let end = now.ring.end();
+        let (rows, cols) = self.size;
         let mut picture: Option<Vec<u8>> = None;
         self.clients.retain_mut(|client| {
             if client.lagging {
-                let missed = match client.sent.map(|sent| now.ring.read_from(sent)) {
-                    Some(Ok(bytes)) => PaneFrame::Output(Arc::from(bytes)),
-                    _ => PaneFrame::Snapshot(picture.get_or_insert_with(&mut now.snapshot).clone()),
+                let exact = match (client.catch_up, client.sent) {
+                    (CatchUp::Exact, Some(sent)) => now.ring.read_from(sent).ok(),
+                    _ => None,
+                };
+                let missed = match exact {
+                    Some(bytes) => PaneFrame::Output(Arc::from(bytes)),
+                    None => PaneFrame::Snapshot {
+                        bytes: picture.get_or_insert_with(&mut now.snapshot).clone(),
+                        rows,
+                        cols,
+                    },
                 };
                 match client.queue.try_send(missed) {
                     Ok(()) => {
@@ -181,8 +250,8 @@ mod tests {
     fn a_slow_client_lags_then_catches_up_with_exactly_what_it_missed() {
         let mut ring = OutputRing::new(1 << 20);
         let mut subs = Subscribers::default();
-        let mut fast = subs.add(Vec::new(), 0);
-        let mut slow = subs.add(Vec::new(), 0);
+        let mut fast = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
+        let mut slow = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
         drain(&mut fast);
         let mut lagging = false;
         for i in 0..QUEUE_FRAMES * 2 {
@@ -220,14 +289,17 @@ mod tests {
     fn a_client_the_ring_has_left_behind_gets_a_snapshot() {
         let mut ring = OutputRing::new(64);
         let mut subs = Subscribers::default();
-        let mut slow = subs.add(Vec::new(), 0);
+        let mut slow = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
         for _ in 0..QUEUE_FRAMES + 10 {
             push(&mut ring, &mut subs, b"0123456789");
         }
         drain(&mut slow);
         subs.catch_up(now(&ring));
         match drain(&mut slow).as_slice() {
-            [PaneFrame::Snapshot(picture)] => assert_eq!(picture, b"picture"),
+            [PaneFrame::Snapshot { bytes, rows, cols }] => {
+                assert_eq!(bytes, b"picture");
+                assert_eq!((*rows, *cols), (24, 80));
+            }
             other => panic!("{other:?}"),
         }
         push(&mut ring, &mut subs, b"next");
@@ -235,10 +307,44 @@ mod tests {
     }
 
     #[test]
+    fn a_screen_client_lags_after_a_short_queue_and_gets_a_picture_not_the_bytes() {
+        let mut ring = OutputRing::new(1 << 20);
+        let mut subs = Subscribers::default();
+        let mut screen = subs.add(Vec::new(), 0, (10, 40), CatchUp::Screen);
+        let mut lagging = false;
+        for _ in 0..SCREEN_QUEUE_FRAMES * 4 {
+            lagging = push(&mut ring, &mut subs, b"0123456789");
+        }
+        assert!(lagging);
+        assert_eq!(drain(&mut screen).len(), SCREEN_QUEUE_FRAMES);
+        assert!(!subs.catch_up(now(&ring)));
+        match drain(&mut screen).as_slice() {
+            [PaneFrame::Snapshot { bytes, rows, cols }] => {
+                assert_eq!(
+                    bytes, b"picture",
+                    "the ring still holds the bytes, yet a picture"
+                );
+                assert_eq!((*rows, *cols), (10, 40));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A resize repaints at the new size.
+        subs.repaint((20, 50), now(&ring));
+        assert!(matches!(
+            drain(&mut screen).as_slice(),
+            [PaneFrame::Snapshot {
+                rows: 20,
+                cols: 50,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
     fn a_gone_client_is_forgotten() {
         let mut ring = OutputRing::new(64);
         let mut subs = Subscribers::default();
-        drop(subs.add(Vec::new(), 0));
+        drop(subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact));
         push(&mut ring, &mut subs, b"x");
         assert!(subs.is_empty());
     }
