@@ -63,7 +63,7 @@ pub fn run(socket: &Path, pane: &str, options: Options) -> Result<ExitCode> {
 
 /// Attaches until the user detaches or leaves, the server goes away or a
 /// signal arrives; the terminal is back as it was when this returns.
-pub fn attach_loop(socket: &Path, pane: &str, options: Options) -> Result<End> {
+fn attach_loop(socket: &Path, pane: &str, options: Options) -> Result<End> {
     let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
     let signals = Signals::install(terminal.handle())?;
     loop {
@@ -75,7 +75,7 @@ pub fn attach_loop(socket: &Path, pane: &str, options: Options) -> Result<End> {
 }
 
 #[derive(Debug, PartialEq, Eq)]
-pub enum End {
+enum End {
     Detached,
     Left,
     ServerGone,

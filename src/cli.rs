@@ -23,22 +23,25 @@ pub struct Cli {
     /// Machine-readable output (and errors as {"error":{"code","message"}})
     #[arg(long, global = true)]
     pub json: bool,
+    /// Without a command: the multiplexer (as `ui`)
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Start the server (if it is not running)
+    /// Start the server (if it is not running); on a terminal, open the
+    /// multiplexer
     Up(Up),
     /// Talk to the running server
     #[command(subcommand)]
     Ctl(Ctl),
-    /// The terminal UI: every workspace, tab and pane, one key per action
+    /// The multiplexer: every pane of a tab on screen, tmux's keys (C-b ?
+    /// lists them); starts the server if needed
     Ui {
-        /// The key that detaches from a pane back to the UI
-        #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
-        detach_key: String,
+        /// The workspace to open (created if there is none of that name)
+        /// [default: the one used last, else a new `default`]
+        workspace: Option<String>,
     },
     /// Show a pane in this terminal; the detach key leaves it running
     Attach {
@@ -63,9 +66,6 @@ pub struct Up {
     /// Start empty; the saved snapshot is set aside in archive/, not deleted
     #[arg(long)]
     pub no_restore: bool,
-    /// In the UI, the key that detaches from a pane
-    #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
-    pub detach_key: String,
 }
 
 #[derive(Debug, Subcommand)]

@@ -21,6 +21,13 @@ pub struct TerminalHandle {
 }
 
 impl TerminalHandle {
+    /// The terminal on stdin.
+    pub fn stdin() -> TerminalHandle {
+        TerminalHandle {
+            fd: std::io::stdin().as_raw_fd(),
+        }
+    }
+
     /// Rows and columns; 24x80 if the terminal does not say.
     pub fn size(self) -> (u16, u16) {
         // SAFETY: TIOCGWINSZ fills a winsize we own.

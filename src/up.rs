@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use signaltty_persistence::{StateDir, ensure_private_file};
 use signaltty_protocol::socket_path;
-use signaltty_protocol::{LsReply, method, params};
+use signaltty_protocol::{method, params};
 use signaltty_supervisor::ServerConfig;
 
 use crate::cli::{Cli, Up};
@@ -36,9 +36,7 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     let interactive =
         !up.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if interactive {
-        first_workspace(&socket)?;
-        let key = crate::attach::parse_key(&up.detach_key)?;
-        return crate::ui::run(&socket, key);
+        return crate::mux::run(&socket, None);
     }
     if running {
         println!(
@@ -54,24 +52,16 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A newcomer's first start lands somewhere useful: a workspace with a
-/// shell in it.
-fn first_workspace(socket: &Path) -> Result<()> {
-    let mut client = Client::connect(socket)?;
-    let ls: LsReply = serde_json::from_value(client.call(method::LS, params::Empty {})?)?;
-    if !ls.workspaces.is_empty() {
-        return Ok(());
+/// `signaltty` and `signaltty ui [WORKSPACE]`: the server is started if it
+/// is not running, then the multiplexer opens.
+pub fn open_mux(cli: &Cli, workspace: Option<&str>) -> Result<ExitCode> {
+    let socket = socket_path::resolve(cli.socket.clone());
+    socket_path::check_length(&socket)?;
+    if !answers(&socket) {
+        let state_dir = StateDir::resolve(cli.state_dir.clone())?;
+        start_in_background(&socket, &state_dir, false)?;
     }
-    let created = client.call(method::WORKSPACE_NEW, params::WorkspaceNew::here("default"))?;
-    let workspace = created["id"].as_str().unwrap_or("default").to_string();
-    client.call(
-        method::PANE_NEW,
-        params::PaneNew {
-            workspace,
-            ..params::PaneNew::default()
-        },
-    )?;
-    Ok(())
+    crate::mux::run(&socket, workspace)
 }
 
 fn print_usage() {

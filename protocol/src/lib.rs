@@ -24,6 +24,10 @@ pub mod socket_path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The record types the wire carries, named here so clients need no other
+/// crate to read them.
+pub use signaltty_persistence::{Attention, Branch, Direction, Layout, Lifecycle};
+
 /// The protocol version every envelope carries.
 pub const PROTOCOL: &str = "signaltty/1";
 /// The longest line either side accepts.
@@ -638,7 +642,7 @@ pub struct SnapshotStatusReply {
 }
 
 /// The result of `ls`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct LsReply {
     pub workspaces: Vec<LsWorkspace>,
 }
