@@ -10,6 +10,9 @@ use super::keys::Action;
 use super::modal::Mode;
 use super::{End, Mux, view};
 
+/// How many panes focus remembers, for picking among neighbours.
+const RECENT_PANES: usize = 32;
+
 impl Mux {
     pub(super) fn act(&mut self, action: Action) {
         match action {
@@ -152,8 +155,17 @@ impl Mux {
             return;
         };
         let layout = self.screen_layout_unzoomed();
-        if let Some(next) = layout.geometry.neighbour(&focused, towards) {
-            let next = next.to_string();
+        // Of several, the one used most recently, as tmux does; else the
+        // first on screen.
+        let neighbours = layout.geometry.neighbours(&focused, towards);
+        let next = neighbours
+            .iter()
+            .filter_map(|id| Some((self.recent.iter().position(|r| r == id)?, *id)))
+            .max()
+            .map(|(_, id)| id)
+            .or(neighbours.first().copied())
+            .map(str::to_string);
+        if let Some(next) = next {
             self.focus_pane(&next);
         }
     }
@@ -183,24 +195,34 @@ impl Mux {
         }
         self.workspace = ws;
         self.request_focus(id.to_string(), TargetKind::Pane);
-        self.tell_focus(before.as_deref(), Some(id));
-        self.mark_seen(id);
-        self.reconcile();
+        self.arrived(before);
     }
 
-    /// Focus events for the programs that asked: out for the pane left,
-    /// in for the pane entered.
-    pub(super) fn tell_focus(&mut self, from: Option<&str>, to: Option<&str>) {
-        if !self.focused_outside {
-            return;
-        }
-        for (id, bytes) in [(from, b"\x1b[O"), (to, b"\x1b[I")] {
-            if let Some(id) = id
-                && self.modes_of(id).focus_events
-            {
-                self.send_to(id, bytes);
+    /// After focus moved from `before`: focus events for the programs that
+    /// asked (out for the pane left, in for the pane entered), the pane
+    /// now in front is seen, and the panes shown follow.
+    fn arrived(&mut self, before: Option<String>) {
+        let after = self.focused_pane();
+        if let Some(before) = &before {
+            self.recent.retain(|id| id != before);
+            self.recent.push(before.clone());
+            if self.recent.len() > RECENT_PANES {
+                self.recent.remove(0);
             }
         }
+        if self.focused_outside && before != after {
+            for (id, bytes) in [(&before, b"\x1b[O"), (&after, b"\x1b[I")] {
+                if let Some(id) = id
+                    && self.modes_of(id).focus_events
+                {
+                    self.send_to(id, bytes);
+                }
+            }
+        }
+        if let Some(after) = after {
+            self.mark_seen(&after);
+        }
+        self.reconcile();
     }
 
     fn toggle_zoom(&mut self) {
@@ -246,12 +268,7 @@ impl Mux {
         }
         self.zoomed = None;
         self.request_focus(id.to_string(), TargetKind::Tab);
-        let after = self.focused_pane();
-        self.tell_focus(before.as_deref(), after.as_deref());
-        if let Some(after) = after {
-            self.mark_seen(&after);
-        }
-        self.reconcile();
+        self.arrived(before);
     }
 
     fn step_tab(&mut self, step: isize) {
@@ -290,9 +307,7 @@ impl Mux {
         self.workspace = id.to_string();
         self.zoomed = None;
         self.focus_workspace();
-        let after = self.focused_pane();
-        self.tell_focus(before.as_deref(), after.as_deref());
-        self.reconcile();
+        self.arrived(before);
     }
 
     pub(super) fn new_workspace(&mut self, name: &str) {
@@ -403,6 +418,8 @@ impl Mux {
         self.switch_workspace(&ws);
         self.select_tab(&tab);
         self.focus_pane(&pane.id);
+        // Already in front, it is seen now that the user came for it.
+        self.mark_seen(&pane.id);
         let attention = view::attention_name(pane.attention);
         self.say(format!("{}: {attention}", pane.title));
     }

@@ -153,11 +153,14 @@ impl Geometry {
         }
     }
 
-    /// The nearest pane from `id` in `towards`: touching it on that side
-    /// and overlapping it across, the one with the most overlap first.
-    pub fn neighbour(&self, id: &str, towards: Towards) -> Option<&str> {
-        let from = self.pane(id)?.rect;
-        self.panes
+    /// The panes next to `id` in `towards`: the nearest on that side that
+    /// overlap it across, in screen order (top to bottom, left to right).
+    pub fn neighbours(&self, id: &str, towards: Towards) -> Vec<&str> {
+        let Some(from) = self.pane(id).map(|p| p.rect) else {
+            return Vec::new();
+        };
+        let found: Vec<(u16, &PaneArea)> = self
+            .panes
             .iter()
             .filter(|p| p.id != id)
             .filter_map(|p| {
@@ -180,10 +183,17 @@ impl Geometry {
                         span(from.x, from.w, r.x, r.w),
                     ),
                 };
-                (overlap > 0).then_some((gap, std::cmp::Reverse(overlap), p.id.as_str()))
+                (overlap > 0).then_some((gap, p))
             })
-            .min()
-            .map(|(_, _, id)| id)
+            .collect();
+        let nearest = found.iter().map(|(gap, _)| *gap).min();
+        let mut panes: Vec<&PaneArea> = found
+            .into_iter()
+            .filter(|(gap, _)| Some(*gap) == nearest)
+            .map(|(_, p)| p)
+            .collect();
+        panes.sort_by_key(|p| (p.rect.y, p.rect.x));
+        panes.into_iter().map(|p| p.id.as_str()).collect()
     }
 }
 
@@ -377,11 +387,11 @@ mod tests {
                 h: 22,
             },
         );
-        assert_eq!(g.neighbour("a", Towards::Right), Some("b"));
-        assert_eq!(g.neighbour("b", Towards::Down), Some("c"));
-        assert_eq!(g.neighbour("c", Towards::Up), Some("b"));
-        assert_eq!(g.neighbour("c", Towards::Left), Some("a"));
-        assert_eq!(g.neighbour("a", Towards::Left), None);
+        assert_eq!(g.neighbours("a", Towards::Right), ["b", "c"]);
+        assert_eq!(g.neighbours("b", Towards::Down), ["c"]);
+        assert_eq!(g.neighbours("c", Towards::Up), ["b"]);
+        assert_eq!(g.neighbours("c", Towards::Left), ["a"]);
+        assert!(g.neighbours("a", Towards::Left).is_empty());
     }
 
     #[test]

@@ -177,6 +177,8 @@ pub struct Mux {
     unreachable: HashSet<String>,
     /// Panes told they are seen since the last listing.
     seen: HashSet<String>,
+    /// Panes focused before, least recent first.
+    recent: Vec<String>,
     size: (u16, u16),
     input: InputParser,
     /// When held-back input becomes what it looks like.
@@ -212,6 +214,7 @@ impl Mux {
             caches: HashMap::new(),
             unreachable: HashSet::new(),
             seen: HashSet::new(),
+            recent: Vec::new(),
             size,
             input: InputParser::default(),
             input_due: None,
@@ -448,6 +451,21 @@ impl Mux {
         }
         self.render.chrome = true;
         self.reconcile();
+        // Output in a pane on screen was seen: no "unread" for it (it can
+        // come from the moment before this client attached).
+        let unread: Vec<String> = self
+            .links
+            .keys()
+            .filter(|id| {
+                self.view
+                    .find_pane(id)
+                    .is_some_and(|(_, _, p)| p.attention == signaltty_protocol::Attention::Unread)
+            })
+            .cloned()
+            .collect();
+        for id in unread {
+            self.mark_seen(&id);
+        }
     }
 
     /// Attaches to the panes now visible, lets go of the others, and gives

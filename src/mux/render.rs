@@ -341,14 +341,17 @@ impl Mux {
             _ => chrome::Right::Hint(self.hint(super::keys::Action::Help) + " help"),
         };
         let left = match &self.mode {
-            Mode::Prompt(prompt) => chrome::Left::Prompt(format!("{} {}", prompt.label, prompt.edit.text)),
+            Mode::Prompt(prompt) => {
+                chrome::Left::Prompt(format!("{} {}", prompt.label, prompt.edit.text))
+            }
             Mode::Confirm { question, .. } => chrome::Left::Question(question.clone()),
             Mode::Copy(copy) => match copy.input() {
-                Some((text, forward)) => {
-                    chrome::Left::Prompt(format!("search {} {text}", if forward { "down:" } else { "up:" }))
-                }
+                Some((text, forward)) => chrome::Left::Prompt(format!(
+                    "search {} {text}",
+                    if forward { "down:" } else { "up:" }
+                )),
                 None => chrome::Left::Plain(
-                    "copy mode: arrows PgUp PgDn g G · / ? n N search · Space select · Enter copy · q leave".into(),
+                    "copy mode · / ? search · Space select · Enter copy · q leave".into(),
                 ),
             },
             _ => match &self.message {

@@ -76,6 +76,11 @@ impl Terminal {
         }
     }
 
+    /// The modes the program turned on (mouse reporting, paste…).
+    pub fn modes(&self) -> signaltty_screen::Modes {
+        self.screen.lock().map(|s| s.modes()).unwrap_or_default()
+    }
+
     /// The visible screen, trailing blanks trimmed.
     pub fn text(&self) -> String {
         self.screen
