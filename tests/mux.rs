@@ -404,13 +404,10 @@ fn a_tombstone_says_what_r_runs_and_r_runs_it() {
     server.kill9();
     server.launch();
     let mut terminal = open(&server, "tomb", ROWS, COLS);
-    let shown = terminal.wait_text("the history and the offer", |t| {
-        t.contains("r respawn: /bin/sh")
+    // The offer can show a moment before the history is painted.
+    terminal.wait_text("the history and the offer", |t| {
+        t.contains("r respawn: /bin/sh") && t.contains("before-2") && t.contains("RESTORED")
     });
-    assert!(
-        shown.contains("before-2") && shown.contains("RESTORED"),
-        "{shown}"
-    );
     keys(&mut terminal, b"r");
     server.wait_pane(&pane, "LIVE after r", |p| p["state"] == "LIVE");
     terminal.wait_text("the offer gone", |t| !t.contains("r respawn"));
