@@ -199,7 +199,7 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
 }
 
 #[test]
-fn the_ui_resumes_a_resumable_pane_with_one_key() {
+fn the_multiplexer_resumes_a_resumable_pane_with_one_key() {
     let root = support::short_temp_dir();
     let fake = support::agents::FakeAgents::new(root.path());
     let mut server = TestServer::start_with(true, vec![fake.path_env()]);
@@ -213,26 +213,32 @@ fn the_ui_resumes_a_resumable_pane_with_one_key() {
     });
     server.kill9();
     server.launch();
-    assert_eq!(server.pane(&pane).unwrap()["state"], "RESUMABLE");
+    let resumable = server.pane(&pane).unwrap();
+    assert_eq!(resumable["state"], "RESUMABLE");
+    let session = resumable["agent"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     let mut command = server.command();
     command.arg("ui");
     let mut ui = Terminal::run(&command, 24, 120);
-    ui.wait_text("the pane in the UI", |t| {
-        t.contains(&pane) && t.contains("RESUMABLE")
+    let offer = format!("r resume: claude --resume {session}");
+    ui.wait_text("the offer on the pane", |t| {
+        t.contains("RESUMABLE") && t.contains(&offer)
     });
     ui.type_bytes(b"r");
     server.wait_pane(&pane, "LIVE after one key", |p| p["state"] == "LIVE");
-    // The UI follows the server: the new state shows without a key.
-    ui.wait_text("LIVE in the UI", |t| {
-        t.lines().any(|l| l.contains(&pane) && l.contains("LIVE"))
+    // The multiplexer follows the server: the agent shows without a key.
+    ui.wait_text("the resumed agent", |t| {
+        t.contains("fake claude ready --resume")
     });
-    ui.type_bytes(b"q");
+    ui.type_bytes(b"\x02d");
     assert_eq!(ui.wait_exit(), 0);
     assert_eq!(
         server.pane(&pane).unwrap()["state"],
         "LIVE",
-        "leaving the UI leaves the server running"
+        "leaving the multiplexer leaves the server running"
     );
 }
 

@@ -447,9 +447,10 @@ pub enum CatchUp {
     /// own terminal keeps the pane's history.
     #[default]
     Exact,
-    /// A fresh screen at once, and a short queue: for a client that draws
-    /// the screen and asks the server for history (the multiplexer), so a
-    /// flood costs it a picture, not every byte.
+    /// A fresh screen at once, a short queue, and while output pours at
+    /// most one picture a frame (~60 a second) instead of the bytes: for
+    /// a client that draws the screen and asks the server for history
+    /// (the multiplexer), so a flood costs it pictures, not every byte.
     Screen,
 }
 

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -43,6 +43,8 @@ pub struct Shared {
     pub status: Mutex<PaneStatus>,
     /// Set by the reader when the screen changed, cleared by the renderer.
     pub dirty: AtomicBool,
+    /// Bytes parsed since the renderer last copied the screen.
+    pub fed: AtomicUsize,
 }
 
 impl Shared {
@@ -101,6 +103,7 @@ impl PaneLink {
                 revive: reply.revive,
             }),
             dirty: AtomicBool::new(false),
+            fed: AtomicUsize::new(0),
         });
         attached.writer.set_write_timeout(Some(WRITE_TIMEOUT))?;
         let reader_shared = shared.clone();
@@ -160,6 +163,7 @@ fn read_frames(reader: &mut impl std::io::Read, shared: &Shared, id: &str, event
             }
             frame::SNAPSHOT | frame::OUTPUT => {
                 shared.screen().feed(&payload, &mut screen_events);
+                shared.fed.fetch_add(payload.len(), Ordering::AcqRel);
                 // The server answered the program's queries already; a
                 // bell is passed on to the user's terminal.
                 if screen_events.drain(..).any(|e| e == ScreenEvent::Bell) {

@@ -1,11 +1,13 @@
 //! Composing frames: the chrome, each pane from its local screen, the
 //! overlays; then only what changed goes out ([`super::output`]).
 //!
-//! Pacing: a pane whose screen changed is copied again at most every
-//! [`FRAME`], so a flood costs one picture per frame; a pane that was
-//! quiet is drawn at once, so an echo never waits behind another pane's
+//! Pacing: a pane whose screen took more than [`QUICK_BYTES`] since it
+//! was last drawn is copied again at most every [`FRAME`], so a flood
+//! costs one picture per frame; a small change (an echo, a prompt, a
+//! spinner) is drawn at once, and never waits behind another pane's
 //! flood.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use signaltty_screen::{Cell, CursorShape, Size};
@@ -18,8 +20,11 @@ use super::output::Renderer;
 use super::panes::PaneStatus;
 use super::{Mux, view};
 
-/// The least time between two copies of one pane's screen (~60 a second).
+/// The least time between two copies of one pane's screen (~60 a second)
+/// while it takes more than [`QUICK_BYTES`] between them.
 pub const FRAME: Duration = Duration::from_millis(16);
+/// Output up to this much is drawn at once, whatever the pacing.
+pub const QUICK_BYTES: usize = 4096;
 /// Below this many columns the sidebar hides unless asked for.
 pub const SIDEBAR_AUTO_COLS: u16 = 100;
 /// The sidebar's width, its border included.
@@ -175,21 +180,20 @@ impl Mux {
         let mut copied = false;
         for (id, link) in &self.links {
             let shared = &link.shared;
-            if !shared.dirty.load(std::sync::atomic::Ordering::Acquire)
-                && self.caches.contains_key(id)
-            {
+            if !shared.dirty.load(Ordering::Acquire) && self.caches.contains_key(id) {
                 continue;
             }
+            let small = shared.fed.load(Ordering::Acquire) <= QUICK_BYTES;
             if let Some(cache) = self.caches.get(id)
+                && !small
                 && now.duration_since(cache.copied_at) < FRAME
             {
                 let at = cache.copied_at + FRAME;
                 due = Some(due.map_or(at, |d| d.min(at)));
                 continue;
             }
-            shared
-                .dirty
-                .store(false, std::sync::atomic::Ordering::Release);
+            shared.dirty.store(false, Ordering::Release);
+            shared.fed.store(0, Ordering::Release);
             let cache = self.caches.entry(id.clone()).or_insert_with(|| PaneCache {
                 rows: Vec::new(),
                 size: Size { rows: 0, cols: 0 },

@@ -43,8 +43,9 @@ const EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// A resumed or respawned child that fails within this long fails the
 /// command, and the pane goes back to being a tombstone.
 pub const REVIVE_GRACE: Duration = Duration::from_millis(1500);
-/// How soon a lagging client is offered a fresh snapshot again.
-const CATCH_UP: Duration = Duration::from_millis(50);
+/// How soon a lagging client is offered a fresh snapshot again (a frame:
+/// the multiplexer gets a picture of a flooding pane this often).
+const CATCH_UP: Duration = Duration::from_millis(16);
 /// Lines of scrollback the screen keeps, as tmux does by default: the
 /// persisted tail needs far fewer, and a longer history costs every pane
 /// memory and every flood parse time (a cold grid is a slow grid).

@@ -10,6 +10,7 @@
 //! client never costs more than its queue.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::{self, Receiver, Sender, error::TrySendError};
 
@@ -21,6 +22,11 @@ pub const QUEUE_FRAMES: usize = 256;
 /// The same for a client that catches up with a fresh screen: it lags
 /// sooner, so a flood costs it pictures rather than every byte.
 pub const SCREEN_QUEUE_FRAMES: usize = 8;
+/// A screen client is sent at most this much output per
+/// [`PICTURE_EVERY`]; beyond it, it gets a picture once that time is up
+/// instead: a flood costs it ~60 pictures a second, not every byte.
+pub const SCREEN_BURST: usize = 16 * 1024;
+pub const PICTURE_EVERY: Duration = Duration::from_millis(16);
 
 /// What a client that falls behind is sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -29,7 +35,8 @@ pub enum CatchUp {
     /// the ring has moved past them).
     #[default]
     Exact,
-    /// A fresh snapshot at once.
+    /// A fresh snapshot at once, and while output pours, at most one
+    /// per [`PICTURE_EVERY`] instead of the bytes.
     Screen,
 }
 
@@ -77,6 +84,10 @@ struct Client {
     /// needs a whole new picture.
     sent: Option<u64>,
     lagging: bool,
+    /// For a screen client: when its current [`PICTURE_EVERY`] began, and
+    /// the output it has been sent since.
+    window: Instant,
+    burst: usize,
 }
 
 /// Where the pane's output stands: the ring, and the screen as it is after
@@ -109,6 +120,8 @@ impl Subscribers {
             catch_up,
             sent: Some(offset),
             lagging: false,
+            window: Instant::now(),
+            burst: 0,
         });
         frames
     }
@@ -175,9 +188,18 @@ impl Subscribers {
     ) -> bool {
         let end = now.ring.end();
         let (rows, cols) = self.size;
+        let at = Instant::now();
+        let state = matches!(frame, Some(PaneFrame::State { .. }));
         let mut picture: Option<Vec<u8>> = None;
         self.clients.retain_mut(|client| {
-            if client.lagging {
+            let paced = client.catch_up == CatchUp::Screen;
+            if paced && at.duration_since(client.window) >= PICTURE_EVERY {
+                client.window = at;
+                client.burst = 0;
+            }
+            // A paced client that went over its burst waits for the next
+            // window; the picture it gets then holds everything.
+            if client.lagging && (!paced || client.burst == 0) {
                 let exact = match (client.catch_up, client.sent) {
                     (CatchUp::Exact, Some(sent)) => now.ring.read_from(sent).ok(),
                     _ => None,
@@ -199,16 +221,28 @@ impl Subscribers {
                     Err(TrySendError::Closed(_)) => return false,
                 }
                 // What was missed already holds this output.
-                if !matches!(frame, Some(PaneFrame::State { .. })) {
+                if !state {
                     return true;
                 }
             }
             let Some(frame) = &frame else {
                 return true;
             };
+            if client.lagging && !state {
+                return true;
+            }
+            if let (true, PaneFrame::Output(bytes)) = (paced, frame) {
+                client.burst += bytes.len();
+                if client.burst > SCREEN_BURST {
+                    client.lagging = true;
+                    return true;
+                }
+            }
             match client.queue.try_send(frame.clone()) {
                 Ok(()) => {
-                    client.sent = Some(end);
+                    if !state {
+                        client.sent = Some(end);
+                    }
                     true
                 }
                 Err(TrySendError::Full(_)) => {
@@ -317,6 +351,8 @@ mod tests {
         }
         assert!(lagging);
         assert_eq!(drain(&mut screen).len(), SCREEN_QUEUE_FRAMES);
+        // Its picture comes when the frame it lagged in is over.
+        std::thread::sleep(PICTURE_EVERY);
         assert!(!subs.catch_up(now(&ring)));
         match drain(&mut screen).as_slice() {
             [PaneFrame::Snapshot { bytes, rows, cols }] => {
@@ -338,6 +374,44 @@ mod tests {
                 ..
             }]
         ));
+    }
+
+    #[test]
+    fn a_flood_costs_a_screen_client_a_picture_per_frame_not_every_byte() {
+        let mut ring = OutputRing::new(1 << 20);
+        let mut subs = Subscribers::default();
+        let mut screen = subs.add(Vec::new(), 0, (10, 40), CatchUp::Screen);
+        drain(&mut screen);
+        let chunk = vec![b'x'; 16 * 1024];
+        let start = Instant::now();
+        let mut sent_bytes = 0;
+        let mut pictures = 0;
+        while start.elapsed() < PICTURE_EVERY * 5 {
+            push(&mut ring, &mut subs, &chunk);
+            for frame in drain(&mut screen) {
+                match frame {
+                    PaneFrame::Output(bytes) => sent_bytes += bytes.len(),
+                    PaneFrame::Snapshot { .. } => pictures += 1,
+                    PaneFrame::State { .. } => {}
+                }
+            }
+        }
+        let elapsed = start.elapsed();
+        let windows = (elapsed.as_millis() / PICTURE_EVERY.as_millis() + 1) as usize;
+        assert!(
+            sent_bytes <= windows * (SCREEN_BURST + chunk.len()),
+            "{sent_bytes} bytes in {windows} windows"
+        );
+        assert!(
+            pictures >= 1 && pictures <= windows,
+            "{pictures} pictures in {windows} windows"
+        );
+        // A quiet moment later, a keystroke's echo goes straight through.
+        std::thread::sleep(PICTURE_EVERY);
+        subs.catch_up(now(&ring));
+        drain(&mut screen);
+        push(&mut ring, &mut subs, b"k");
+        assert!(matches!(drain(&mut screen).as_slice(), [PaneFrame::Output(b)] if &b[..] == b"k"));
     }
 
     #[test]
