@@ -307,6 +307,8 @@ pub fn pane_header(frame: &mut Frame, header: Rect, label: &PaneLabel<'_>) {
             &[(" · ", line), (badge, Pen::default())],
         );
     }
+    // A gap before the line goes on.
+    parts(frame, header.y, col, end, &[(" ", line)]);
     if pane.attention != Attention::None {
         let text = format!(" ! {} ", attention_name(pane.attention));
         col = parts(

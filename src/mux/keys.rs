@@ -381,11 +381,15 @@ impl Bindings {
 
     /// The keys bound to `action`, in order.
     pub fn keys_of(&self, action: Action) -> Vec<Key> {
-        self.by_key
+        let mut keys: Vec<Key> = self
+            .by_key
             .iter()
             .filter(|(_, a)| **a == action)
             .map(|(k, _)| *k)
-            .collect()
+            .collect();
+        // Named keys (arrows) first, as tmux lists them.
+        keys.sort_by_key(|k| matches!(k, Key::Char(_)));
+        keys
     }
 
     /// `C-b %` — how to press an action, for hints; `None` if unbound.

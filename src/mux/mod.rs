@@ -309,8 +309,11 @@ impl Mux {
             Event::ServerGone => self.end = Some(End::ServerGone),
             Event::PaneDirty => self.render.panes = true,
             Event::PaneClosed(id) => {
+                // Attached again after the next listing (a pane replaced
+                // by a tombstone is one), never in a tight loop.
                 if self.links.remove(&id).is_some() {
-                    self.reconcile();
+                    self.unreachable.insert(id);
+                    self.render.chrome = true;
                 }
             }
             Event::Bell(id) => {

@@ -123,10 +123,17 @@ impl PaneLink {
         })
     }
 
+    /// Keys for the pane. If another client has sized it since, it takes
+    /// this client's size again: the client in use wins, as in tmux.
     pub fn input(&mut self, bytes: &[u8]) {
-        if !bytes.is_empty() {
-            self.send(&frame::encode(frame::INPUT, bytes));
+        if bytes.is_empty() {
+            return;
         }
+        let size = self.shared.screen().size();
+        if (size.rows, size.cols) != self.asked {
+            self.send(&frame::resize(self.asked.0, self.asked.1));
+        }
+        self.send(&frame::encode(frame::INPUT, bytes));
     }
 
     /// Asks the pane to take `size`, unless it was the last size asked.
