@@ -190,6 +190,8 @@ pub struct Mux {
     /// The user's terminal has focus.
     focused_outside: bool,
     render: render::RenderState,
+    /// The server said something changed: list again.
+    changed: bool,
     end: Option<End>,
 }
 
@@ -223,6 +225,7 @@ impl Mux {
             mouse: mouse::MouseState::default(),
             focused_outside: true,
             render: render::RenderState::default(),
+            changed: false,
             end: None,
         }
     }
@@ -258,6 +261,9 @@ impl Mux {
             }
             while let Ok(event) = inbox.try_recv() {
                 self.on_event(event);
+            }
+            if std::mem::take(&mut self.changed) {
+                self.refresh();
             }
             self.on_time();
             if let Some(end) = self.end {
@@ -305,7 +311,8 @@ impl Mux {
                 self.on_tokens(tokens);
             }
             Event::StdinClosed => self.end = Some(End::Detached),
-            Event::Changed => self.refresh(),
+            // Listed again once the events that came together are handled.
+            Event::Changed => self.changed = true,
             Event::ServerGone => self.end = Some(End::ServerGone),
             Event::PaneDirty => self.render.panes = true,
             Event::PaneClosed(id) => {
