@@ -354,12 +354,18 @@ fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
         std::thread::sleep(Duration::from_millis(300));
         viewer
     });
+    time_tmux_flood(&socket, &go, viewer)
+}
+
+/// Seconds from creating `go` until the tmux session on `socket` says
+/// `done`; then the client goes and that tmux server ends.
+fn time_tmux_flood(socket: &str, go: &Path, viewer: Option<Viewer>) -> f64 {
     let start = Instant::now();
-    std::fs::write(&go, "").expect("go");
-    let _ = tmux(&socket, &["wait-for", "done"]).status();
+    std::fs::write(go, "").expect("go");
+    let _ = tmux(socket, &["wait-for", "done"]).status();
     let seconds = start.elapsed().as_secs_f64();
     drop(viewer);
-    let _ = tmux(&socket, &["kill-server"]).status();
+    let _ = tmux(socket, &["kill-server"]).status();
     seconds
 }
 
@@ -426,12 +432,14 @@ impl Server {
     }
 
     fn new_pane(&self, argv: &[&str]) -> String {
-        let created = self
-            .call(
-                "pane.new",
-                json!({"workspace": self.workspace, "argv": argv, "rows": ROWS, "cols": COLS}),
-            )
-            .expect("a new pane");
+        self.create_pane(json!({"argv": argv, "rows": ROWS, "cols": COLS}))
+    }
+
+    /// A pane of the benchmark's workspace, as `params` (a `pane.new`
+    /// request without its workspace) say.
+    fn create_pane(&self, mut params: Value) -> String {
+        params["workspace"] = json!(self.workspace);
+        let created = self.call("pane.new", params).expect("a new pane");
         created["id"].as_str().unwrap_or_default().to_string()
     }
 }

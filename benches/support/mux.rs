@@ -9,25 +9,23 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::{
-    BIN, Report, Scale, Server, Viewer, cpu_ticks, tmux, tmux_client, tmux_session, wait_file,
+    BIN, Report, Scale, Server, Viewer, cpu_ticks, time_tmux_flood, tmux, tmux_client,
+    tmux_session, wait_file,
 };
 
-/// A tmux window of four panes (flood, cat, two idle) with a client on
-/// it, the `cat` pane focused; returns its socket name and the client.
-fn tmux_four_panes(log: &Path, go: &Path, done: &str) -> (String, Viewer) {
-    let socket = format!("sttm{}", std::process::id());
-    let script = flood_script(log, go, &format!("tmux -L {socket} wait-for -S {done}"));
-    assert!(tmux_session(&socket, "m", &script), "tmux session");
+/// A tmux window of four panes (`flood`, cat, two idle) with a client on
+/// it, the `cat` pane focused.
+fn tmux_four_panes(socket: &str, flood: &str) -> Viewer {
+    assert!(tmux_session(socket, "m", flood), "tmux session");
     for args in [
         &["split-window", "-h", "-t", "m:0.0", "cat"][..],
         &["split-window", "-v", "-t", "m:0.0", "sleep 100000"],
         &["split-window", "-v", "-t", "m:0.2", "sleep 100000"],
         &["select-pane", "-t", "m:0.2"],
     ] {
-        let _ = tmux(&socket, args).status();
+        let _ = tmux(socket, args).status();
     }
-    let client = tmux_client(&socket, "m");
-    (socket, client)
+    tmux_client(socket, "m")
 }
 
 /// A script that waits for `go`, cats the log, then runs `then`.
@@ -64,13 +62,7 @@ fn signaltty_four_panes(server: &Server, flood: &str) -> Viewer {
 
 impl Server {
     fn split(&self, pane: &str, direction: &str, argv: &[&str]) -> String {
-        let created = self
-            .call(
-                "pane.new",
-                json!({"workspace": self.workspace, "split": pane, "direction": direction, "argv": argv}),
-            )
-            .expect("a split");
-        created["id"].as_str().unwrap_or_default().to_string()
+        self.create_pane(json!({"split": pane, "direction": direction, "argv": argv}))
     }
 }
 
@@ -111,15 +103,11 @@ pub(super) fn multiplexer(
 
 fn tmux_mux_flood(log: &Path, dir: &Path, round: usize) -> f64 {
     let go = dir.join(format!("tmux-mux-go-{round}"));
-    let (socket, viewer) = tmux_four_panes(log, &go, "done");
+    let socket = format!("sttm{}", std::process::id());
+    let flood = flood_script(log, &go, &format!("tmux -L {socket} wait-for -S done"));
+    let viewer = tmux_four_panes(&socket, &flood);
     std::thread::sleep(Duration::from_millis(500));
-    let start = Instant::now();
-    std::fs::write(&go, "").expect("go");
-    let _ = tmux(&socket, &["wait-for", "done"]).status();
-    let seconds = start.elapsed().as_secs_f64();
-    drop(viewer);
-    let _ = tmux(&socket, &["kill-server"]).status();
-    seconds
+    time_tmux_flood(&socket, &go, Some(viewer))
 }
 
 fn signaltty_mux_flood(log: &Path, dir: &Path, round: usize) -> f64 {
@@ -182,19 +170,7 @@ fn endless_flood(log: &Path, stop: &Path) -> String {
 fn tmux_echo_during_flood(log: &Path, dir: &Path, count: usize) -> Vec<f64> {
     let stop = dir.join("tmux-echo-stop");
     let socket = format!("stte{}", std::process::id());
-    assert!(
-        tmux_session(&socket, "e", &endless_flood(log, &stop)),
-        "tmux session"
-    );
-    for args in [
-        &["split-window", "-h", "-t", "e:0.0", "cat"][..],
-        &["split-window", "-v", "-t", "e:0.0", "sleep 100000"],
-        &["split-window", "-v", "-t", "e:0.2", "sleep 100000"],
-        &["select-pane", "-t", "e:0.2"],
-    ] {
-        let _ = tmux(&socket, args).status();
-    }
-    let mut viewer = tmux_client(&socket, "e");
+    let mut viewer = tmux_four_panes(&socket, &endless_flood(log, &stop));
     std::thread::sleep(Duration::from_millis(800));
     let samples = echo_samples(&mut viewer, count);
     let _ = std::fs::write(&stop, "");

@@ -129,15 +129,8 @@ impl Mux {
     }
 
     fn new_tab(&mut self) {
-        let result = self.server.call(
-            method::TAB_NEW,
-            params::TabNew {
-                workspace: self.workspace.clone(),
-                title: None,
-                cwd: self.here(),
-                argv: Vec::new(),
-            },
-        );
+        let workspace = self.workspace.clone();
+        let result = self.server.shell_tab(&workspace, self.here());
         self.zoomed = None;
         self.after(result);
     }
@@ -320,15 +313,7 @@ impl Mux {
             Ok(value) => value["id"].as_str().unwrap_or_default().to_string(),
             Err(e) => return self.complain(e),
         };
-        let tab = self.server.call(
-            method::TAB_NEW,
-            params::TabNew {
-                workspace: id.clone(),
-                title: None,
-                cwd: None,
-                argv: Vec::new(),
-            },
-        );
+        let tab = self.server.shell_tab(&id, None);
         if let Err(e) = tab {
             self.complain(e);
         }

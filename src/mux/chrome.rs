@@ -47,6 +47,15 @@ fn attention_mark(attention: Attention) -> Option<(&'static str, Pen)> {
     }
 }
 
+/// `items` with the attention's mark after them, if it has one.
+fn marked(mut items: Vec<(&str, Pen)>, attention: Attention) -> Vec<(&str, Pen)> {
+    if let Some((mark, pen)) = attention_mark(attention) {
+        items.push((" ", Pen::default()));
+        items.push((mark, pen));
+    }
+    items
+}
+
 /// Draws `parts` left to right from `col`, never past `end`; returns the
 /// column after the last.
 fn parts(frame: &mut Frame, row: u16, mut col: u16, end: u16, parts: &[(&str, Pen)]) -> u16 {
@@ -168,15 +177,13 @@ pub fn sidebar(
         } else {
             Pen::default()
         };
-        let mark = attention_mark(ws.attention);
-        let mut items = vec![
-            (if here { "▾ " } else { "▸ " }, Pen::fg(ACCENT)),
-            (ws.name.as_str(), pen),
-        ];
-        if let Some((m, p)) = mark {
-            items.push((" ", Pen::default()));
-            items.push((m, p));
-        }
+        let items = marked(
+            vec![
+                (if here { "▾ " } else { "▸ " }, Pen::fg(ACCENT)),
+                (ws.name.as_str(), pen),
+            ],
+            ws.attention,
+        );
         line(frame, 0, &items, Hit::Workspace(ws.id.clone()));
         for (i, tab) in ws.tabs.iter().enumerate() {
             let active = ws.active_tab.as_deref() == Some(tab.id.as_str());
@@ -186,15 +193,12 @@ pub fn sidebar(
             } else {
                 Pen::default()
             };
-            let mut items = vec![
+            let items = vec![
                 (number.as_str(), Pen::fg(BORDER)),
                 (tab.title.as_str(), tab_pen),
             ];
             let worst = view::worst(tab.panes.iter());
-            if let Some((m, p)) = attention_mark(worst) {
-                items.push((" ", Pen::default()));
-                items.push((m, p));
-            }
+            let items = marked(items, worst);
             line(
                 frame,
                 2,
@@ -213,7 +217,7 @@ pub fn sidebar(
                 } else {
                     Pen::default()
                 };
-                let mut items = vec![
+                let items = vec![
                     (
                         pointer,
                         Pen::fg(attention_color(pane.attention)).with(Attrs::BOLD),
@@ -221,10 +225,7 @@ pub fn sidebar(
                     ("● ", Pen::fg(state_color(&pane.state, pane.exit_code))),
                     (pane.title.as_str(), pane_pen),
                 ];
-                if let Some((m, p)) = attention_mark(pane.attention) {
-                    items.push((" ", Pen::default()));
-                    items.push((m, p));
-                }
+                let items = marked(items, pane.attention);
                 line(
                     frame,
                     2,

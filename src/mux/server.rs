@@ -53,6 +53,20 @@ impl Server {
         Err("lost the connection to the server".into())
     }
 
+    /// A new tab with a shell in `workspace`, starting in `cwd` (else the
+    /// workspace's directory).
+    pub fn shell_tab(&mut self, workspace: &str, cwd: Option<String>) -> Result<Value, String> {
+        self.call(
+            method::TAB_NEW,
+            params::TabNew {
+                workspace: workspace.to_string(),
+                title: None,
+                cwd,
+                argv: Vec::new(),
+            },
+        )
+    }
+
     /// The listing and who needs the user.
     pub fn view(&mut self) -> Result<View, String> {
         let ls: LsReply = serde_json::from_value(self.call(method::LS, params::Empty {})?)
@@ -123,15 +137,7 @@ pub fn open_workspace(server: &mut Server, wanted: Option<&str>) -> Result<Strin
     };
     if !has_tabs {
         server
-            .call(
-                method::TAB_NEW,
-                params::TabNew {
-                    workspace: id.clone(),
-                    title: None,
-                    cwd: None,
-                    argv: Vec::new(),
-                },
-            )
+            .shell_tab(&id, None)
             .map_err(anyhow::Error::msg)
             .context("could not start a shell")?;
     }
