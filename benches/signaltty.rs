@@ -354,19 +354,38 @@ fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
         std::thread::sleep(Duration::from_millis(300));
         viewer
     });
-    time_tmux_flood(&socket, &go, viewer)
+    let seconds = time_tmux_flood(&socket, &go);
+    drop(viewer);
+    let _ = tmux(&socket, &["kill-server"]).status();
+    seconds
 }
 
 /// Seconds from creating `go` until the tmux session on `socket` says
-/// `done`; then the client goes and that tmux server ends.
-fn time_tmux_flood(socket: &str, go: &Path, viewer: Option<Viewer>) -> f64 {
+/// `done`.
+fn time_tmux_flood(socket: &str, go: &Path) -> f64 {
     let start = Instant::now();
     std::fs::write(go, "").expect("go");
     let _ = tmux(socket, &["wait-for", "done"]).status();
-    let seconds = start.elapsed().as_secs_f64();
-    drop(viewer);
-    let _ = tmux(socket, &["kill-server"]).status();
-    seconds
+    start.elapsed().as_secs_f64()
+}
+
+/// The pid of the tmux server on `socket`.
+fn tmux_pid(socket: &str) -> u32 {
+    tmux(socket, &["display-message", "-p", "#{pid}"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU seconds of a server and its client.
+type CpuPair = (f64, f64);
+
+/// Seconds of CPU a process has used.
+fn cpu_seconds(pid: u32) -> f64 {
+    // SAFETY: sysconf takes a plain integer.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    cpu_ticks(pid) as f64 / hz
 }
 
 /// A signaltty server of its own.
@@ -771,6 +790,24 @@ impl Report {
             "mux flood ratio median".into(),
             json!(percentile(&ratios, 0.5)),
         );
+    }
+
+    /// CPU seconds (server, client) during one flood of each round:
+    /// tmux's (if any), ours.
+    fn mux_profile(&mut self, rounds: &[(Option<CpuPair>, CpuPair)]) {
+        for (i, (tmux, ours)) in rounds.iter().enumerate() {
+            let tmux = tmux
+                .map(|(server, client)| format!("tmux server {server:.2} s, client {client:.2} s"))
+                .unwrap_or_default();
+            self.lines.push(format!(
+                "mux flood CPU, round {}: signaltty server {:.2} s, client {:.2} s   {tmux}",
+                i + 1,
+                ours.0,
+                ours.1
+            ));
+        }
+        self.json
+            .insert("mux flood cpu s (server, client)".into(), json!(rounds));
     }
 
     fn mux_idle(&mut self, window: Duration, client: f64, server: f64) {

@@ -181,6 +181,7 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
             .ok()
             .filter(|t| t.contains("history-marker"))
     });
+    server.wait_snapshot("the pane on disk", |s| s.to_string().contains(&pane));
     server.kill9();
     server.launch();
 

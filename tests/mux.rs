@@ -380,8 +380,7 @@ fn detach_leaves_everything_running() {
     let mut terminal = open(&server, "stay", ROWS, COLS);
     terminal.wait_text("the pane", |t| t.contains("tick-"));
     detach(&mut terminal);
-    let text = terminal.text();
-    assert!(text.contains("detached"), "{text}");
+    terminal.wait_text("the goodbye", |t| t.contains("detached"));
     let before = server.ctl_ok(&["read", &pane]);
     wait_for("more ticks", Duration::from_secs(15), || {
         (server.ctl_ok(&["read", &pane]) != before).then_some(())
@@ -401,6 +400,7 @@ fn a_tombstone_says_what_r_runs_and_r_runs_it() {
             .ok()
             .filter(|t| t.contains("before-2"))
     });
+    server.wait_snapshot("the pane on disk", |s| s.to_string().contains(&pane));
     server.kill9();
     server.launch();
     let mut terminal = open(&server, "tomb", ROWS, COLS);
@@ -550,9 +550,43 @@ fn keys_and_the_mouse_follow_the_config_file() {
     std::fs::write(&config, "[keys]\nsplit-sideways = \"|\"\n").unwrap();
     let mut bad = Terminal::run(&command, ROWS, COLS);
     assert_eq!(bad.wait_exit(), 1);
-    let text = bad.text();
-    assert!(
-        text.contains("config.toml") && text.contains("not an action"),
-        "{text}"
-    );
+    // The line wraps at the terminal's width.
+    bad.wait_text("the error naming the file", |t| {
+        let line = t.replace('\n', "");
+        line.contains("config.toml") && line.contains("not an action")
+    });
+}
+
+/// Shuts down a server the test did not start itself.
+struct Shutdown<'a>(&'a TestServer);
+
+impl Drop for Shutdown<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.ctl(&["shutdown"]);
+    }
+}
+
+#[test]
+fn signaltty_alone_starts_the_server_with_a_shell_and_up_comes_back_to_it() {
+    let server = TestServer::prepare(false, Vec::new());
+    let _shutdown = Shutdown(&server);
+    let mut terminal = Terminal::run(&server.command(), ROWS, COLS);
+    terminal.wait_text("a new default workspace", |t| {
+        t.contains(" default ") && t.contains("? help")
+    });
+    keys(&mut terminal, b"echo first-$((1+1))\r");
+    terminal.wait_text("the shell", |t| t.contains("first-2"));
+    detach(&mut terminal);
+    let ls = server.ls();
+    let panes = all_panes(&ls);
+    assert_eq!(panes.len(), 1, "{ls}");
+    assert_eq!(panes[0]["state"], "LIVE", "detaching left it running");
+
+    let mut command = server.command();
+    command.arg("up");
+    let mut terminal = Terminal::run(&command, ROWS, COLS);
+    terminal.wait_text("the same shell", |t| {
+        t.contains("first-2") && t.contains("? help")
+    });
+    detach(&mut terminal);
 }

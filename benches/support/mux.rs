@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::{
-    BIN, Report, Scale, Server, Viewer, cpu_ticks, time_tmux_flood, tmux, tmux_client,
-    tmux_session, wait_file,
+    BIN, Report, Scale, Server, Viewer, cpu_seconds, cpu_ticks, time_tmux_flood, tmux, tmux_client,
+    tmux_pid, tmux_session, wait_file,
 };
 
 /// A tmux window of four panes (`flood`, cat, two idle) with a client on
@@ -79,12 +79,18 @@ pub(super) fn multiplexer(
         scale.log_mib
     );
     let mut rounds = Vec::new();
+    let mut cpu = Vec::new();
     for round in 0..scale.mux_rounds {
-        let tmux = has_tmux.then(|| bytes / tmux_mux_flood(log, dir, round) / 1e6);
-        let ours = bytes / signaltty_mux_flood(log, dir, round) / 1e6;
-        rounds.push((tmux, ours));
+        let tmux = has_tmux.then(|| tmux_mux_flood(log, dir, round));
+        let ours = signaltty_mux_flood(log, dir, round);
+        rounds.push((
+            tmux.map(|t| bytes / t.seconds / 1e6),
+            bytes / ours.seconds / 1e6,
+        ));
+        cpu.push((tmux.map(|t| t.cpu), ours.cpu));
     }
     report.mux_rounds(&rounds);
+    report.mux_profile(&cpu);
     eprintln!("multiplexer: keystroke echo in another pane during the flood");
     if has_tmux {
         report.latency(
@@ -101,28 +107,51 @@ pub(super) fn multiplexer(
     report.mux_idle(scale.idle, client, server);
 }
 
-fn tmux_mux_flood(log: &Path, dir: &Path, round: usize) -> f64 {
+/// One flood: how long it took, and the CPU seconds the server and the
+/// client used meanwhile.
+#[derive(Clone, Copy)]
+struct Flood {
+    seconds: f64,
+    cpu: (f64, f64),
+}
+
+fn tmux_mux_flood(log: &Path, dir: &Path, round: usize) -> Flood {
     let go = dir.join(format!("tmux-mux-go-{round}"));
     let socket = format!("sttm{}", std::process::id());
     let flood = flood_script(log, &go, &format!("tmux -L {socket} wait-for -S done"));
     let viewer = tmux_four_panes(&socket, &flood);
     std::thread::sleep(Duration::from_millis(500));
-    time_tmux_flood(&socket, &go, Some(viewer))
+    let pids = (tmux_pid(&socket), viewer.pid());
+    let before = (cpu_seconds(pids.0), cpu_seconds(pids.1));
+    let seconds = time_tmux_flood(&socket, &go);
+    let cpu = (
+        cpu_seconds(pids.0) - before.0,
+        cpu_seconds(pids.1) - before.1,
+    );
+    drop(viewer);
+    let _ = tmux(&socket, &["kill-server"]).status();
+    Flood { seconds, cpu }
 }
 
-fn signaltty_mux_flood(log: &Path, dir: &Path, round: usize) -> f64 {
+fn signaltty_mux_flood(log: &Path, dir: &Path, round: usize) -> Flood {
     let server = Server::start(dir, &format!("mux{round}"));
     let go = dir.join(format!("stt-mux-go-{round}"));
     let done = dir.join(format!("stt-mux-done-{round}"));
     let flood = flood_script(log, &go, &format!("touch '{}'", done.display()));
     let viewer = signaltty_four_panes(&server, &flood);
     std::thread::sleep(Duration::from_millis(500));
+    let pids = (server.pid(), viewer.pid());
+    let before = (cpu_seconds(pids.0), cpu_seconds(pids.1));
     let start = Instant::now();
     std::fs::write(&go, "").expect("go");
     wait_file(&done, Duration::from_secs(600));
     let seconds = start.elapsed().as_secs_f64();
+    let cpu = (
+        cpu_seconds(pids.0) - before.0,
+        cpu_seconds(pids.1) - before.1,
+    );
     drop(viewer);
-    seconds
+    Flood { seconds, cpu }
 }
 
 /// Characters that never occur in the log: each sample types two of them,

@@ -40,7 +40,7 @@ impl Renderer {
     }
 
     /// The bytes that turn the last frame into `frame`.
-    pub fn draw(&mut self, frame: &Frame) -> String {
+    pub fn draw(&mut self, frame: Frame) -> String {
         let mut out = String::with_capacity(4096);
         out.push_str("\x1b[?2026h\x1b[?25l");
         let last = self
@@ -113,7 +113,7 @@ impl Renderer {
             None => out.push_str("\x1b[?25l"),
         }
         out.push_str("\x1b[?2026l");
-        self.last = Some(frame.clone());
+        self.last = Some(frame);
         out
     }
 }
@@ -178,17 +178,17 @@ mod tests {
         let mut frame = Frame::new(3, 8);
         frame.text(0, 0, 8, "hello", Pen::fg(Color::Indexed(1)));
         frame.text(2, 6, 2, "漢", Pen::default());
-        let first = renderer.draw(&frame);
+        let first = renderer.draw(frame.clone());
         let text = shown(&mut terminal, &first);
         assert!(text.contains("\u{1b}[0;31mhello"), "{text:?}");
         assert!(text.ends_with("漢"), "{text:?}");
 
         frame.text(0, 1, 1, "a", Pen::fg(Color::Indexed(1)));
-        let second = renderer.draw(&frame);
+        let second = renderer.draw(frame.clone());
         assert!(!second.contains("ello"), "only the change: {second:?}");
         assert!(shown(&mut terminal, &second).starts_with("\u{1b}[0;31mhallo"));
         // Nothing changed, nothing written but the frame's bracket.
-        let third = renderer.draw(&frame);
+        let third = renderer.draw(frame.clone());
         assert_eq!(third, "\x1b[?2026h\x1b[?25l\x1b[0m\x1b[?25l\x1b[?2026l");
     }
 

@@ -213,7 +213,7 @@ impl Mux {
         }
         self.render.chrome = false;
         let frame = self.compose();
-        let bytes = self.render.renderer.draw(&frame);
+        let bytes = self.render.renderer.draw(frame);
         self.write(bytes.as_bytes());
     }
 
