@@ -389,7 +389,7 @@ fn detach_leaves_everything_running() {
 }
 
 #[test]
-fn a_tombstone_says_what_r_runs_and_r_runs_it() {
+fn a_tombstone_says_what_r_runs_and_prefix_r_runs_it() {
     let mut server = TestServer::start();
     let ws = server.workspace("tomb", &[]);
     let pane = server.ctl_ok(&["new", &ws]);
@@ -408,8 +408,8 @@ fn a_tombstone_says_what_r_runs_and_r_runs_it() {
     terminal.wait_text("the history and the offer", |t| {
         t.contains("r respawn: /bin/sh") && t.contains("before-2") && t.contains("RESTORED")
     });
-    keys(&mut terminal, b"r");
-    server.wait_pane(&pane, "LIVE after r", |p| p["state"] == "LIVE");
+    prefix(&mut terminal, b"r");
+    server.wait_pane(&pane, "LIVE after C-b r", |p| p["state"] == "LIVE");
     terminal.wait_text("the offer gone", |t| !t.contains("r respawn"));
     keys(&mut terminal, b"echo back-$((2+2))\r");
     terminal.wait_text("the respawned shell", |t| t.contains("back-4"));
@@ -587,6 +587,73 @@ fn signaltty_alone_starts_the_server_with_a_shell_and_up_comes_back_to_it() {
     let mut terminal = Terminal::run(&command, ROWS, COLS);
     terminal.wait_text("the same shell", |t| {
         t.contains("first-2") && t.contains("? help")
+    });
+    detach(&mut terminal);
+}
+
+#[test]
+fn colours_wide_characters_and_the_alternate_screen_reach_the_terminal() {
+    let server = TestServer::start();
+    let ws = server.workspace("paint", &[]);
+    let script = "printf '\\033[1;31mred\\033[0m 漢字 e\\314\\201\\n'; sleep 1000";
+    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    server.wait_output(&pane, "red");
+    let mut terminal = open(&server, "paint", ROWS, COLS);
+    let shown = terminal.wait_text("the pane", |t| t.contains("red"));
+    assert!(shown.contains("red 漢字 e\u{301}"), "{shown}");
+    let ansi = terminal.text_ansi();
+    assert!(ansi.contains("\u{1b}[0;1;31mred"), "{ansi:?}");
+    // A full-screen program's picture, and the shell's back after it.
+    let full = "printf '\\033[?1049h\\033[2J\\033[5;5HFULL-SCREEN'; sleep 1; printf '\\033[?1049l'; sleep 1000";
+    let other = server.ctl_ok(&["new", &ws, "--", "sh", "-c", full]);
+    terminal.wait_text("the alternate screen", |t| t.contains("FULL-SCREEN"));
+    terminal.wait_text("the primary screen back", |t| !t.contains("FULL-SCREEN"));
+    assert!(server.pane(&other).is_some());
+    detach(&mut terminal);
+}
+
+#[test]
+fn paste_is_bracketed_only_when_asked_and_focus_events_reach_programs_that_want_them() {
+    let server = TestServer::start();
+    let ws = server.workspace("paste", &[]);
+    let plain = server.ctl_ok(&["new", &ws, "--", "cat", "-v"]);
+    let asks = "printf '\\033[?2004h\\033[?1004h'; exec cat -v";
+    let bracketed = server.ctl_ok(&["new", &ws, "--", "sh", "-c", asks]);
+    let mut terminal = open(&server, "paste", ROWS, COLS);
+    wait_active(&server, "paste", &bracketed);
+    keys(&mut terminal, b"\x1b[200~one\x02two\x1b[201~\r");
+    server.wait_output(&bracketed, "^[[200~one^Btwo^[[201~");
+    keys(&mut terminal, b"\x1b[O\x1b[I\r");
+    server.wait_output(&bracketed, "^[[O^[[I");
+    prefix(&mut terminal, b"h");
+    wait_active(&server, "paste", &plain);
+    keys(&mut terminal, b"\x1b[200~three\x1b[201~\x1b[I\r");
+    let text = server.wait_output(&plain, "three");
+    assert!(!text.contains("[200~") && !text.contains("^[[I"), "{text}");
+    detach(&mut terminal);
+}
+
+#[test]
+fn the_wheel_scrolls_history_and_goes_to_a_program_that_asked() {
+    let server = TestServer::start();
+    let ws = server.workspace("wheel", &[]);
+    let shell = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "seq 1 200; exec sh"]);
+    let mouse = "printf '\\033[?1000h\\033[?1006h'; exec cat -v";
+    let program = server.ctl_ok(&["new", &ws, "--", "sh", "-c", mouse]);
+    let mut terminal = open(&server, "wheel", ROWS, COLS);
+    terminal.wait_text("both panes", |t| t.contains("200"));
+    // Over the program that asked: the report, in its coordinates.
+    keys(&mut terminal, b"\x1b[<64;50;5M");
+    server.wait_output(&program, "^[[<64;4;3M");
+    // Over the shell: its history.
+    keys(&mut terminal, b"\x1b[<64;10;5M");
+    terminal.wait_text("copy mode from the wheel", |t| t.contains(" copy ["));
+    wait_active(&server, "wheel", &shell);
+    for _ in 0..3 {
+        keys(&mut terminal, b"\x1b[<65;10;5M");
+    }
+    terminal.wait_text("back at the bottom, copy mode left", |t| {
+        !t.contains(" copy [")
     });
     detach(&mut terminal);
 }

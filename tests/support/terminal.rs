@@ -89,6 +89,14 @@ impl Terminal {
             .unwrap_or_default()
     }
 
+    /// The visible screen with its colours as SGR sequences.
+    pub fn text_ansi(&self) -> String {
+        self.screen
+            .lock()
+            .map(|s| s.screen_text(Style::Ansi))
+            .unwrap_or_default()
+    }
+
     /// Waits until the screen passes `check`; on a timeout the panic shows
     /// the screen as it was.
     pub fn wait_text(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
