@@ -733,6 +733,52 @@ mod tests {
     }
 
     #[test]
+    fn fields_an_older_peer_leaves_out_take_their_defaults() {
+        let attach: params::PaneAttach = serde_json::from_str(r#"{"pane":"p"}"#).unwrap();
+        assert_eq!(attach.catch_up, CatchUp::Exact);
+        let reply: AttachReply =
+            serde_json::from_str(r#"{"pane":"p","state":"LIVE","offset":0,"rows":2,"cols":2}"#)
+                .unwrap();
+        assert!(reply.revive.is_none());
+        let ws: LsWorkspace = serde_json::from_str(
+            r#"{"id":"w","name":"n","cwd":"/","auto_resume":false,"attention":"none","tabs":[]}"#,
+        )
+        .unwrap();
+        assert_eq!((ws.active_tab, ws.last_used_at), (None, 0));
+    }
+
+    #[test]
+    fn the_revive_offer_and_the_new_requests_round_trip() {
+        let frame = StateFrame {
+            state: "EXITED".into(),
+            exit_code: Some(0),
+            revive: Some(Revive {
+                action: ReviveAction::Resume,
+                argv: vec!["claude".into(), "--resume".into(), "x".into()],
+            }),
+        };
+        let text = serde_json::to_string(&frame).unwrap();
+        assert!(text.contains(r#""action":"resume""#), "{text}");
+        let back: StateFrame = serde_json::from_str(&text).unwrap();
+        let revive = back.revive.unwrap();
+        assert_eq!(revive.describe(), "resume: claude --resume x");
+        assert_eq!(revive.action.method(), method::PANE_RESUME);
+        let ratio: params::SplitRatio =
+            serde_json::from_str(r#"{"tab":"t","path":["second","first"],"ratio":0.3}"#).unwrap();
+        assert_eq!(ratio.path, vec![Branch::Second, Branch::First]);
+        let rename: params::Rename =
+            serde_json::from_str(r#"{"target":"t","kind":"workspace","name":"n"}"#).unwrap();
+        assert_eq!(rename.kind, Some(params::TargetKind::Workspace));
+        assert!(
+            serde_json::from_str::<params::Focus>(r#"{"target":"t","kind":"window"}"#).is_err()
+        );
+        assert_eq!(
+            frame::parse_resize(&frame::size(3, 4)[frame::HEADER..]),
+            Some((3, 4))
+        );
+    }
+
+    #[test]
     fn an_unknown_error_code_still_parses() {
         let e: WireError =
             serde_json::from_str(r#"{"code":"SOMETHING_NEW","message":"m"}"#).unwrap();
