@@ -327,8 +327,11 @@ impl Actor for PaneActor {
                     Some(id) => pane.report_session(Some(kind.as_str()), &id),
                     None => Ok(()),
                 };
-                let source = format!("hook:{}", kind.as_str());
-                pane.apply_hook(&source, &event, effect, message.as_deref());
+                // A hook refused for its session id changes nothing else.
+                if learned.is_ok() {
+                    let source = format!("hook:{}", kind.as_str());
+                    pane.apply_hook(&source, &event, effect, message.as_deref());
+                }
                 let _ = reply.send(learned);
             }
             PaneMsg::CatchUp => {
@@ -509,6 +512,8 @@ impl Pane {
             ),
         ];
         env.extend(self.record.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // The screen keeps 24-bit colour, and programs (gemini) ask.
+        env.push(("COLORTERM".to_string(), "truecolor".to_string()));
         if restored {
             env.push(("SIGNALTTY_RESTORED".to_string(), "1".to_string()));
         }
