@@ -269,7 +269,7 @@ fn hostile_hook_payloads_and_titles_are_refused_or_cleaned() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("known events"));
 
     let evil = "\u{1b}]0;pwned\u{7}Hello\u{1b}[31m world\u{202e}!";
-    server.ctl_ok(&["notify", "--pane", &pane, evil, &"x".repeat(5000)]);
+    server.ctl_ok(&["notify", "--pane", &pane, evil, &"x".repeat(4000)]);
     let list = notifications(&server, false);
     let last = list.last().unwrap();
     assert_eq!(last["title"], "Hello world!");

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use signaltty_adapters::{self as adapters, AgentKind, HookEffect};
+use signaltty_persistence::limits::path_fits;
 use signaltty_persistence::{
     AgentRecord, Attention, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
 };
@@ -595,7 +596,7 @@ impl Pane {
             match event {
                 ScreenEvent::Title(_) => changed |= self.refresh_title(),
                 ScreenEvent::Cwd(cwd) => {
-                    if cwd != self.record.cwd {
+                    if cwd != self.record.cwd && path_fits(&cwd) {
                         self.record.cwd = cwd;
                         changed = true;
                     }
@@ -714,7 +715,7 @@ impl Pane {
             return;
         };
         let cwd = cwd.display().to_string();
-        if cwd != self.record.cwd {
+        if cwd != self.record.cwd && path_fits(&cwd) {
             self.record.cwd = cwd;
             self.publish();
         }
