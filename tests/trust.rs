@@ -1,5 +1,6 @@
 //! What signaltty refuses to trust: a socket another user could be
-//! listening on, a link planted in its state dir. Tests that need a second user (uid 65534) run only as root, as CI
+//! listening on, a link planted in its state dir, a secret on a command
+//! line. Tests that need a second user (uid 65534) run only as root, as CI
 //! does, and say so when skipped.
 
 mod support;
@@ -625,4 +626,65 @@ fn what_the_user_set_aside_is_kept_and_only_corrupt_archives_are_bounded() {
         25 + saved,
         "{names:?}"
     );
+}
+
+#[test]
+fn a_secret_on_the_command_line_is_never_saved_shown_or_logged() {
+    let mut server = TestServer::start();
+    let ws = server.workspace("w", &[]);
+    // The program shows what it got without showing the secrets themselves.
+    let script = "echo \"key:${#ANTHROPIC_API_KEY} args:$#\"; exec sleep 600";
+    let pane = server.ctl_ok(&[
+        "new",
+        &ws,
+        "--",
+        "env",
+        "ANTHROPIC_API_KEY=sk-ant-ENVSECRET",
+        "LANG=C.UTF-8",
+        "sh",
+        "-c",
+        script,
+        "sh",
+        "--api-key",
+        "FLAGSECRET",
+        "--token=EQSECRET",
+        "--model",
+        "m1",
+    ]);
+    // The live process ran with every word: a 16-byte key, five arguments.
+    server.wait_output(&pane, "key:16 args:5");
+    let listed = server.ctl_ok(&["--json", "ls"]);
+    let saved = server
+        .wait_snapshot("the pane saved", |s| s["panes"][0]["id"] == pane.as_str())
+        .to_string();
+    let logged = server.log();
+    for secret in ["ENVSECRET", "FLAGSECRET", "EQSECRET"] {
+        for (what, text) in [
+            ("ls --json", &listed),
+            ("snapshot.json", &saved),
+            ("server.log", &logged),
+        ] {
+            assert!(!text.contains(secret), "{secret} in {what}: {text}");
+        }
+    }
+    let argv = server.pane(&pane).unwrap()["argv"].clone();
+    assert_eq!(
+        argv,
+        serde_json::json!([
+            "env",
+            "LANG=C.UTF-8",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            "--model",
+            "m1"
+        ])
+    );
+
+    // What is respawned after a restart runs without them.
+    server.kill9();
+    server.launch();
+    server.ctl_ok(&["respawn", &pane]);
+    server.wait_output(&pane, "key:0 args:2");
 }

@@ -21,6 +21,7 @@ use signaltty_adapters::{self as adapters, AgentKind, HookEffect};
 use signaltty_persistence::limits::path_fits;
 use signaltty_persistence::{
     AgentRecord, Attention, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
+    looks_secret,
 };
 use signaltty_screen::{NotifySource, Screen, ScreenEvent, Size, Style};
 use tracing::{info, info_span};
@@ -252,6 +253,8 @@ impl Actor for PaneActor {
                 pane.start_process(&myself, false)?;
             }
             PaneStart::Tombstone { state, tail } => {
+                // An older build may have saved a command with a secret.
+                pane.record.argv = without_secrets(&pane.record.argv);
                 pane.pending_history = tail;
                 pane.state = state;
                 // A restored pane's process did not end on its own: it
@@ -529,6 +532,9 @@ impl Pane {
         let sink: process::EventSink =
             Arc::new(move |event| sink_target.cast(PaneMsg::Process(event)).is_ok());
         let process = PaneProcess::spawn(&spec, self.spawn, sink, &self.context.reaper)?;
+        // The child runs with every word it was given; what is saved, shown,
+        // logged, resumed or respawned has none that may hold a secret.
+        self.record.argv = without_secrets(&spec.argv);
         info!(pid = process.pid(), argv = ?self.record.argv, "pane started");
         // What the child got, minus anything secret, so a respawn can give it
         // the same again.
@@ -720,6 +726,12 @@ impl Pane {
             self.publish();
         }
     }
+}
+
+/// `argv` without the words that may hold a secret, by the rule that keeps
+/// secrets out of the saved environment.
+fn without_secrets(argv: &[String]) -> Vec<String> {
+    adapters::without_secrets(argv, looks_secret)
 }
 
 fn default_shell() -> String {
