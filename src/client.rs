@@ -14,7 +14,7 @@ pub enum ClientError {
     #[error("no signaltty server is running on {}; start one with `signaltty up -d`", .0.display())]
     NotRunning(PathBuf),
     #[error(
-        "refusing the socket directory {0}; nothing is sent through a directory that is not \
+        "socket directory {0}; nothing is sent through a directory that is not \
          yours alone (another user could be listening in it): fix it (`chmod 700` if it is \
          yours) or choose another socket with --socket or SIGNALTTY_SOCKET"
     )]

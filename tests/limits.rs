@@ -5,12 +5,10 @@
 
 mod support;
 
-use std::io::Write;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{TestServer, all_panes, wait_for};
+use support::{TestServer, all_panes, hook, wait_for};
 
 /// The error a raw request got, as (code, message).
 fn refused(server: &TestServer, method: &str, params: Value) -> (String, String) {
@@ -130,19 +128,13 @@ fn a_hook_with_a_long_message_is_shortened_not_refused() {
     let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "exec sleep 600"]);
     let payload =
         json!({"type": "agent-turn-complete", "last-assistant-message": "y".repeat(100_000)});
-    let mut hook = server
-        .command()
-        .args(["ctl", "hook", "codex", "notify", "--pane", &pane])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    hook.stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
-    let out = hook.wait_with_output().unwrap();
+    let out = hook(
+        &server,
+        "codex",
+        "notify",
+        &pane,
+        payload.to_string().as_bytes(),
+    );
     assert!(
         out.status.success(),
         "{}",

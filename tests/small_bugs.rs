@@ -8,7 +8,7 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::process::Stdio;
 use std::time::Duration;
 
-use support::{TestServer, wait_for};
+use support::{TestServer, hook, wait_for};
 
 /// A pane that printed once and is then quiet, seen by the user.
 fn quiet_seen_pane(server: &TestServer, ws: &str) -> String {
@@ -24,20 +24,13 @@ fn a_hook_refused_for_its_session_id_changes_nothing() {
     let server = TestServer::start();
     let ws = server.workspace("w", &[]);
     let pane = quiet_seen_pane(&server, &ws);
-    let mut hook = server
-        .command()
-        .args(["ctl", "hook", "claude", "Notification", "--pane", &pane])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    hook.stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"session_id":"not-a-uuid","message":"look at me"}"#)
-        .unwrap();
-    let out = hook.wait_with_output().unwrap();
+    let out = hook(
+        &server,
+        "claude",
+        "Notification",
+        &pane,
+        br#"{"session_id":"not-a-uuid","message":"look at me"}"#,
+    );
     assert_eq!(out.status.code(), Some(1), "the hook is refused");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("not-a-uuid"),

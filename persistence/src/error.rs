@@ -47,7 +47,7 @@ pub enum PersistError {
 
     /// A directory of the state dir is a link, or belongs to another user.
     #[error(
-        "refusing the state directory: {0}; use a directory of your own (--state-dir or SIGNALTTY_STATE_DIR)"
+        "state directory {0}; refusing it: use a directory of your own (--state-dir or SIGNALTTY_STATE_DIR)"
     )]
     UnsafeDir(#[from] crate::private_dir::DirError),
 

@@ -21,7 +21,7 @@ pub enum SocketError {
     #[error(transparent)]
     PathTooLong(#[from] PathTooLong),
     #[error(
-        "refusing the socket directory {0}; it must be yours alone (mode 0700, not a link): \
+        "socket directory {0}; refusing it, as it must be yours alone (mode 0700, not a link): \
          fix it or choose another socket with --socket or SIGNALTTY_SOCKET"
     )]
     UnsafeDir(DirError),

@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod terminal;
 
+use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -269,6 +270,23 @@ impl Drop for TestServer {
             eprintln!("kept test dir {}", path.keep().display());
         }
     }
+}
+
+/// `ctl hook AGENT EVENT --pane PANE` with `payload` on its stdin.
+pub fn hook(server: &TestServer, agent: &str, event: &str, pane: &str, payload: &[u8]) -> Output {
+    let mut child = server
+        .command()
+        .args(["ctl", "hook", agent, event, "--pane", pane])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A refused payload may close the pipe early.
+    let _ = stdin.write_all(payload);
+    drop(stdin);
+    child.wait_with_output().unwrap()
 }
 
 /// One request on a fresh connection to `socket`; the response as JSON.
