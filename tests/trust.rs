@@ -57,8 +57,8 @@ impl Drop for Killed {
 }
 
 /// Not a test of its own: the fake server the tests here run as another
-/// user. It listens on `FAKE_SERVER_SOCKET` and appends every byte it is
-/// sent to `FAKE_SERVER_CAPTURE`.
+/// user. It listens on `FAKE_SERVER_SOCKET`, appends the first line each
+/// client sends to `FAKE_SERVER_CAPTURE`, and hangs up.
 #[test]
 #[ignore = "a helper the other tests run as another user"]
 fn fake_server() {
@@ -72,7 +72,7 @@ fn fake_server() {
     let listener = UnixListener::bind(&socket).unwrap();
     for stream in listener.incoming() {
         let mut bytes = Vec::new();
-        let _ = stream.unwrap().read_to_end(&mut bytes);
+        let _ = BufReader::new(stream.unwrap()).read_until(b'\n', &mut bytes);
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .open(&capture)
@@ -118,6 +118,35 @@ fn client(env: &[(&str, &Path)], args: &[&str], stdin: &[u8]) -> Output {
     let mut child = command.spawn().unwrap();
     let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().unwrap()
+}
+
+/// Runs a server start that must be refused, and what it said; a server
+/// that serves instead fails the test (and is ended).
+fn refused_start(command: &mut Command) -> Output {
+    let mut server = Killed(
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let status = wait_for("the server to refuse", Duration::from_secs(20), || {
+        server.0.try_wait().unwrap()
+    });
+    let mut stderr = Vec::new();
+    server
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut stderr)
+        .unwrap();
+    Output {
+        status,
+        stdout: Vec::new(),
+        stderr,
+    }
 }
 
 fn stderr(out: &Output) -> String {
@@ -305,13 +334,12 @@ fn the_server_refuses_a_socket_dir_behind_a_link_and_changes_nothing() {
     chmod(&target, 0o755);
     let link = tmp.path().join("link");
     std::os::unix::fs::symlink(&target, &link).unwrap();
-    let out = Command::new(BIN)
-        .env("SIGNALTTY_SOCKET", link.join("s.sock"))
-        .env("SIGNALTTY_STATE_DIR", tmp.path().join("state"))
-        .args(["up", "--foreground"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = refused_start(
+        Command::new(BIN)
+            .env("SIGNALTTY_SOCKET", link.join("s.sock"))
+            .env("SIGNALTTY_STATE_DIR", tmp.path().join("state"))
+            .args(["up", "--foreground"]),
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("is a symbolic link"),
@@ -472,13 +500,12 @@ fn a_state_dir_that_is_a_link_or_not_private_is_refused_or_fixed() {
     let link = dir.path().join("link");
     std::os::unix::fs::symlink(&real, &link).unwrap();
     let up = |state: &Path| {
-        Command::new(BIN)
-            .env("SIGNALTTY_SOCKET", dir.path().join("s.sock"))
-            .env("SIGNALTTY_STATE_DIR", state)
-            .args(["up", "--foreground"])
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        refused_start(
+            Command::new(BIN)
+                .env("SIGNALTTY_SOCKET", dir.path().join("s.sock"))
+                .env("SIGNALTTY_STATE_DIR", state)
+                .args(["up", "--foreground"]),
+        )
     };
     let out = up(&link);
     assert_eq!(out.status.code(), Some(1));
