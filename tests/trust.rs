@@ -102,6 +102,22 @@ fn start_fake_server(socket: &Path, capture: &Path) -> Killed {
     fake
 }
 
+/// What the fake server on `socket` captured before now: a probe line is
+/// sent last, and the server handles one client at a time, so once the
+/// probe is in the capture everything before it is too.
+fn captured(socket: &Path, capture: &Path) -> Vec<u8> {
+    const PROBE: &[u8] = b"probe\n";
+    UnixStream::connect(socket)
+        .unwrap()
+        .write_all(PROBE)
+        .unwrap();
+    let mut bytes = wait_for("the probe captured", Duration::from_secs(10), || {
+        std::fs::read(capture).ok().filter(|b| b.ends_with(PROBE))
+    });
+    bytes.truncate(bytes.len() - PROBE.len());
+    bytes
+}
+
 /// `signaltty ARGS` as this user with only `env` set, `stdin` fed to it.
 fn client(env: &[(&str, &Path)], args: &[&str], stdin: &[u8]) -> Output {
     let mut command = Command::new(BIN);
@@ -183,9 +199,8 @@ fn a_socket_dir_another_user_made_first_receives_nothing() {
     let out = client(&env, &["attach", "p1"], b"");
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
 
-    // The readiness probe connected once and sent nothing; so did we.
-    std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(std::fs::read(&capture).unwrap(), b"", "nothing captured");
+    let socket = trap.join("signaltty.sock");
+    assert_eq!(captured(&socket, &capture), b"", "nothing captured");
 }
 
 #[test]
@@ -215,8 +230,7 @@ fn a_server_run_by_another_user_is_refused_by_its_peer_uid() {
         err.contains("runs as uid 65534, not as you (uid 0)") && err.contains("nothing was sent"),
         "{err}"
     );
-    std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(std::fs::read(&capture).unwrap(), b"", "nothing captured");
+    assert_eq!(captured(&socket, &capture), b"", "nothing captured");
 }
 
 /// A real server, run as the other user in a dir of theirs.
