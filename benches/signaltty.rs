@@ -8,6 +8,7 @@
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -66,6 +67,9 @@ fn main() {
         .prefix("sttb")
         .tempdir_in("/tmp")
         .expect("temp dir");
+    // The servers' sockets live here: a socket's directory must be private.
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o700))
+        .expect("private temp dir");
     let log = work.path().join("colored.log");
     write_coloured_log(&log, scale.log_mib << 20);
     let mut report = Report::default();

@@ -1,26 +1,43 @@
 //! `signaltty ctl …`: one request per command, and how its answer is shown.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
-use signaltty_protocol::{LsReply, NextReply, NotificationsReply, StatusReply, method, params};
+use signaltty_persistence::Lifecycle;
+use signaltty_protocol::{
+    LsPane, LsReply, NextReply, NotificationsReply, StatusReply, method, params,
+};
 
 use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
 use crate::client::Client;
+use crate::clock;
+use crate::ui::attention_badge;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
     let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
     let mut client = Client::connect(&socket)?;
     let (method, params) = request(ctl)?;
     let result = client.call(method, params)?;
-    if cli.json {
-        println!("{result}");
+    let mut out = std::io::stdout().lock();
+    let shown = if cli.json {
+        writeln!(out, "{result}").map_err(anyhow::Error::from)
     } else {
-        render(ctl, &result)?;
+        render(ctl, &result, &mut out)
+    };
+    match shown.and_then(|()| Ok(out.flush()?)) {
+        // The reader went away (`ctl ls | head`): end quietly, as Unix
+        // tools do. The request itself was done.
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        other => other.map(|()| ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 fn here(cwd: &Option<std::path::PathBuf>) -> Result<Option<String>> {
@@ -227,112 +244,122 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
 }
 
 /// Shows a command's answer for a person.
-fn render(ctl: &Ctl, result: &Value) -> Result<()> {
+fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
     match ctl {
         Ctl::Status => {
             let status: StatusReply = serde_json::from_value(result.clone())?;
-            print_status(&status);
+            print_status(&status, out)?;
         }
         Ctl::Ls => {
             let ls: LsReply = serde_json::from_value(result.clone())?;
-            print_tree(&ls);
+            print_tree(&ls, out)?;
         }
         Ctl::Workspace(WorkspaceCmd::New { .. }) | Ctl::Tab(TabCmd::New { .. }) | Ctl::New(_) => {
-            println!("{}", result["id"].as_str().unwrap_or_default());
+            writeln!(out, "{}", result["id"].as_str().unwrap_or_default())?;
         }
         Ctl::Read { .. } => {
             let text = result["text"].as_str().unwrap_or_default();
             if text.ends_with('\n') || text.is_empty() {
-                print!("{text}");
+                write!(out, "{text}")?;
             } else {
-                println!("{text}");
+                writeln!(out, "{text}")?;
             }
         }
-        Ctl::Resize { .. } => println!("{}x{}", result["rows"], result["cols"]),
+        Ctl::Resize { .. } => writeln!(out, "{}x{}", result["rows"], result["cols"])?,
         Ctl::Next => {
             let next: NextReply = serde_json::from_value(result.clone())?;
             match next.pane {
-                Some(pane) => println!("{}", pane.id),
+                Some(pane) => writeln!(out, "{}", pane.id)?,
                 None => bail!("no pane needs you right now"),
             }
         }
         Ctl::Notifications { .. } => {
             let list: NotificationsReply = serde_json::from_value(result.clone())?;
-            print_notifications(&list);
+            print_notifications(&list, out)?;
         }
         _ => {}
     }
     Ok(())
 }
 
-fn print_notifications(list: &NotificationsReply) {
+/// The name a value has on the wire (`permission_required`, `warning`).
+fn wire_name(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn print_notifications(list: &NotificationsReply, out: &mut impl Write) -> std::io::Result<()> {
     if list.notifications.is_empty() {
-        println!("no notifications");
-        return;
+        return writeln!(out, "no notifications");
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0);
+    let now = clock::now_millis();
     for n in &list.notifications {
         let read = if n.read_at.is_some() { "    " } else { "new " };
-        let ago = now.saturating_sub(n.created_at) / 1000;
-        let severity = serde_json::to_value(n.severity)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let ago = clock::ago(n.created_at, now);
+        let severity = wire_name(n.severity);
         let pane = n.pane_id.as_deref().unwrap_or("-");
         let body = if n.body.is_empty() {
             String::new()
         } else {
             format!(" — {}", n.body)
         };
-        println!(
-            "{read}{:>6}s ago  {severity:<7} {:<12} {pane}  {}{body}",
-            ago, n.source, n.title
-        );
+        writeln!(
+            out,
+            "{read}{ago:>8}  {severity:<7} {:<12} {pane}  {}{body}",
+            n.source, n.title
+        )?;
     }
+    Ok(())
 }
 
-fn print_status(status: &StatusReply) {
-    println!(
+fn print_status(status: &StatusReply, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        out,
         "server      signaltty {} ({}), pid {}",
         status.version, status.protocol, status.pid
-    );
-    println!("socket      {}", status.socket);
-    println!("state dir   {}", status.state_dir);
-    println!("uptime      {}s", status.uptime_ms / 1000);
-    println!(
+    )?;
+    writeln!(out, "socket      {}", status.socket)?;
+    writeln!(out, "state dir   {}", status.state_dir)?;
+    writeln!(out, "uptime      {}s", status.uptime_ms / 1000)?;
+    writeln!(
+        out,
         "contents    {} workspaces, {} tabs, {} panes ({} live)",
         status.workspaces, status.tabs, status.panes, status.live_panes
-    );
+    )?;
     let snapshot = &status.snapshot;
     let saved = match snapshot.last_saved_at {
         Some(at) => format!(
-            "last saved at {at} (ms since epoch), {} writes",
+            "last saved {} ({}), {} writes",
+            clock::local_time(at),
+            clock::ago(at, clock::now_millis()),
             snapshot.writes
         ),
         None => "not saved yet".to_string(),
     };
-    println!("snapshot    {} — {saved}", snapshot.path);
+    writeln!(out, "snapshot    {} — {saved}", snapshot.path)?;
     if let Some(error) = &snapshot.last_error {
-        println!("SAVE ERROR  {error}");
+        writeln!(out, "SAVE ERROR  {error}")?;
     }
     let restore = &status.restore;
     if restore.degraded {
-        println!("RESTORE     {}", restore.note);
+        writeln!(out, "RESTORE     {}", restore.note)?;
     } else {
-        println!("restore     {}", restore.note);
+        writeln!(out, "restore     {}", restore.note)?;
     }
     if status.faults_enabled {
-        println!("faults      enabled (SIGNALTTY_ENABLE_FAULTS=1)");
+        writeln!(out, "faults      enabled (SIGNALTTY_ENABLE_FAULTS=1)")?;
     }
+    Ok(())
 }
 
-fn print_tree(ls: &LsReply) {
+fn print_tree(ls: &LsReply, out: &mut impl Write) -> std::io::Result<()> {
     if ls.workspaces.is_empty() {
-        println!("no workspaces; create one with `signaltty ctl workspace new NAME`");
-        return;
+        return writeln!(
+            out,
+            "no workspaces; create one with `signaltty ctl workspace new NAME`"
+        );
     }
     for ws in &ls.workspaces {
         let auto = if ws.auto_resume {
@@ -340,31 +367,48 @@ fn print_tree(ls: &LsReply) {
         } else {
             ""
         };
-        println!("{}  {}  {}{auto}", ws.name, ws.id, ws.cwd);
+        writeln!(
+            out,
+            "{}  {}  {}{auto}{}",
+            ws.name,
+            ws.id,
+            ws.cwd,
+            attention_badge(ws.attention)
+        )?;
         for tab in &ws.tabs {
-            println!("  tab {}  {}", tab.id, tab.title);
+            writeln!(out, "  tab {}  {}", tab.id, tab.title)?;
             for pane in &tab.panes {
-                let agent = match &pane.agent {
-                    Some(agent) => match &agent.session_id {
-                        Some(id) => format!("  {} session {id}", agent.kind),
-                        None => format!("  {}", agent.kind),
-                    },
-                    None => String::new(),
-                };
-                let exit = match pane.exit_code {
-                    Some(code) => format!("  exit {code}"),
-                    None => String::new(),
-                };
-                println!(
-                    "    {:<11} {}  {}  {}{agent}{exit}",
-                    format!("[{}]", pane.state),
-                    pane.id,
-                    pane.title,
-                    shorten_home(&pane.cwd)
-                );
+                writeln!(out, "    {}", pane_line(pane))?;
             }
         }
     }
+    Ok(())
+}
+
+fn pane_line(pane: &LsPane) -> String {
+    let agent = match &pane.agent {
+        Some(agent) => match &agent.session_id {
+            Some(id) => format!("  {} session {id}", agent.kind),
+            None => format!("  {}", agent.kind),
+        },
+        None => String::new(),
+    };
+    let lifecycle = match pane.lifecycle {
+        Lifecycle::Unknown => String::new(),
+        other => format!("  {}", wire_name(other)),
+    };
+    let exit = match pane.exit_code {
+        Some(code) => format!("  exit {code}"),
+        None => String::new(),
+    };
+    format!(
+        "{:<11} {}  {}  {}{agent}{lifecycle}{exit}{}",
+        format!("[{}]", pane.state),
+        pane.id,
+        pane.title,
+        shorten_home(&pane.cwd),
+        attention_badge(pane.attention)
+    )
 }
 
 fn shorten_home(path: &str) -> String {

@@ -8,11 +8,13 @@
 mod attach;
 pub mod cli;
 pub mod client;
+mod clock;
 mod ctl;
 mod hook;
 mod ui;
 mod up;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -59,12 +61,18 @@ fn report(err: &anyhow::Error, json: bool) {
         Some(other) => ("CLIENT", other.to_string()),
         None => ("CLIENT", format!("{err:#}")),
     };
+    // Nowhere to say it if the reader is gone: never panic over that.
     if json {
-        println!(
+        let _ = writeln!(
+            std::io::stdout(),
             "{}",
             serde_json::json!({ "error": { "code": code, "message": message } })
         );
     } else {
-        eprintln!("signaltty: {}", message.replace('\n', " "));
+        let _ = writeln!(
+            std::io::stderr(),
+            "signaltty: {}",
+            message.replace('\n', " ")
+        );
     }
 }

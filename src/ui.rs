@@ -387,7 +387,7 @@ fn state_style(state: &str) -> Style {
 }
 
 /// `  !level` for an outstanding attention, else nothing.
-fn attention_badge(attention: signaltty_persistence::Attention) -> String {
+pub(crate) fn attention_badge(attention: signaltty_persistence::Attention) -> String {
     match serde_json::to_value(attention) {
         Ok(serde_json::Value::String(a)) if a != "none" => format!("  !{a}"),
         _ => String::new(),

@@ -4,14 +4,14 @@
 //! re-executes this binary as `up --foreground` in a new session, with its
 //! output appended to `server.log`, and waits until the new server answers.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use signaltty_persistence::{StateDir, ensure_private_file};
+use signaltty_persistence::StateDir;
 use signaltty_protocol::socket_path;
 use signaltty_protocol::{LsReply, method, params};
 use signaltty_supervisor::ServerConfig;
@@ -25,10 +25,13 @@ const START_DEADLINE: Duration = Duration::from_secs(15);
 pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     let socket = socket_path::resolve(cli.socket.clone());
     socket_path::check_length(&socket)?;
-    let state_dir = StateDir::resolve(cli.state_dir.clone())?;
     if up.foreground {
-        return foreground(&socket, state_dir.root(), up.no_restore);
+        // The server opens the state dir itself, once it can log what it
+        // had to fix.
+        let state_dir = StateDir::resolve_path(cli.state_dir.clone())?;
+        return foreground(&socket, &state_dir, up.no_restore);
     }
+    let state_dir = StateDir::resolve(cli.state_dir.clone())?;
     let running = answers(&socket);
     if !running {
         start_in_background(&socket, &state_dir, up.no_restore)?;
@@ -111,12 +114,12 @@ fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitC
 
 fn start_in_background(socket: &Path, state_dir: &StateDir, no_restore: bool) -> Result<()> {
     let log_path = state_dir.log_path();
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)
-        .with_context(|| format!("could not open {}", log_path.display()))?;
-    ensure_private_file(&log_path)?;
+    let mut log = state_dir.open_log()?;
+    // Opening the state dir here fixed what the server would have logged.
+    for warning in state_dir.warnings() {
+        writeln!(log, "WARN signaltty up: {warning}")
+            .with_context(|| format!("could not write to {}", log_path.display()))?;
+    }
     let exe = std::env::current_exe().context("could not find this program's path")?;
     let mut command = Command::new(exe);
     command

@@ -16,6 +16,8 @@
 //!   becomes an argument of a command signaltty runs.
 //! * [`resume_argv`] builds the agent's official resume command from the
 //!   command the pane was launched with and a validated id.
+//! * [`without_secrets`] drops the words of a command line that may hold a
+//!   secret, so what is saved and shown never has them.
 //! * [`plan_launch`] adds a preset session id to a launch command where the
 //!   agent accepts one (claude, gemini, copilot), and otherwise reports an id
 //!   the user already gave, so a pane can be resumable from its first second.
@@ -34,6 +36,7 @@
 //! * `session_id.rs` — [`SessionId`] and the id rules.
 //! * `argv.rs` — reading a command line: `env` prefixes, basenames, options.
 //! * `detect.rs`, `resume.rs`, `launch.rs` — the three operations.
+//! * `secrets.rs` — [`without_secrets`].
 //! * `hooks.rs` — what each agent's hook events mean ([`hook_effect`]).
 //! * `error.rs` — [`AdapterError`], whose messages escape untrusted text.
 
@@ -45,6 +48,7 @@ mod kind;
 mod kinds;
 mod launch;
 mod resume;
+mod secrets;
 mod session_id;
 
 pub use detect::detect;
@@ -53,4 +57,5 @@ pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect};
 pub use kind::AgentKind;
 pub use launch::{LaunchPlan, plan_launch};
 pub use resume::resume_argv;
+pub use secrets::without_secrets;
 pub use session_id::{SessionId, validate_session_id};

@@ -17,6 +17,9 @@
 //! - `store` / `load`: [`StateDir::save`], [`StateDir::load`] and
 //!   [`StateDir::set_aside`].
 //! - [`env`](mod@env): which pane environment variables may be persisted.
+//! - [`limits`]: the bound of every string and list, and so of a snapshot.
+//! - [`private_dir`]: the check that a directory is this user's alone,
+//!   shared with the socket's directory.
 //! - [`tail`]: scrollback tails and cutting them safely.
 //! - [`sweep`]: the startup clean-up.
 
@@ -25,7 +28,9 @@ pub mod error;
 mod fsutil;
 pub mod id;
 pub mod layout;
+pub mod limits;
 mod load;
+pub mod private_dir;
 pub mod snapshot;
 pub mod state_dir;
 mod store;
@@ -33,9 +38,8 @@ pub mod sweep;
 pub mod tail;
 mod validate;
 
-pub use env::{filter_env, is_env_allowed};
+pub use env::{filter_env, is_env_allowed, looks_secret};
 pub use error::PersistError;
-pub use fsutil::ensure_private_file;
 pub use id::{MAX_ID_LEN, is_valid_id, validate_id};
 pub use layout::{DEFAULT_RATIO, MAX_LAYOUT_DEPTH, clamp_ratio};
 pub use load::{LoadOutcome, MAX_SNAPSHOT_BYTES};

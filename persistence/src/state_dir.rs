@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use crate::error::{PersistError, Result};
-use crate::fsutil::create_private_dir;
+use crate::fsutil::{create_private_dir, open_private_append};
 use crate::tail::{DEFAULT_TAIL_CAP, TailStore};
 
 /// Overrides the state dir for a whole process tree (tests, CI, a second
@@ -52,30 +52,48 @@ where
     Err(PersistError::NoStateDir)
 }
 
-/// An opened state dir: it exists, with `history/` and `archive/`, all 0700.
+/// An opened state dir: it exists, with `history/` and `archive/`, all
+/// real directories of this user with mode 0700.
 #[derive(Debug, Clone)]
 pub struct StateDir {
     root: PathBuf,
+    /// What opening it had to fix, for the log.
+    warnings: Vec<String>,
 }
 
 impl StateDir {
     /// Finds the state dir from `explicit` and the process environment (see
     /// [`resolve_state_dir_path`]) and opens it.
     pub fn resolve(explicit: Option<PathBuf>) -> Result<StateDir> {
-        let path = resolve_state_dir_path(explicit, |name| std::env::var_os(name))?;
-        let path =
-            std::path::absolute(&path).map_err(|e| PersistError::io("resolving", &path, e))?;
-        StateDir::open(path)
+        StateDir::open(StateDir::resolve_path(explicit)?)
     }
 
-    /// Creates (or tightens to 0700) the dir and its `history/` and
-    /// `archive/` subdirectories.
+    /// Where [`StateDir::resolve`] would open the state dir, as an absolute
+    /// path, without touching it.
+    pub fn resolve_path(explicit: Option<PathBuf>) -> Result<PathBuf> {
+        let path = resolve_state_dir_path(explicit, |name| std::env::var_os(name))?;
+        std::path::absolute(&path).map_err(|e| PersistError::io("resolving", &path, e))
+    }
+
+    /// Creates the dir and its `history/` and `archive/` subdirectories, or
+    /// checks them: a symbolic link or another user's directory is refused,
+    /// and one that group or others may enter is set to 0700 (see
+    /// [`StateDir::warnings`]).
     pub fn open(path: impl Into<PathBuf>) -> Result<StateDir> {
-        let dir = StateDir { root: path.into() };
-        create_private_dir(&dir.root)?;
-        create_private_dir(&dir.history_dir())?;
-        create_private_dir(&dir.archive_dir())?;
+        let mut dir = StateDir {
+            root: path.into(),
+            warnings: Vec::new(),
+        };
+        for path in [dir.root.clone(), dir.history_dir(), dir.archive_dir()] {
+            dir.warnings.extend(create_private_dir(&path)?);
+        }
         Ok(dir)
+    }
+
+    /// What [`StateDir::open`] fixed (a directory others could enter), one
+    /// line each, for the server to log.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     pub fn root(&self) -> &Path {
@@ -98,15 +116,22 @@ impl StateDir {
         self.root.join(ARCHIVE_DIR)
     }
 
-    /// Where a background server sends its output; make it private with
-    /// [`crate::ensure_private_file`] before writing to it.
+    /// Where a background server sends its output.
     pub fn log_path(&self) -> PathBuf {
         self.root.join(LOG_FILE)
     }
 
-    /// A tail store over this dir's `history/` with the default cap.
+    /// Opens `server.log` for appending: a 0600 file of ours from the moment
+    /// it exists, never reached through a symbolic link (a link found there
+    /// is moved into `archive/`).
+    pub fn open_log(&self) -> Result<std::fs::File> {
+        open_private_append(&self.log_path(), &self.archive_dir())
+    }
+
+    /// A tail store over this dir's `history/` with the default cap; a tail
+    /// found to be a symbolic link is moved into `archive/`.
     pub fn tail_store(&self) -> TailStore {
-        TailStore::new(self.history_dir(), DEFAULT_TAIL_CAP)
+        TailStore::new(self.history_dir(), DEFAULT_TAIL_CAP).with_archive(self.archive_dir())
     }
 }
 
@@ -191,16 +216,45 @@ mod tests {
     }
 
     #[test]
-    fn ensure_private_file_creates_and_tightens() {
+    fn open_log_creates_and_tightens_and_never_follows_a_link() {
+        use std::io::Write;
         let tmp = tempfile::TempDir::new().unwrap();
         let dir = StateDir::open(tmp.path().join("s")).unwrap();
         let log = dir.log_path();
-        crate::ensure_private_file(&log).unwrap();
+        dir.open_log().unwrap();
         assert_eq!(mode(&log), 0o600);
         std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
         std::fs::write(&log, b"kept").unwrap();
-        crate::ensure_private_file(&log).unwrap();
+        dir.open_log().unwrap().write_all(b" more").unwrap();
         assert_eq!(mode(&log), 0o600);
-        assert_eq!(std::fs::read(&log).unwrap(), b"kept");
+        assert_eq!(std::fs::read(&log).unwrap(), b"kept more");
+
+        let target = tmp.path().join("elsewhere");
+        std::fs::write(&target, b"theirs").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::remove_file(&log).unwrap();
+        std::os::unix::fs::symlink(&target, &log).unwrap();
+        dir.open_log().unwrap().write_all(b"ours").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
+        assert_eq!(mode(&target), 0o644);
+        assert_eq!(std::fs::read(&log).unwrap(), b"ours");
+        let archived: Vec<_> = std::fs::read_dir(dir.archive_dir()).unwrap().collect();
+        assert_eq!(archived.len(), 1, "the link is kept in the archive");
+    }
+
+    #[test]
+    fn open_refuses_a_link_and_reports_what_it_tightened() {
+        let tmp = tempfile::TempDir::new().unwrap();
+        let real = tmp.path().join("real");
+        let dir = StateDir::open(&real).unwrap();
+        assert!(dir.warnings().is_empty());
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let err = StateDir::open(&link).unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let dir = StateDir::open(&real).unwrap();
+        assert_eq!(dir.warnings().len(), 1);
+        assert!(dir.warnings()[0].contains("0750"), "{:?}", dir.warnings());
     }
 }

@@ -12,12 +12,13 @@
 //! more); a field that is present with the wrong type is `BAD_PARAMS`.
 //!
 //! Each method's parameters are a struct in [`params`]; the doc of each
-//! says what the result holds.
+//! says what the result holds, and [`limits`] bounds its strings.
 //!
 //! `pane.attach` is the one method that changes the connection: after its
 //! JSON reply, both directions carry binary [`frame`]s until either side
 //! closes.
 
+pub mod limits;
 pub mod socket_path;
 
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,16 @@
 //! Where the server's socket is: the one fact every client and the server
-//! must agree on before they can speak at all.
+//! must agree on before they can speak at all — and whether what listens
+//! there can be trusted with anything.
+//!
+//! The socket's directory must be this user's alone (see
+//! [`signaltty_persistence::private_dir`]): otherwise another user may have
+//! made it first, under the temp dir, and be listening in it. And the peer
+//! of a connection must run as this user ([`peer_uid`]).
 
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+
+pub use signaltty_persistence::private_dir::{DirError, DirProblem, my_uid};
 
 /// `sun_path` holds 108 bytes including the terminating NUL.
 pub const MAX_SOCKET_PATH: usize = 107;
@@ -59,6 +68,46 @@ pub fn check_length(path: &Path) -> Result<(), PathTooLong> {
     Ok(())
 }
 
+/// The directory the socket at `path` lives in.
+pub fn socket_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// Checks, without following a link, that the socket's directory is a
+/// directory of this user that nobody else may enter.
+pub fn check_socket_dir(path: &Path) -> Result<(), DirError> {
+    signaltty_persistence::private_dir::check_private_dir(socket_dir(path))
+}
+
+/// The (effective) uid the process at the other end of `stream` had when
+/// it connected or listened (`SO_PEERCRED`).
+pub fn peer_uid(stream: &impl AsRawFd) -> std::io::Result<u32> {
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: getsockopt(2) writes at most `len` bytes into `cred`, which
+    // is a ucred as SO_PEERCRED expects.
+    let rc = unsafe {
+        libc::getsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&raw mut cred).cast(),
+            &mut len,
+        )
+    };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(cred.uid)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +139,12 @@ mod tests {
         );
         let fallback = resolve_with(None, env(&[]));
         assert!(fallback.starts_with(std::env::temp_dir()), "{fallback:?}");
+    }
+
+    #[test]
+    fn a_peer_of_our_own_is_our_uid() {
+        let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+        assert_eq!(peer_uid(&a).unwrap(), my_uid());
     }
 
     #[test]

@@ -21,6 +21,7 @@ use signaltty_persistence::{Attention, Direction, NotificationRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
 use crate::server::ServerMsg;
+use signaltty_protocol::limits::{Bounded, MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
     ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, NextReply, NotificationsReply,
     PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
@@ -70,10 +71,28 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
     }
 }
 
-pub(crate) fn parse<P: DeserializeOwned>(params: Value) -> Result<P, WireError> {
+/// A request's parameters, typed and within their bounds
+/// ([`signaltty_protocol::limits`]).
+pub(crate) fn parse<P: DeserializeOwned + Bounded>(params: Value) -> Result<P, WireError> {
     let params = if params.is_null() { json!({}) } else { params };
-    serde_json::from_value(params)
-        .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))
+    let params: P = serde_json::from_value(params)
+        .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))?;
+    params.check_bounds()?;
+    Ok(params)
+}
+
+/// Refuses to add one more of `what` when `count` are already held: the
+/// counts bound the snapshot as the string limits bound each record.
+fn room_for(what: &str, count: usize, max: usize) -> Result<(), WireError> {
+    if count >= max {
+        return Err(WireError::new(
+            ErrorCode::Refused,
+            format!(
+                "this server already holds {count} {what}, the most it keeps; close some first"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 pub fn wire_error(err: ActorError) -> WireError {
@@ -213,6 +232,11 @@ fn ls_pane(view: &PaneView) -> LsPane {
 }
 
 async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, WireError> {
+    room_for(
+        "workspaces",
+        model().await?.workspaces.len(),
+        MAX_WORKSPACES,
+    )?;
     let cwd = match p.cwd {
         Some(cwd) => cwd,
         None => std::env::current_dir()
@@ -267,6 +291,7 @@ async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireE
 
 async fn tab_new(p: params::TabNew) -> Result<Value, WireError> {
     let model = model().await?;
+    room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let actor = workspace_actor(&ws.id)?;
     let pane = PaneSpec {
@@ -316,6 +341,7 @@ fn parse_direction(direction: Option<&str>) -> Result<Direction, WireError> {
 
 async fn pane_new(p: params::PaneNew) -> Result<Value, WireError> {
     let model = model().await?;
+    room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let direction = parse_direction(p.direction.as_deref())?;
     let split_pane = match &p.split {

@@ -75,6 +75,9 @@ pub struct ServerConfig {
 /// Runs a server until it is shut down (a signal or `ctl shutdown`).
 pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
     let state_dir = Arc::new(StateDir::open(&config.state_dir)?);
+    for warning in state_dir.warnings() {
+        warn!("state dir: {warning}");
+    }
     let settings = match &config.config_path {
         Some(path) => config::load(path)?,
         None => config::Config::default(),

@@ -123,12 +123,27 @@ fn is_transient(e: &std::io::Error) -> bool {
     )
 }
 
-async fn serve(stream: UnixStream, ctx: Arc<Ctx>) {
+async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>) {
     match stream.peer_cred() {
         // SAFETY: getuid(2) cannot fail.
         Ok(cred) if cred.uid() == unsafe { libc::getuid() } => {}
         Ok(cred) => {
             warn!(uid = cred.uid(), "refused a connection from another user");
+            // One line saying why, so the refused client need not guess
+            // from a closed connection. A fresh socket's buffer takes it
+            // without waiting.
+            let refusal = Response::err(
+                None,
+                WireError::new(
+                    ErrorCode::Refused,
+                    "this signaltty server serves only the user who started it; \
+                     start your own with `signaltty up -d`",
+                ),
+            );
+            if let Ok(mut line) = serde_json::to_vec(&refusal) {
+                line.push(b'\n');
+                let _ = stream.write_all(&line).await;
+            }
             return;
         }
         Err(e) => {

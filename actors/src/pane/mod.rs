@@ -18,8 +18,10 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use signaltty_adapters::{self as adapters, AgentKind, HookEffect};
+use signaltty_persistence::limits::path_fits;
 use signaltty_persistence::{
     AgentRecord, Attention, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
+    looks_secret,
 };
 use signaltty_screen::{NotifySource, Screen, ScreenEvent, Size, Style};
 use tracing::{info, info_span};
@@ -251,6 +253,8 @@ impl Actor for PaneActor {
                 pane.start_process(&myself, false)?;
             }
             PaneStart::Tombstone { state, tail } => {
+                // An older build may have saved a command with a secret.
+                pane.record.argv = without_secrets(&pane.record.argv);
                 pane.pending_history = tail;
                 pane.state = state;
                 // A restored pane's process did not end on its own: it
@@ -327,8 +331,11 @@ impl Actor for PaneActor {
                     Some(id) => pane.report_session(Some(kind.as_str()), &id),
                     None => Ok(()),
                 };
-                let source = format!("hook:{}", kind.as_str());
-                pane.apply_hook(&source, &event, effect, message.as_deref());
+                // A hook refused for its session id changes nothing else.
+                if learned.is_ok() {
+                    let source = format!("hook:{}", kind.as_str());
+                    pane.apply_hook(&source, &event, effect, message.as_deref());
+                }
                 let _ = reply.send(learned);
             }
             PaneMsg::CatchUp => {
@@ -509,6 +516,8 @@ impl Pane {
             ),
         ];
         env.extend(self.record.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // The screen keeps 24-bit colour, and programs (gemini) ask.
+        env.push(("COLORTERM".to_string(), "truecolor".to_string()));
         if restored {
             env.push(("SIGNALTTY_RESTORED".to_string(), "1".to_string()));
         }
@@ -523,6 +532,9 @@ impl Pane {
         let sink: process::EventSink =
             Arc::new(move |event| sink_target.cast(PaneMsg::Process(event)).is_ok());
         let process = PaneProcess::spawn(&spec, self.spawn, sink, &self.context.reaper)?;
+        // The child runs with every word it was given; what is saved, shown,
+        // logged, resumed or respawned has none that may hold a secret.
+        self.record.argv = without_secrets(&spec.argv);
         info!(pid = process.pid(), argv = ?self.record.argv, "pane started");
         // What the child got, minus anything secret, so a respawn can give it
         // the same again.
@@ -590,7 +602,7 @@ impl Pane {
             match event {
                 ScreenEvent::Title(_) => changed |= self.refresh_title(),
                 ScreenEvent::Cwd(cwd) => {
-                    if cwd != self.record.cwd {
+                    if cwd != self.record.cwd && path_fits(&cwd) {
                         self.record.cwd = cwd;
                         changed = true;
                     }
@@ -709,11 +721,17 @@ impl Pane {
             return;
         };
         let cwd = cwd.display().to_string();
-        if cwd != self.record.cwd {
+        if cwd != self.record.cwd && path_fits(&cwd) {
             self.record.cwd = cwd;
             self.publish();
         }
     }
+}
+
+/// `argv` without the words that may hold a secret, by the rule that keeps
+/// secrets out of the saved environment.
+fn without_secrets(argv: &[String]) -> Vec<String> {
+    adapters::without_secrets(argv, looks_secret)
 }
 
 fn default_shell() -> String {

@@ -176,7 +176,8 @@ impl PaneProcess {
         );
         spawn_writer(writer, input_rx);
         spawn_waiter(child, spawn, sink, tracker.clone(), Some(reaped_tx));
-        debug!(pid, argv = ?spec.argv, "spawned");
+        // Not the argv: it may hold a secret (the pane logs it without).
+        debug!(pid, "spawned");
         Ok(PaneProcess {
             master: pair.master,
             input: input_tx,
