@@ -108,6 +108,10 @@ pub enum ErrorCode {
     /// The server could not answer in time, or is shutting down.
     Unavailable,
     Internal,
+    /// A bound was reached: a pane's input queue stayed full until the
+    /// deadline, or the server holds as many connections or as much
+    /// unfinished input as it accepts. Try again later.
+    Busy,
     /// A code from a newer server.
     #[serde(other)]
     Unknown,
@@ -130,6 +134,7 @@ impl ErrorCode {
             ErrorCode::Refused => "REFUSED",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Busy => "BUSY",
             ErrorCode::Unknown => "UNKNOWN",
         }
     }

@@ -20,6 +20,7 @@ use signaltty_adapters::{self as adapters, AgentKind};
 use signaltty_persistence::{Attention, Direction, NotificationRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
+use crate::input;
 use crate::server::ServerMsg;
 use signaltty_protocol::{
     ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, NextReply, NotificationsReply,
@@ -384,9 +385,10 @@ async fn pane_send(p: params::PaneSend) -> Result<Value, WireError> {
         bytes.push(b'\r');
     }
     let actor = pane_actor(&view)?;
-    ractor::call_t!(actor, PaneMsg::Input, CALL_MS, bytes)
-        .map_err(unavailable)?
-        .map_err(wire_error)?;
+    let queue = ractor::call_t!(actor, PaneMsg::InputQueue, CALL_MS).map_err(unavailable)?;
+    input::send(&actor, &queue, bytes, Some(input::SEND_DEADLINE))
+        .await
+        .map_err(|e| e.to_wire(&view.record.id))?;
     Ok(json!({}))
 }
 

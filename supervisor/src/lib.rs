@@ -11,12 +11,17 @@
 //! - [`restore`]: the saved snapshot read back into actors; [`config`]: the
 //!   config file;
 //! - [`listener`], [`handlers`]: connections and the one handler per request;
+//!   [`input`]: input on its way to a pane, held back while its queue is
+//!   full; [`limits`]: how many connections, and how much unfinished input,
+//!   all clients together may make the server hold;
 //! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock.
 
 pub mod attach;
 pub mod config;
 pub mod handlers;
+pub mod input;
+pub mod limits;
 pub mod listener;
 pub mod restore;
 pub mod server;
@@ -74,6 +79,16 @@ pub struct ServerConfig {
 
 /// Runs a server until it is shut down (a signal or `ctl shutdown`).
 pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
+    match limits::allow_open_files() {
+        Ok(files) if files < limits::MAX_CONNECTIONS as u64 + 256 => {
+            warn!(
+                files,
+                "the open-file limit is low; connections may fail before the cap"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => warn!(error = %e, "could not raise the open-file limit"),
+    }
     let state_dir = Arc::new(StateDir::open(&config.state_dir)?);
     let settings = match &config.config_path {
         Some(path) => config::load(path)?,

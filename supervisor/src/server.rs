@@ -32,6 +32,7 @@ use signaltty_persistence::{ServerInfo, Snapshot, StateDir, TailStore, Workspace
 use tracing::{error, info, warn};
 
 use crate::config::Config;
+use crate::limits::ClientLimits;
 use crate::listener::{ListenerActor, ListenerArgs};
 use crate::restore::{self, Restore};
 
@@ -106,6 +107,8 @@ pub struct Server {
     /// Workspace ids and names, in creation order.
     workspaces: Vec<(String, String)>,
     shutting_down: bool,
+    /// Bounds on clients, kept across listener restarts.
+    client_limits: ClientLimits,
 }
 
 impl Actor for ServerActor {
@@ -133,6 +136,7 @@ impl Actor for ServerActor {
             children: HashMap::new(),
             workspaces: Vec::new(),
             shutting_down: false,
+            client_limits: ClientLimits::default(),
         };
         let model = match &args.restore.snapshot {
             Some(snapshot) => Model::from_snapshot(snapshot),
@@ -333,6 +337,7 @@ impl Server {
                 socket_path: self.context.socket_path.clone(),
                 faults_enabled: self.faults_enabled,
                 changes: self.changes.clone(),
+                limits: self.client_limits.clone(),
             },
             myself.get_cell(),
         )

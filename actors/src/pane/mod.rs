@@ -7,6 +7,8 @@
 //! every change and a fresh tail at most once per [`TAIL_DEBOUNCE`].
 
 mod attention;
+mod flood;
+pub mod input;
 pub mod process;
 mod revive;
 pub mod ring;
@@ -27,6 +29,8 @@ use tracing::{info, info_span};
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView};
 use crate::snapshot::{SnapshotMsg, publish};
+use flood::OutputGates;
+use input::{InputPiece, InputQueue};
 use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
 use subscribers::{Output, PaneFrame, Subscribers};
@@ -95,6 +99,8 @@ pub enum ReadWhat {
 pub struct Attached {
     /// The output offset the first frame's snapshot ends at.
     pub offset: u64,
+    /// Where the client's keystrokes wait for the program.
+    pub input: InputQueue,
     pub state: PaneState,
     pub exit_code: Option<i32>,
     pub size: PtySize,
@@ -130,7 +136,10 @@ pub enum PaneMsg {
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     CatchUp,
-    Input(Vec<u8>, RpcReplyPort<Result<(), ActorError>>),
+    /// Input whose room in the pane's [`InputQueue`] is reserved.
+    Input(InputPiece, RpcReplyPort<Result<(), ActorError>>),
+    /// The pane's input queue, to reserve room in before sending input.
+    InputQueue(RpcReplyPort<InputQueue>),
     Read {
         what: ReadWhat,
         ansi: bool,
@@ -159,6 +168,10 @@ pub enum PaneMsg {
     ReviveSettled {
         spawn: u64,
     },
+    /// Time to record the notifications the rate limit held back.
+    HeldNotificationsDue,
+    /// Time to publish a record change that output caused.
+    PublishDue,
     /// Publish the tail now (shutdown), replying once it is sent.
     FlushTail(RpcReplyPort<()>),
     TailDue,
@@ -198,6 +211,9 @@ pub struct Pane {
     catch_up_due: bool,
     /// The state attached clients were last told about.
     announced: (PaneState, Option<i32>),
+    /// Bounds what output can cost: notifications and record publishes.
+    gates: OutputGates,
+    input: InputQueue,
     context: PaneContext,
 }
 
@@ -239,6 +255,8 @@ impl Actor for PaneActor {
             subscribers: Subscribers::default(),
             catch_up_due: false,
             announced: (PaneState::Exited, None),
+            gates: OutputGates::default(),
+            input: InputQueue::default(),
             context: args.context,
         };
         pane.record.pty_size = PtySize {
@@ -272,7 +290,7 @@ impl Actor for PaneActor {
         let _span = info_span!("pane", pane = %pane.record.id).entered();
         if !matches!(
             msg,
-            PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue
+            PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue | PaneMsg::InputQueue(_)
         ) && let Some(tail) = pane.pending_history.take()
         {
             pane.screen.load_history(&tail);
@@ -296,6 +314,7 @@ impl Actor for PaneActor {
                 let frames = pane.subscribers.add(pane.screen.replay(), pane.ring.end());
                 let _ = reply.send(Attached {
                     offset: pane.ring.end(),
+                    input: pane.input.clone(),
                     state: pane.state,
                     exit_code: pane.record.exit_code,
                     size: pane.record.pty_size,
@@ -340,8 +359,11 @@ impl Actor for PaneActor {
                     pane.schedule_catch_up(&myself);
                 }
             }
-            PaneMsg::Input(bytes, reply) => {
-                let _ = reply.send(pane.live_process().map(|p| p.write(bytes)));
+            PaneMsg::Input(piece, reply) => {
+                let _ = reply.send(pane.live_process().map(|p| p.write(piece)));
+            }
+            PaneMsg::InputQueue(reply) => {
+                let _ = reply.send(pane.input.clone());
             }
             PaneMsg::Read { what, ansi, reply } => {
                 let style = if ansi { Style::Ansi } else { Style::Plain };
@@ -391,7 +413,10 @@ impl Actor for PaneActor {
                     let _ = revival.reply.send(Ok(()));
                 }
             }
+            PaneMsg::HeldNotificationsDue => pane.report_held_notifications(&myself),
+            PaneMsg::PublishDue => pane.publish_due(),
             PaneMsg::FlushTail(reply) => {
+                pane.publish_due();
                 pane.publish_tail();
                 let _ = reply.send(());
             }
@@ -424,6 +449,7 @@ impl Pane {
     }
 
     fn publish(&mut self) {
+        self.gates.record_published();
         publish(SnapshotMsg::Pane(Box::new(self.view())));
         let now = (self.state, self.record.exit_code);
         if now != self.announced {
@@ -546,7 +572,7 @@ impl Pane {
     fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
-                if self.on_output(&bytes) {
+                if self.on_output(myself, &bytes) {
                     self.schedule_catch_up(myself);
                 }
                 if let Some(process) = &self.process {
@@ -581,7 +607,7 @@ impl Pane {
     }
 
     /// Returns whether an attached client is lagging.
-    fn on_output(&mut self, bytes: &[u8]) -> bool {
+    fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: &[u8]) -> bool {
         self.ring.push(bytes);
         let mut events = std::mem::take(&mut self.events);
         self.screen.feed(bytes, &mut events);
@@ -596,8 +622,12 @@ impl Pane {
                     }
                 }
                 ScreenEvent::Reply(answer) => {
-                    if let Some(process) = &self.process {
-                        process.write(answer);
+                    // A program that does not read its input gets no more
+                    // answers than the queue holds.
+                    if let (Some(process), Ok(piece)) =
+                        (&self.process, self.input.try_reserve(answer))
+                    {
+                        process.write(piece);
                     }
                 }
                 ScreenEvent::Bell => changed |= self.raise(Attention::Unread),
@@ -611,7 +641,7 @@ impl Pane {
                         NotifySource::Osc777 => "osc777",
                         NotifySource::Osc99 => "osc99",
                     };
-                    self.notify(source, Severity::Info, &title, &body);
+                    self.notify_from_output(myself, source, title, body);
                 }
             }
         }
@@ -621,7 +651,7 @@ impl Pane {
             changed |= self.raise(Attention::Unread);
         }
         if changed {
-            self.publish();
+            self.publish_soon(myself);
         }
         self.subscribers.output(
             bytes,

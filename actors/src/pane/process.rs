@@ -4,10 +4,12 @@
 //! forwards output (taking a credit per chunk, so at most
 //! [`CHUNKS_IN_FLIGHT`] chunks wait in the actor's unbounded mailbox and a
 //! fast child meets back-pressure), a writer that owns the PTY's input side
-//! (a child that does not read its input must never block the actor), and a
-//! waiter that reaps the child. Dropping a [`PaneProcess`] hangs up the
-//! child's process group and escalates to SIGKILL if it lingers: ractor does
-//! not run `post_stop` after a panic, but it does drop the state.
+//! (a child that does not read its input must never block the actor; what
+//! waits for it is bounded by the pane's
+//! [`InputQueue`](super::input::InputQueue)), and a waiter that reaps the
+//! child. Dropping a [`PaneProcess`] hangs up the child's process group and
+//! escalates to SIGKILL if it lingers: ractor does not run `post_stop` after
+//! a panic, but it does drop the state.
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -19,6 +21,7 @@ use std::time::Duration;
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use tracing::{debug, warn};
 
+use super::input::InputPiece;
 use crate::error::SpawnError;
 
 /// Output chunks that may be on their way to the actor at once.
@@ -84,7 +87,7 @@ impl ReapTracker {
 /// A running (or just ended) child on its PTY.
 pub struct PaneProcess {
     master: Box<dyn MasterPty + Send>,
-    input: Sender<Vec<u8>>,
+    input: Sender<InputPiece>,
     credits: SyncSender<()>,
     pid: i32,
     /// Receives once the waiter has reaped the child.
@@ -195,8 +198,10 @@ impl PaneProcess {
         let _ = self.credits.try_send(());
     }
 
-    pub fn write(&self, bytes: Vec<u8>) {
-        let _ = self.input.send(bytes);
+    /// Queues input for the child; its room in the queue was reserved by
+    /// whoever brought it.
+    pub fn write(&self, piece: InputPiece) {
+        let _ = self.input.send(piece);
     }
 
     pub fn resize(&self, rows: u16, cols: u16) {
@@ -332,13 +337,15 @@ fn ready_fd(master: &dyn MasterPty) -> Option<OwnedFd> {
     (copy >= 0).then(|| unsafe { OwnedFd::from_raw_fd(copy) })
 }
 
-fn spawn_writer(mut writer: Box<dyn Write + Send>, input: Receiver<Vec<u8>>) {
+fn spawn_writer(mut writer: Box<dyn Write + Send>, input: Receiver<InputPiece>) {
     let started = std::thread::Builder::new()
         .name("pane-writer".into())
         .spawn(move || {
-            for bytes in input {
+            // Each piece gives its room back once written; what is left when
+            // the child has gone is dropped with the channel.
+            for piece in input {
                 if writer
-                    .write_all(&bytes)
+                    .write_all(piece.bytes())
                     .and_then(|()| writer.flush())
                     .is_err()
                 {
