@@ -318,6 +318,9 @@ fn print_status(status: &StatusReply) {
     if let Some(error) = &snapshot.last_error {
         println!("SAVE ERROR  {error}");
     }
+    if let Some(error) = &snapshot.tail_error {
+        println!("TAIL ERROR  {error}");
+    }
     let restore = &status.restore;
     if restore.degraded {
         println!("RESTORE     {}", restore.note);

@@ -515,6 +515,9 @@ pub struct SnapshotStatusReply {
     pub last_saved_at: Option<u64>,
     #[serde(default)]
     pub last_error: Option<String>,
+    /// The last failed tail write, until every pending tail is written.
+    #[serde(default)]
+    pub tail_error: Option<String>,
 }
 
 /// The result of `ls`.

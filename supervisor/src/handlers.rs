@@ -150,6 +150,7 @@ async fn status(ctx: &Ctx) -> Result<Value, WireError> {
             writes: snapshot.writes,
             last_saved_at: snapshot.last_saved_at,
             last_error: snapshot.last_error,
+            tail_error: snapshot.tail_error,
         },
         restore: RestoreStatusReply {
             note: server.restore_note,
