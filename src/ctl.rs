@@ -327,6 +327,19 @@ fn print_status(status: &StatusReply) {
     } else {
         println!("restore     {}", restore.note);
     }
+    let orphans = &status.orphans;
+    if orphans.found > 0 {
+        let label = if orphans.survived > 0 {
+            "ORPHANS"
+        } else {
+            "orphans"
+        };
+        println!(
+            "{label:<11} {} processes the previous server left running were ended \
+             ({} by TERM, {} by KILL, {} still running)",
+            orphans.found, orphans.terminated, orphans.killed, orphans.survived
+        );
+    }
     if status.faults_enabled {
         println!("faults      enabled (SIGNALTTY_ENABLE_FAULTS=1)");
     }

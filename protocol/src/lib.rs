@@ -498,6 +498,22 @@ pub struct StatusReply {
     pub snapshot: SnapshotStatusReply,
     /// What start found on disk and did about it.
     pub restore: RestoreStatusReply,
+    /// What the previous server left running, and what start did about it.
+    #[serde(default)]
+    pub orphans: OrphansStatusReply,
+}
+
+/// Processes a dead server left running in its panes' sessions, found at
+/// start and ended (TERM, then KILL after a grace).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct OrphansStatusReply {
+    pub found: usize,
+    /// Ended by TERM.
+    pub terminated: usize,
+    /// Ended by KILL.
+    pub killed: usize,
+    /// Still running after KILL.
+    pub survived: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

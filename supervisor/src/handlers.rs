@@ -24,7 +24,8 @@ use crate::input;
 use crate::server::ServerMsg;
 use signaltty_protocol::{
     ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, NextReply, NotificationsReply,
-    PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
+    OrphansStatusReply, PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError,
+    method, params,
 };
 
 /// What every handler may use.
@@ -155,6 +156,12 @@ async fn status(ctx: &Ctx) -> Result<Value, WireError> {
         restore: RestoreStatusReply {
             note: server.restore_note,
             degraded: server.restore_degraded,
+        },
+        orphans: OrphansStatusReply {
+            found: server.orphans.found,
+            terminated: server.orphans.terminated,
+            killed: server.orphans.killed,
+            survived: server.orphans.survived,
         },
     };
     to_value(reply)

@@ -8,8 +8,9 @@
 //!
 //! - [`run`]: start a server in this process and serve until shutdown;
 //! - [`server`]: the root actor and its restart policy;
-//! - [`restore`]: the saved snapshot read back into actors; [`config`]: the
-//!   config file;
+//! - [`restore`]: the saved snapshot read back into actors; [`orphans`]:
+//!   what the previous server left running, ended; [`config`]: the config
+//!   file;
 //! - [`listener`], [`handlers`]: connections and the one handler per request;
 //!   [`input`]: input on its way to a pane, held back while its queue is
 //!   full; [`limits`]: how many connections, and how much unfinished input,
@@ -23,6 +24,7 @@ pub mod handlers;
 pub mod input;
 pub mod limits;
 pub mod listener;
+pub mod orphans;
 pub mod restore;
 pub mod server;
 pub mod socket;
@@ -117,6 +119,8 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
     if let Some(snapshot) = &mut restore.snapshot {
         restore::apply_config(snapshot, &settings);
     }
+    let panes = restore.snapshot.as_ref().map(|s| s.panes.as_slice());
+    let orphans = orphans::end_in_background(panes.unwrap_or_default(), &bound.path);
     let tails = Arc::new(state_dir.tail_store());
     let listener = bound
         .listener
@@ -138,6 +142,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
             protocol: signaltty_protocol::PROTOCOL.to_string(),
         },
         restore,
+        orphans,
         config: settings,
         changes: tokio::sync::broadcast::channel(16).0,
     };

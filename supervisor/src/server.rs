@@ -34,12 +34,16 @@ use tracing::{error, info, warn};
 use crate::config::Config;
 use crate::limits::ClientLimits;
 use crate::listener::{ListenerActor, ListenerArgs};
+use crate::orphans::OrphanReport;
 use crate::restore::{self, Restore};
 
 /// How long shutdown waits for each pane's last tail.
 const FLUSH_TAIL_MS: u64 = 2_000;
 /// How long shutdown waits for hung-up children to be reaped.
 const REAP_WAIT: Duration = Duration::from_secs(3);
+/// How long an auto-resume waits for the previous server's leftovers to
+/// be ended.
+const ORPHANS_WAIT: Duration = Duration::from_secs(5);
 
 pub enum ServerMsg {
     NewWorkspace {
@@ -67,6 +71,8 @@ pub struct ServerStatus {
     /// What start found on disk and did about it.
     pub restore_note: String,
     pub restore_degraded: bool,
+    /// What was left running by the previous server, and what was done.
+    pub orphans: OrphanReport,
 }
 
 pub struct ServerArgs {
@@ -78,6 +84,8 @@ pub struct ServerArgs {
     pub faults_enabled: bool,
     pub info: ServerInfo,
     pub restore: Restore,
+    /// The cleanup of what the previous server left running.
+    pub orphans: tokio::sync::watch::Receiver<OrphanReport>,
     pub config: Config,
     pub changes: tokio::sync::broadcast::Sender<()>,
 }
@@ -109,6 +117,7 @@ pub struct Server {
     shutting_down: bool,
     /// Bounds on clients, kept across listener restarts.
     client_limits: ClientLimits,
+    orphans: tokio::sync::watch::Receiver<OrphanReport>,
 }
 
 impl Actor for ServerActor {
@@ -137,6 +146,7 @@ impl Actor for ServerActor {
             workspaces: Vec::new(),
             shutting_down: false,
             client_limits: ClientLimits::default(),
+            orphans: args.orphans,
         };
         let model = match &args.restore.snapshot {
             Some(snapshot) => Model::from_snapshot(snapshot),
@@ -291,7 +301,11 @@ impl Server {
                 continue;
             };
             let id = pane.id.clone();
+            let mut orphans = self.orphans.clone();
             tokio::spawn(async move {
+                // Never a second agent beside the one the old server left.
+                let settled = orphans.wait_for(|report| report.done);
+                let _ = tokio::time::timeout(ORPHANS_WAIT, settled).await;
                 match ractor::call_t!(actor, PaneMsg::Resume, 30_000) {
                     Ok(Ok(())) => info!(pane = %id, "auto-resumed"),
                     Ok(Err(e)) => warn!(pane = %id, error = %e, "auto-resume failed"),
@@ -481,6 +495,7 @@ impl Server {
             snapshot,
             restore_note: self.restore_note.clone(),
             restore_degraded: self.restore_degraded,
+            orphans: *self.orphans.borrow(),
         }
     }
 }

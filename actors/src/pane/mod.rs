@@ -556,6 +556,7 @@ impl Pane {
         seen.extend(spec.env);
         seen.push(("TERM".into(), "xterm-256color".into()));
         self.record.env = filter_env(seen);
+        self.record.process = process.identity();
         self.process = Some(process);
         self.state = PaneState::Live;
         self.record.running = true;

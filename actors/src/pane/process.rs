@@ -19,6 +19,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use signaltty_persistence::ProcessRecord;
 use tracing::{debug, warn};
 
 use super::input::InputPiece;
@@ -90,6 +91,8 @@ pub struct PaneProcess {
     input: Sender<InputPiece>,
     credits: SyncSender<()>,
     pid: i32,
+    /// The child's pid and start time, to be found again after a crash.
+    identity: Option<ProcessRecord>,
     /// Receives once the waiter has reaped the child.
     reaped: Option<Receiver<()>>,
 }
@@ -144,6 +147,11 @@ impl PaneProcess {
             .and_then(|p| i32::try_from(p).ok())
             .ok_or_else(|| SpawnError::Pty("child has no pid".into()))?;
         tracker.started();
+        // Read before anything can reap the child and free its pid.
+        let identity = crate::procfs::stat(pid).map(|stat| ProcessRecord {
+            session: pid,
+            start_ticks: stat.start_ticks,
+        });
 
         let reader = pair
             .master
@@ -185,12 +193,18 @@ impl PaneProcess {
             input: input_tx,
             credits: credits_tx,
             pid,
+            identity,
             reaped: Some(reaped_rx),
         })
     }
 
     pub fn pid(&self) -> i32 {
         self.pid
+    }
+
+    /// The child's pid (its session) and start time, if `/proc` had them.
+    pub fn identity(&self) -> Option<ProcessRecord> {
+        self.identity
     }
 
     /// Gives back the credit of one output chunk the actor has processed.
