@@ -222,6 +222,17 @@ fn a_title_flood_leaves_the_server_bounded_and_the_title_current() {
     });
 }
 
+#[test]
+fn terminal_queries_from_a_program_that_never_reads_stay_bounded() {
+    // Each query is answered through the pane's input, which `yes` never
+    // reads: the answers must not pile up.
+    output_flood(
+        "queries",
+        r#"yes "$(printf '\033[6n\033[c')""#,
+        |server, pane| server.pane(pane).is_some_and(|p| p["state"] == "LIVE"),
+    );
+}
+
 /// A pane whose program is stopped and so reads nothing: `cat` in raw
 /// mode, which would swallow anything once continued.
 fn stopped_reader(server: &TestServer, ws: &str) -> String {

@@ -8,12 +8,14 @@
 //! notifications through a [`RateLimit`] whose held-back rest is folded into
 //! one "N more" notification, and record publishes through a [`Throttle`].
 //! Changes a client asks for (`ctl notify`, hooks, `seen`) are bounded by
-//! the client's own round trips and are published at once.
+//! the client's own round trips and are published at once. And the parse
+//! itself yields now and then, so that no request waits behind a long one.
 
 use std::time::{Duration, Instant};
 
 use ractor::ActorRef;
 use signaltty_persistence::Severity;
+use signaltty_screen::ScreenEvent;
 
 use super::{Pane, PaneMsg};
 use crate::rate::{Admit, RateLimit, Throttle, Throttled};
@@ -26,6 +28,8 @@ pub const NOTIFY_REFILL: Duration = Duration::from_secs(1);
 /// The least time between two publishes of a pane's record that output
 /// caused (a title, a cwd, attention).
 pub const RECORD_THROTTLE: Duration = Duration::from_millis(100);
+/// How much output the screen parses before other tasks get a turn.
+pub const FEED_SLICE: usize = 8 * 1024;
 
 /// The gates of one pane.
 #[derive(Debug)]
@@ -61,6 +65,21 @@ impl OutputGates {
 }
 
 impl Pane {
+    /// Parses `bytes` into the screen a slice at a time, letting the
+    /// worker thread run other tasks in between: a 64 KiB chunk of
+    /// escape-heavy output takes long to parse, and a request must not wait
+    /// behind it. The actor handles nothing else meanwhile, so the pane's
+    /// state stays consistent.
+    pub(super) async fn feed_screen(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
+        let mut slices = bytes.chunks(FEED_SLICE).peekable();
+        while let Some(slice) = slices.next() {
+            self.screen.feed(slice, events);
+            if slices.peek().is_some() {
+                tokio::task::yield_now().await;
+            }
+        }
+    }
+
     /// A notification the program printed: recorded now if the rate
     /// allows, else counted for the next summary.
     pub(super) fn notify_from_output(

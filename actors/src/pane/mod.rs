@@ -24,7 +24,7 @@ use signaltty_persistence::{
     AgentRecord, Attention, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
 };
 use signaltty_screen::{NotifySource, Screen, ScreenEvent, Size, Style};
-use tracing::{info, info_span};
+use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView};
@@ -287,7 +287,8 @@ impl Actor for PaneActor {
         msg: PaneMsg,
         pane: &mut Pane,
     ) -> Result<(), ActorProcessingErr> {
-        let _span = info_span!("pane", pane = %pane.record.id).entered();
+        let span = info_span!("pane", pane = %pane.record.id);
+        let entered = span.enter();
         if !matches!(
             msg,
             PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue | PaneMsg::InputQueue(_)
@@ -296,7 +297,13 @@ impl Actor for PaneActor {
             pane.screen.load_history(&tail);
         }
         match msg {
-            PaneMsg::Process(event) => pane.on_process_event(&myself, event),
+            PaneMsg::Process(event) => {
+                // Parsing output yields now and then: no span guard may be
+                // held across that.
+                drop(entered);
+                let processed = pane.on_process_event(&myself, event);
+                processed.instrument(span.clone()).await;
+            }
             PaneMsg::Attach {
                 size,
                 keep_attention,
@@ -570,10 +577,10 @@ impl Pane {
         Ok(())
     }
 
-    fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
+    async fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
-                if self.on_output(myself, &bytes) {
+                if self.on_output(myself, &bytes).await {
                     self.schedule_catch_up(myself);
                 }
                 if let Some(process) = &self.process {
@@ -608,10 +615,10 @@ impl Pane {
     }
 
     /// Returns whether an attached client is lagging.
-    fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: &[u8]) -> bool {
+    async fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: &[u8]) -> bool {
         self.ring.push(bytes);
         let mut events = std::mem::take(&mut self.events);
-        self.screen.feed(bytes, &mut events);
+        self.feed_screen(bytes, &mut events).await;
         let mut changed = false;
         for event in events.drain(..) {
             match event {
