@@ -329,15 +329,18 @@ fn print_status(status: &StatusReply) {
     }
     let orphans = &status.orphans;
     if orphans.found > 0 {
-        let label = if orphans.survived > 0 {
-            "ORPHANS"
+        let (label, still) = match orphans.survived {
+            0 => ("orphans", String::new()),
+            n => ("ORPHANS", format!(", {n} STILL RUNNING")),
+        };
+        let noun = if orphans.found == 1 {
+            "process"
         } else {
-            "orphans"
+            "processes"
         };
         println!(
-            "{label:<11} {} processes the previous server left running were ended \
-             ({} by TERM, {} by KILL, {} still running)",
-            orphans.found, orphans.terminated, orphans.killed, orphans.survived
+            "{label:<11} {} {noun} the previous server left running: {} ended by TERM, {} by KILL{still}",
+            orphans.found, orphans.terminated, orphans.killed
         );
     }
     if status.faults_enabled {

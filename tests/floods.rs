@@ -173,31 +173,27 @@ fn held_back(server: &TestServer, pane: &str, source: &str) -> bool {
     }) && from_pane.len() < 40
 }
 
+/// A flood of one kind of notification, `printed` as `printf` writes it.
+fn notification_flood(source: &str, printed: &str) {
+    let script = format!(r#"yes "$(printf '{printed}')""#);
+    output_flood(source, &script, |server, pane| {
+        held_back(server, pane, source)
+    });
+}
+
 #[test]
 fn an_osc9_flood_is_rate_limited_and_the_server_stays_bounded() {
-    output_flood(
-        "osc9",
-        r#"yes "$(printf '\033]9;hi\007')""#,
-        |server, pane| held_back(server, pane, "osc9"),
-    );
+    notification_flood("osc9", r"\033]9;hi\007");
 }
 
 #[test]
 fn an_osc777_flood_is_rate_limited_and_the_server_stays_bounded() {
-    output_flood(
-        "osc777",
-        r#"yes "$(printf '\033]777;notify;T;B\007')""#,
-        |server, pane| held_back(server, pane, "osc777"),
-    );
+    notification_flood("osc777", r"\033]777;notify;T;B\007");
 }
 
 #[test]
 fn an_osc99_flood_is_rate_limited_and_the_server_stays_bounded() {
-    output_flood(
-        "osc99",
-        r#"yes "$(printf '\033]99;;hello\033\\')""#,
-        |server, pane| held_back(server, pane, "osc99"),
-    );
+    notification_flood("osc99", r"\033]99;;hello\033\\");
 }
 
 #[test]

@@ -28,6 +28,17 @@ fn kill(pid: i32) {
     unsafe { libc::kill(pid, libc::SIGKILL) };
 }
 
+/// Waits until the snapshot on disk knows `pid` as the pane's process.
+fn wait_process_saved(server: &TestServer, pane: &str, pid: i32) {
+    server.wait_snapshot("the pane's process saved", |s| {
+        s["panes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|p| p["id"] == pane && p["process"]["session"] == pid)
+    });
+}
+
 #[test]
 fn what_a_killed_server_left_in_a_pane_is_ended_but_not_what_left_on_purpose() {
     let mut server = TestServer::start();
@@ -44,13 +55,7 @@ fn what_a_killed_server_left_in_a_pane_is_ended_but_not_what_left_on_purpose() {
             read_pid(&dir.join("left.pid"))?,
         ))
     });
-    server.wait_snapshot("the pane's process saved", |s| {
-        s["panes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|p| p["id"] == pane.as_str() && p["process"]["session"] == stays)
-    });
+    wait_process_saved(&server, &pane, stays);
 
     server.kill9();
     assert!(
@@ -93,13 +98,7 @@ fn a_leftover_that_ignores_term_gets_kill() {
     let stubborn = wait_for("the pid", Duration::from_secs(10), || {
         read_pid(&dir.join("stubborn.pid"))
     });
-    server.wait_snapshot("the pane's process saved", |s| {
-        s["panes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|p| p["id"] == pane.as_str() && p["process"]["session"] == stubborn)
-    });
+    wait_process_saved(&server, &pane, stubborn);
     server.kill9();
     assert!(running(stubborn));
     server.launch();
