@@ -135,12 +135,21 @@ fn measure(server: &TestServer, baseline: u64, duration: Duration) -> Measured {
 /// A pane printing `script`'s output as fast as it can: bounded, answered,
 /// and killed at the end; `flooded` checks that the flood really arrived.
 fn output_flood(name: &str, script: &str, flooded: impl Fn(&TestServer, &str) -> bool) {
+    output_flood_for(FLOOD_FOR, name, script, flooded);
+}
+
+fn output_flood_for(
+    duration: Duration,
+    name: &str,
+    script: &str,
+    flooded: impl Fn(&TestServer, &str) -> bool,
+) {
     let _one = one_at_a_time();
     let server = TestServer::start();
     let ws = server.workspace(name, &[]);
     let baseline = rss_kib(server.pid());
     let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
-    let measured = measure(&server, baseline, FLOOD_FOR);
+    let measured = measure(&server, baseline, duration);
     wait_for(
         &format!("the {name} flood to show"),
         Duration::from_secs(10),
@@ -221,12 +230,13 @@ fn a_title_flood_leaves_the_server_bounded_and_the_title_current() {
 #[test]
 fn terminal_queries_from_a_program_that_never_reads_stay_bounded() {
     // Each query is answered through the pane's input, which `yes` never
-    // reads: the answers must not pile up.
-    output_flood(
-        "queries",
-        r#"yes "$(printf '\033[6n\033[c')""#,
-        |server, pane| server.pane(pane).is_some_and(|p| p["state"] == "LIVE"),
-    );
+    // reads; in raw mode the terminal keeps what it is sent instead of
+    // dropping it at a full line, so the answers back up into the server.
+    // They grow slowly, so this flood lasts longer.
+    let script = r#"stty raw -echo; yes "$(printf '\033[6n\033[c')""#;
+    output_flood_for(Duration::from_secs(6), "queries", script, |server, pane| {
+        server.pane(pane).is_some_and(|p| p["state"] == "LIVE")
+    });
 }
 
 /// A pane whose program is stopped and so reads nothing: `cat` in raw

@@ -64,10 +64,11 @@ impl SendError {
             SendError::Busy { sent, total } => WireError::new(
                 ErrorCode::Busy,
                 format!(
-                    "pane {pane} is not reading its input: {INPUT_QUEUE_BYTES} bytes already wait \
-                     for it and none went in for {}s ({sent} of {total} bytes were sent); look at \
-                     it with `signaltty attach {pane}` (a stopped program needs \
+                    "pane {pane} is not reading its input: its queue ({} KiB) is full and took \
+                     nothing for {}s ({sent} of {total} bytes were sent); look at it with \
+                     `signaltty attach {pane}` (a stopped program needs \
                      `signaltty ctl kill {pane} --signal CONT`)",
+                    INPUT_QUEUE_BYTES / 1024,
                     SEND_DEADLINE.as_secs()
                 ),
             ),
