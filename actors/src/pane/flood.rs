@@ -28,8 +28,10 @@ pub const NOTIFY_REFILL: Duration = Duration::from_secs(1);
 /// The least time between two publishes of a pane's record that output
 /// caused (a title, a cwd, attention).
 pub const RECORD_THROTTLE: Duration = Duration::from_millis(100);
-/// How much output the screen parses before other tasks get a turn.
+/// How much output the screen parses between two looks at the clock.
 pub const FEED_SLICE: usize = 8 * 1024;
+/// How long the screen may parse before other tasks get a turn.
+pub const FEED_TURN: Duration = Duration::from_millis(5);
 
 /// The gates of one pane.
 #[derive(Debug)]
@@ -66,16 +68,18 @@ impl OutputGates {
 
 impl Pane {
     /// Parses `bytes` into the screen a slice at a time, letting the
-    /// worker thread run other tasks in between: a 64 KiB chunk of
-    /// escape-heavy output takes long to parse, and a request must not wait
-    /// behind it. The actor handles nothing else meanwhile, so the pane's
-    /// state stays consistent.
+    /// worker thread run other tasks every [`FEED_TURN`]: a 64 KiB chunk of
+    /// escape-heavy output can take long to parse (a debug build, a slow
+    /// machine), and a request must not wait behind it. The actor handles
+    /// nothing else meanwhile, so the pane's state stays consistent.
     pub(super) async fn feed_screen(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
+        let mut turn = Instant::now();
         let mut slices = bytes.chunks(FEED_SLICE).peekable();
         while let Some(slice) = slices.next() {
             self.screen.feed(slice, events);
-            if slices.peek().is_some() {
+            if slices.peek().is_some() && turn.elapsed() >= FEED_TURN {
                 tokio::task::yield_now().await;
+                turn = Instant::now();
             }
         }
     }
