@@ -7,6 +7,7 @@ mod support;
 use std::path::Path;
 use std::time::Duration;
 
+use support::agents::FakeAgents;
 use support::{TestServer, wait_for};
 
 /// Whether `pid` runs (a zombie waiting for its reaper does not).
@@ -117,4 +118,41 @@ fn a_leftover_that_ignores_term_gets_kill() {
         (status["orphans"]["killed"].as_u64() >= Some(1)).then_some(status)
     });
     assert!(!running(stubborn), "{status}");
+}
+
+#[test]
+fn a_resume_right_after_the_restart_waits_for_the_old_agent_to_be_gone() {
+    let root = support::short_temp_dir();
+    let fake = FakeAgents::new(root.path());
+    let mut server = TestServer::start_with(true, vec![fake.path_env()]);
+    let ws = server.workspace("agents", &[]);
+    let events = server.dir.path().join("events");
+    // An agent that outlives the hang-up and takes a second to end on TERM.
+    fake.install(&format!(
+        "trap '' HUP\n\
+         trap 'sleep 1; echo gone >> {events}; exit 0' TERM\n\
+         echo \"start $*\" >> {events}\n\
+         echo $$ > {events}.pid\n\
+         while :; do sleep 0.1; done",
+        events = events.display()
+    ));
+    let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
+    let old = wait_for("the agent's pid", Duration::from_secs(10), || {
+        read_pid(&events.with_extension("pid"))
+    });
+    let _cleanup = KillOnDrop(vec![old]);
+    wait_pane_saved(&server, &pane);
+    server.kill9();
+    assert!(running(old));
+
+    server.launch();
+    server.ctl_ok(&["resume", &pane]);
+    let new = read_pid(&events.with_extension("pid")).unwrap();
+    let _also = KillOnDrop(vec![new]);
+    let log = std::fs::read_to_string(&events).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 3, "{log}");
+    assert!(lines[0].starts_with("start --session-id"), "{log}");
+    assert_eq!(lines[1], "gone", "the old agent ended first: {log}");
+    assert!(lines[2].starts_with("start --resume"), "{log}");
 }

@@ -35,6 +35,8 @@ pub struct Ctx {
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<()>,
+    /// The cleanup of what the previous server left running.
+    pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
 }
 
 /// How long a request waits for an actor before answering UNAVAILABLE.
@@ -55,8 +57,8 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::PANE_CLOSE => pane_close(parse(params)?).await,
         method::PANE_KILL => pane_kill(parse(params)?).await,
         method::PANE_RESIZE => pane_resize(parse(params)?).await,
-        method::PANE_RESUME => pane_revive(parse(params)?, PaneMsg::Resume).await,
-        method::PANE_RESPAWN => pane_revive(parse(params)?, PaneMsg::Respawn).await,
+        method::PANE_RESUME => pane_revive(ctx, parse(params)?, PaneMsg::Resume).await,
+        method::PANE_RESPAWN => pane_revive(ctx, parse(params)?, PaneMsg::Respawn).await,
         method::PANE_REPORT_SESSION => pane_report_session(parse(params)?).await,
         method::PANE_SEEN => pane_seen(parse(params)?).await,
         method::PANE_HOOK => pane_hook(parse(params)?).await,
@@ -479,13 +481,16 @@ async fn pane_resize(p: params::PaneResize) -> Result<Value, WireError> {
 }
 
 /// Resume or respawn: the pane answers once its new child has survived its
-/// first moments, or with what went wrong.
+/// first moments, or with what went wrong. Right after a start it first
+/// waits for what the previous server left running to be ended.
 async fn pane_revive(
+    ctx: &Ctx,
     p: params::Pane,
     message: fn(ractor::RpcReplyPort<Result<(), ActorError>>) -> PaneMsg,
 ) -> Result<Value, WireError> {
     let view = resolve_pane(&p.pane).await?;
     let actor = pane_actor(&view)?;
+    crate::orphans::settled(&ctx.orphans).await;
     ractor::call_t!(actor, message, CALL_MS)
         .map_err(unavailable)?
         .map_err(wire_error)?;

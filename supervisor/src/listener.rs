@@ -33,6 +33,7 @@ pub struct ListenerArgs {
     pub changes: tokio::sync::broadcast::Sender<()>,
     /// Shared with the listener this one may replace.
     pub limits: ClientLimits,
+    pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
 }
 
 pub enum ListenerMsg {
@@ -72,6 +73,7 @@ impl Actor for ListenerActor {
             socket_path: args.socket_path,
             faults_enabled: args.faults_enabled,
             changes: args.changes,
+            orphans: args.orphans,
         });
         let accept_loop = tokio::spawn(accept_loop(listener, ctx, args.limits, myself));
         Ok(Listener { accept_loop })

@@ -9,7 +9,7 @@
 //! `SIGNALTTY_PANE` and this server's `SIGNALTTY_SOCKET` are sent TERM, and
 //! KILL after [`GRACE`]. What left the session on purpose (`setsid`) is
 //! never touched. This runs on a thread of its own; start does not wait for
-//! it, an auto-resume does.
+//! it, a resume or respawn (asked for or automatic) does.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -27,6 +27,8 @@ pub const GRACE: Duration = Duration::from_secs(2);
 const KILL_WAIT: Duration = Duration::from_secs(1);
 /// Rounds of looking again, for what a leftover started meanwhile.
 const ROUNDS: usize = 3;
+/// How long a resume or respawn waits for the cleanup to finish.
+pub const RESUME_WAIT: Duration = Duration::from_secs(5);
 const POLL: Duration = Duration::from_millis(20);
 
 /// What the cleanup found and did, for `ctl status`.
@@ -92,6 +94,14 @@ pub fn end_in_background(panes: &[PaneRecord], socket: &Path) -> watch::Receiver
         .1;
     }
     follow
+}
+
+/// Waits (at most [`RESUME_WAIT`]) until the cleanup has finished: a pane
+/// is resumed only once its previous agent is gone, never beside it.
+pub async fn settled(report: &watch::Receiver<OrphanReport>) {
+    let mut report = report.clone();
+    let done = report.wait_for(|report| report.done);
+    let _ = tokio::time::timeout(RESUME_WAIT, done).await;
 }
 
 /// The processes of this user that are left over from `sessions`.

@@ -41,9 +41,6 @@ use crate::restore::{self, Restore};
 const FLUSH_TAIL_MS: u64 = 2_000;
 /// How long shutdown waits for hung-up children to be reaped.
 const REAP_WAIT: Duration = Duration::from_secs(3);
-/// How long an auto-resume waits for the previous server's leftovers to
-/// be ended.
-const ORPHANS_WAIT: Duration = Duration::from_secs(5);
 
 pub enum ServerMsg {
     NewWorkspace {
@@ -301,11 +298,9 @@ impl Server {
                 continue;
             };
             let id = pane.id.clone();
-            let mut orphans = self.orphans.clone();
+            let orphans = self.orphans.clone();
             tokio::spawn(async move {
-                // Never a second agent beside the one the old server left.
-                let settled = orphans.wait_for(|report| report.done);
-                let _ = tokio::time::timeout(ORPHANS_WAIT, settled).await;
+                crate::orphans::settled(&orphans).await;
                 match ractor::call_t!(actor, PaneMsg::Resume, 30_000) {
                     Ok(Ok(())) => info!(pane = %id, "auto-resumed"),
                     Ok(Err(e)) => warn!(pane = %id, error = %e, "auto-resume failed"),
@@ -352,6 +347,7 @@ impl Server {
                 faults_enabled: self.faults_enabled,
                 changes: self.changes.clone(),
                 limits: self.client_limits.clone(),
+                orphans: self.orphans.clone(),
             },
             myself.get_cell(),
         )
