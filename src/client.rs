@@ -72,6 +72,13 @@ impl Client {
         }
         let response: Response =
             serde_json::from_slice(&reply).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        // An error without an id answers whatever was sent before the
+        // server could read an id (a line too long, a server too busy).
+        if response.id.is_none()
+            && let Some(error) = response.error
+        {
+            return Err(ClientError::Server(error));
+        }
         if response.id != Some(id) {
             return Err(ClientError::Protocol(format!(
                 "response for request {:?}, expected {id}",

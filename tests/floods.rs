@@ -486,6 +486,13 @@ fn unfinished_requests_of_all_clients_together_are_bounded() {
         "only {refused} of {CLIENTS} refused"
     );
     measured.assert_bounded("unfinished requests");
+    // Meanwhile a large request is refused with the reason, and a small
+    // one still goes through.
+    let large = "x".repeat(64 * 1024);
+    let out = server.ctl(&["send", "nopane", &large]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unfinished requests"), "{stderr}");
+    server.ctl_ok(&["status"]);
     drop(streams);
     let mut conn = Conn::open(&server);
     assert!(conn.call("status", json!({}))["result"].is_object());

@@ -255,6 +255,7 @@ async fn serve(stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slot: C
             return attach::serve(reader, write, request, limits).await;
         }
         if request.method == method::SUBSCRIBE {
+            drop(held);
             return follow_changes(write, request.id, ctx.changes.subscribe()).await;
         }
         let id = request.id;
