@@ -81,9 +81,9 @@ fn what_a_killed_server_left_in_a_pane_is_ended_but_not_what_left_on_purpose() {
     });
     let status = wait_for("the count in status", Duration::from_secs(10), || {
         let status = server.ctl_json(&["status"]);
-        (status["orphans"]["found"] == 1).then_some(status)
+        (status["orphans"]["terminated"] == 1).then_some(status)
     });
-    assert_eq!(status["orphans"]["terminated"], 1, "{status}");
+    assert_eq!(status["orphans"]["found"], 1, "{status}");
     assert!(
         server
             .ctl_ok(&["status"])
