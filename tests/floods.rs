@@ -446,6 +446,45 @@ fn connections_are_capped_and_the_refused_client_is_told_why() {
     });
 }
 
+/// Writes `line` bytes without a newline to every stream, from one thread
+/// (a thread per client would load the machine, and skew the measure),
+/// until each has taken them all or been closed.
+fn push_unfinished_lines(streams: &[UnixStream], line: usize) {
+    let chunk = vec![b'x'; 64 * 1024];
+    let mut sent = vec![0; streams.len()];
+    let mut open = vec![true; streams.len()];
+    for stream in streams {
+        stream.set_nonblocking(true).unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        let mut progress = false;
+        for (i, mut stream) in streams.iter().enumerate() {
+            if !open[i] || sent[i] >= line {
+                continue;
+            }
+            match stream.write(&chunk) {
+                Ok(n) => {
+                    sent[i] += n;
+                    progress = true;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(_) => open[i] = false,
+            }
+        }
+        if (0..streams.len()).all(|i| !open[i] || sent[i] >= line) {
+            break;
+        }
+        if !progress {
+            // Every socket is full: give the server a moment to read.
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    for stream in streams {
+        stream.set_nonblocking(false).unwrap();
+    }
+}
+
 #[test]
 fn unfinished_requests_of_all_clients_together_are_bounded() {
     const LINE: usize = 15 * 1024 * 1024;
@@ -453,21 +492,15 @@ fn unfinished_requests_of_all_clients_together_are_bounded() {
     let _one = one_at_a_time();
     let server = TestServer::start();
     let baseline = rss_kib(server.pid());
-    let clients: Vec<_> = (0..CLIENTS)
-        .map(|_| {
-            let mut stream = UnixStream::connect(&server.socket).unwrap();
-            std::thread::spawn(move || {
-                let chunk = vec![b'x'; 1024 * 1024];
-                let mut sent = 0;
-                while sent < LINE && stream.write_all(&chunk).is_ok() {
-                    sent += chunk.len();
-                }
-                stream
-            })
-        })
+    let streams: Vec<UnixStream> = (0..CLIENTS)
+        .map(|_| UnixStream::connect(&server.socket).unwrap())
         .collect();
+    let writer = {
+        let streams: Vec<UnixStream> = streams.iter().map(|s| s.try_clone().unwrap()).collect();
+        std::thread::spawn(move || push_unfinished_lines(&streams, LINE))
+    };
     let measured = measure(&server, baseline, FLOOD_FOR);
-    let streams: Vec<UnixStream> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    writer.join().unwrap();
     let mut refused = 0;
     for stream in &streams {
         stream
