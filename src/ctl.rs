@@ -342,11 +342,30 @@ fn print_status(status: &StatusReply, out: &mut impl Write) -> std::io::Result<(
     if let Some(error) = &snapshot.last_error {
         writeln!(out, "SAVE ERROR  {error}")?;
     }
+    if let Some(error) = &snapshot.tail_error {
+        println!("TAIL ERROR  {error}");
+    }
     let restore = &status.restore;
     if restore.degraded {
         writeln!(out, "RESTORE     {}", restore.note)?;
     } else {
         writeln!(out, "restore     {}", restore.note)?;
+    }
+    let orphans = &status.orphans;
+    if orphans.found > 0 {
+        let (label, still) = match orphans.survived {
+            0 => ("orphans", String::new()),
+            n => ("ORPHANS", format!(", {n} STILL RUNNING")),
+        };
+        let noun = if orphans.found == 1 {
+            "process"
+        } else {
+            "processes"
+        };
+        println!(
+            "{label:<11} {} {noun} the previous server left running: {} ended by TERM, {} by KILL{still}",
+            orphans.found, orphans.terminated, orphans.killed
+        );
     }
     if status.faults_enabled {
         writeln!(out, "faults      enabled (SIGNALTTY_ENABLE_FAULTS=1)")?;

@@ -641,3 +641,44 @@ fn a_connection_from_another_user_is_refused() {
     std::fs::set_permissions(server.dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     server.ctl_ok(&["status"]);
 }
+
+#[test]
+fn a_failing_tail_write_is_shown_and_retried() {
+    let server = TestServer::start();
+    let ws = server.workspace("tails", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "sh"]);
+    server.ctl_ok(&["send", &pane, "echo first-$((1+1))", "--enter"]);
+    let tail = server.tail_path(&pane);
+    wait_for("the first tail", Duration::from_secs(10), || {
+        std::fs::read_to_string(&tail)
+            .ok()
+            .filter(|t| t.contains("first-2"))
+    });
+    // A directory where the tail goes makes every write of it fail, root
+    // or not.
+    std::fs::remove_file(&tail).unwrap();
+    std::fs::create_dir(&tail).unwrap();
+    std::fs::write(tail.join("blocker"), "x").unwrap();
+    server.ctl_ok(&["send", &pane, "echo second-$((1+1))", "--enter"]);
+    let error = wait_for("the tail error in status", Duration::from_secs(10), || {
+        server.ctl_json(&["status"])["snapshot"]["tail_error"]
+            .as_str()
+            .map(str::to_string)
+    });
+    assert!(error.contains(&pane), "{error}");
+    assert!(server.ctl_ok(&["status"]).contains("TAIL ERROR"));
+    assert!(server.log().contains("TAIL WRITE FAILED"));
+
+    // Nothing new is printed: the failed tail itself is written once it can be.
+    std::fs::remove_dir_all(&tail).unwrap();
+    wait_for(
+        "the tail written and the error gone",
+        Duration::from_secs(10),
+        || {
+            let status = server.ctl_json(&["status"]);
+            (status["snapshot"]["tail_error"].is_null()
+                && std::fs::read_to_string(&tail).is_ok_and(|t| t.contains("second-2")))
+            .then_some(())
+        },
+    );
+}

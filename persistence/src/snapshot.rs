@@ -209,6 +209,21 @@ pub struct PaneRecord {
     /// The child's exit code, once it has ended.
     #[serde(default)]
     pub exit_code: Option<i32>,
+    /// The last process the pane started, so that what is left of it after
+    /// the server died can be found and ended at the next start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessRecord>,
+}
+
+/// Which process a pane ran. The pane's child leads its own session, so its
+/// pid is also the session everything it started belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessRecord {
+    /// The child's pid, which is its session id.
+    pub session: i32,
+    /// The child's start time in clock ticks after boot (`/proc/PID/stat`
+    /// field 22): a later process with the same pid has another.
+    pub start_ticks: u64,
 }
 
 impl WorkspaceRecord {
@@ -270,6 +285,7 @@ impl PaneRecord {
             created_at: 0,
             running: false,
             exit_code: None,
+            process: None,
         }
     }
 }

@@ -262,6 +262,7 @@ fn older_file_with_only_required_fields_loads_with_defaults() {
     assert_eq!(p.lifecycle, Lifecycle::Unknown);
     assert_eq!(p.attention, Attention::None);
     assert!(p.env.is_empty() && p.argv.is_empty() && p.agent.is_none());
+    assert!(p.process.is_none(), "no process known from before");
     assert!(!s.workspaces[0].auto_resume);
     // Repaired on load: the ratio is clamped and the active ids filled in.
     assert!(matches!(s.tabs[0].layout, Layout::Split { ratio, .. } if ratio == MAX_RATIO));

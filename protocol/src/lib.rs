@@ -109,6 +109,10 @@ pub enum ErrorCode {
     /// The server could not answer in time, or is shutting down.
     Unavailable,
     Internal,
+    /// A bound was reached: a pane's input queue stayed full until the
+    /// deadline, or the server holds as many connections or as much
+    /// unfinished input as it accepts. Try again later.
+    Busy,
     /// A code from a newer server.
     #[serde(other)]
     Unknown,
@@ -131,6 +135,7 @@ impl ErrorCode {
             ErrorCode::Refused => "REFUSED",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Busy => "BUSY",
             ErrorCode::Unknown => "UNKNOWN",
         }
     }
@@ -494,6 +499,22 @@ pub struct StatusReply {
     pub snapshot: SnapshotStatusReply,
     /// What start found on disk and did about it.
     pub restore: RestoreStatusReply,
+    /// What the previous server left running, and what start did about it.
+    #[serde(default)]
+    pub orphans: OrphansStatusReply,
+}
+
+/// Processes a dead server left running in its panes' sessions, found at
+/// start and ended (TERM, then KILL after a grace).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct OrphansStatusReply {
+    pub found: usize,
+    /// Ended by TERM.
+    pub terminated: usize,
+    /// Ended by KILL.
+    pub killed: usize,
+    /// Still running after KILL.
+    pub survived: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -511,6 +532,9 @@ pub struct SnapshotStatusReply {
     pub last_saved_at: Option<u64>,
     #[serde(default)]
     pub last_error: Option<String>,
+    /// The last failed tail write, until every pending tail is written.
+    #[serde(default)]
+    pub tail_error: Option<String>,
 }
 
 /// The result of `ls`.

@@ -20,11 +20,13 @@ use signaltty_adapters::{self as adapters, AgentKind};
 use signaltty_persistence::{Attention, Direction, NotificationRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
+use crate::input;
 use crate::server::ServerMsg;
 use signaltty_protocol::limits::{Bounded, MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
     ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, NextReply, NotificationsReply,
-    PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
+    OrphansStatusReply, PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError,
+    method, params,
 };
 
 /// What every handler may use.
@@ -34,6 +36,8 @@ pub struct Ctx {
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<()>,
+    /// The cleanup of what the previous server left running.
+    pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
 }
 
 /// How long a request waits for an actor before answering UNAVAILABLE.
@@ -54,8 +58,8 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::PANE_CLOSE => pane_close(parse(params)?).await,
         method::PANE_KILL => pane_kill(parse(params)?).await,
         method::PANE_RESIZE => pane_resize(parse(params)?).await,
-        method::PANE_RESUME => pane_revive(parse(params)?, PaneMsg::Resume).await,
-        method::PANE_RESPAWN => pane_revive(parse(params)?, PaneMsg::Respawn).await,
+        method::PANE_RESUME => pane_revive(ctx, parse(params)?, PaneMsg::Resume).await,
+        method::PANE_RESPAWN => pane_revive(ctx, parse(params)?, PaneMsg::Respawn).await,
         method::PANE_REPORT_SESSION => pane_report_session(parse(params)?).await,
         method::PANE_SEEN => pane_seen(parse(params)?).await,
         method::PANE_HOOK => pane_hook(parse(params)?).await,
@@ -168,10 +172,17 @@ async fn status(ctx: &Ctx) -> Result<Value, WireError> {
             writes: snapshot.writes,
             last_saved_at: snapshot.last_saved_at,
             last_error: snapshot.last_error,
+            tail_error: snapshot.tail_error,
         },
         restore: RestoreStatusReply {
             note: server.restore_note,
             degraded: server.restore_degraded,
+        },
+        orphans: OrphansStatusReply {
+            found: server.orphans.found,
+            terminated: server.orphans.terminated,
+            killed: server.orphans.killed,
+            survived: server.orphans.survived,
         },
     };
     to_value(reply)
@@ -410,9 +421,10 @@ async fn pane_send(p: params::PaneSend) -> Result<Value, WireError> {
         bytes.push(b'\r');
     }
     let actor = pane_actor(&view)?;
-    ractor::call_t!(actor, PaneMsg::Input, CALL_MS, bytes)
-        .map_err(unavailable)?
-        .map_err(wire_error)?;
+    let queue = ractor::call_t!(actor, PaneMsg::InputQueue, CALL_MS).map_err(unavailable)?;
+    input::send(&actor, &queue, bytes, Some(input::SEND_DEADLINE))
+        .await
+        .map_err(|e| e.to_wire(&view.record.id))?;
     Ok(json!({}))
 }
 
@@ -495,13 +507,16 @@ async fn pane_resize(p: params::PaneResize) -> Result<Value, WireError> {
 }
 
 /// Resume or respawn: the pane answers once its new child has survived its
-/// first moments, or with what went wrong.
+/// first moments, or with what went wrong. Right after a start it first
+/// waits for what the previous server left running to be ended.
 async fn pane_revive(
+    ctx: &Ctx,
     p: params::Pane,
     message: fn(ractor::RpcReplyPort<Result<(), ActorError>>) -> PaneMsg,
 ) -> Result<Value, WireError> {
     let view = resolve_pane(&p.pane).await?;
     let actor = pane_actor(&view)?;
+    crate::orphans::settled(&ctx.orphans).await;
     ractor::call_t!(actor, message, CALL_MS)
         .map_err(unavailable)?
         .map_err(wire_error)?;

@@ -8,16 +8,23 @@
 //!
 //! - [`run`]: start a server in this process and serve until shutdown;
 //! - [`server`]: the root actor and its restart policy;
-//! - [`restore`]: the saved snapshot read back into actors; [`config`]: the
-//!   config file;
+//! - [`restore`]: the saved snapshot read back into actors; [`orphans`]:
+//!   what the previous server left running, ended; [`config`]: the config
+//!   file;
 //! - [`listener`], [`handlers`]: connections and the one handler per request;
+//!   [`input`]: input on its way to a pane, held back while its queue is
+//!   full; [`limits`]: how many connections, and how much unfinished input,
+//!   all clients together may make the server hold;
 //! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock.
 
 pub mod attach;
 pub mod config;
 pub mod handlers;
+pub mod input;
+pub mod limits;
 pub mod listener;
+pub mod orphans;
 pub mod restore;
 pub mod server;
 pub mod socket;
@@ -74,6 +81,16 @@ pub struct ServerConfig {
 
 /// Runs a server until it is shut down (a signal or `ctl shutdown`).
 pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
+    match limits::allow_open_files() {
+        Ok(files) if files < limits::MAX_CONNECTIONS as u64 + 256 => {
+            warn!(
+                files,
+                "the open-file limit is low; connections may fail before the cap"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => warn!(error = %e, "could not raise the open-file limit"),
+    }
     let state_dir = Arc::new(StateDir::open(&config.state_dir)?);
     for warning in state_dir.warnings() {
         warn!("state dir: {warning}");
@@ -105,6 +122,8 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
     if let Some(snapshot) = &mut restore.snapshot {
         restore::apply_config(snapshot, &settings);
     }
+    let panes = restore.snapshot.as_ref().map(|s| s.panes.as_slice());
+    let orphans = orphans::end_in_background(panes.unwrap_or_default(), &bound.path);
     let tails = Arc::new(state_dir.tail_store());
     let listener = bound
         .listener
@@ -126,6 +145,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
             protocol: signaltty_protocol::PROTOCOL.to_string(),
         },
         restore,
+        orphans,
         config: settings,
         changes: tokio::sync::broadcast::channel(16).0,
     };

@@ -32,7 +32,9 @@ use signaltty_persistence::{ServerInfo, Snapshot, StateDir, TailStore, Workspace
 use tracing::{error, info, warn};
 
 use crate::config::Config;
+use crate::limits::ClientLimits;
 use crate::listener::{ListenerActor, ListenerArgs};
+use crate::orphans::OrphanReport;
 use crate::restore::{self, Restore};
 
 /// How long shutdown waits for each pane's last tail.
@@ -66,6 +68,8 @@ pub struct ServerStatus {
     /// What start found on disk and did about it.
     pub restore_note: String,
     pub restore_degraded: bool,
+    /// What was left running by the previous server, and what was done.
+    pub orphans: OrphanReport,
 }
 
 pub struct ServerArgs {
@@ -77,6 +81,8 @@ pub struct ServerArgs {
     pub faults_enabled: bool,
     pub info: ServerInfo,
     pub restore: Restore,
+    /// The cleanup of what the previous server left running.
+    pub orphans: tokio::sync::watch::Receiver<OrphanReport>,
     pub config: Config,
     pub changes: tokio::sync::broadcast::Sender<()>,
 }
@@ -106,6 +112,9 @@ pub struct Server {
     /// Workspace ids and names, in creation order.
     workspaces: Vec<(String, String)>,
     shutting_down: bool,
+    /// Bounds on clients, kept across listener restarts.
+    client_limits: ClientLimits,
+    orphans: tokio::sync::watch::Receiver<OrphanReport>,
 }
 
 impl Actor for ServerActor {
@@ -133,6 +142,8 @@ impl Actor for ServerActor {
             children: HashMap::new(),
             workspaces: Vec::new(),
             shutting_down: false,
+            client_limits: ClientLimits::default(),
+            orphans: args.orphans,
         };
         let model = match &args.restore.snapshot {
             Some(snapshot) => Model::from_snapshot(snapshot),
@@ -287,7 +298,9 @@ impl Server {
                 continue;
             };
             let id = pane.id.clone();
+            let orphans = self.orphans.clone();
             tokio::spawn(async move {
+                crate::orphans::settled(&orphans).await;
                 match ractor::call_t!(actor, PaneMsg::Resume, 30_000) {
                     Ok(Ok(())) => info!(pane = %id, "auto-resumed"),
                     Ok(Err(e)) => warn!(pane = %id, error = %e, "auto-resume failed"),
@@ -333,6 +346,8 @@ impl Server {
                 socket_path: self.context.socket_path.clone(),
                 faults_enabled: self.faults_enabled,
                 changes: self.changes.clone(),
+                limits: self.client_limits.clone(),
+                orphans: self.orphans.clone(),
             },
             myself.get_cell(),
         )
@@ -476,6 +491,7 @@ impl Server {
             snapshot,
             restore_note: self.restore_note.clone(),
             restore_degraded: self.restore_degraded,
+            orphans: *self.orphans.borrow(),
         }
     }
 }

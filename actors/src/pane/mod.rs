@@ -7,6 +7,8 @@
 //! every change and a fresh tail at most once per [`TAIL_DEBOUNCE`].
 
 mod attention;
+mod flood;
+pub mod input;
 pub mod process;
 mod revive;
 pub mod ring;
@@ -24,11 +26,13 @@ use signaltty_persistence::{
     looks_secret,
 };
 use signaltty_screen::{NotifySource, Screen, ScreenEvent, Size, Style};
-use tracing::{info, info_span};
+use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView};
 use crate::snapshot::{SnapshotMsg, publish};
+use flood::OutputGates;
+use input::{InputPiece, InputQueue};
 use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
 use subscribers::{Output, PaneFrame, Subscribers};
@@ -97,6 +101,8 @@ pub enum ReadWhat {
 pub struct Attached {
     /// The output offset the first frame's snapshot ends at.
     pub offset: u64,
+    /// Where the client's keystrokes wait for the program.
+    pub input: InputQueue,
     pub state: PaneState,
     pub exit_code: Option<i32>,
     pub size: PtySize,
@@ -132,7 +138,10 @@ pub enum PaneMsg {
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     CatchUp,
-    Input(Vec<u8>, RpcReplyPort<Result<(), ActorError>>),
+    /// Input whose room in the pane's [`InputQueue`] is reserved.
+    Input(InputPiece, RpcReplyPort<Result<(), ActorError>>),
+    /// The pane's input queue, to reserve room in before sending input.
+    InputQueue(RpcReplyPort<InputQueue>),
     Read {
         what: ReadWhat,
         ansi: bool,
@@ -161,6 +170,10 @@ pub enum PaneMsg {
     ReviveSettled {
         spawn: u64,
     },
+    /// Time to record the notifications the rate limit held back.
+    HeldNotificationsDue,
+    /// Time to publish a record change that output caused.
+    PublishDue,
     /// Publish the tail now (shutdown), replying once it is sent.
     FlushTail(RpcReplyPort<()>),
     TailDue,
@@ -200,6 +213,9 @@ pub struct Pane {
     catch_up_due: bool,
     /// The state attached clients were last told about.
     announced: (PaneState, Option<i32>),
+    /// Bounds what output can cost: notifications and record publishes.
+    gates: OutputGates,
+    input: InputQueue,
     context: PaneContext,
 }
 
@@ -241,6 +257,8 @@ impl Actor for PaneActor {
             subscribers: Subscribers::default(),
             catch_up_due: false,
             announced: (PaneState::Exited, None),
+            gates: OutputGates::default(),
+            input: InputQueue::default(),
             context: args.context,
         };
         pane.record.pty_size = PtySize {
@@ -273,16 +291,23 @@ impl Actor for PaneActor {
         msg: PaneMsg,
         pane: &mut Pane,
     ) -> Result<(), ActorProcessingErr> {
-        let _span = info_span!("pane", pane = %pane.record.id).entered();
+        let span = info_span!("pane", pane = %pane.record.id);
+        let entered = span.enter();
         if !matches!(
             msg,
-            PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue
+            PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue | PaneMsg::InputQueue(_)
         ) && let Some(tail) = pane.pending_history.take()
         {
             pane.screen.load_history(&tail);
         }
         match msg {
-            PaneMsg::Process(event) => pane.on_process_event(&myself, event),
+            PaneMsg::Process(event) => {
+                // Parsing output yields now and then: no span guard may be
+                // held across that.
+                drop(entered);
+                let processed = pane.on_process_event(&myself, event);
+                processed.instrument(span.clone()).await;
+            }
             PaneMsg::Attach {
                 size,
                 keep_attention,
@@ -300,6 +325,7 @@ impl Actor for PaneActor {
                 let frames = pane.subscribers.add(pane.screen.replay(), pane.ring.end());
                 let _ = reply.send(Attached {
                     offset: pane.ring.end(),
+                    input: pane.input.clone(),
                     state: pane.state,
                     exit_code: pane.record.exit_code,
                     size: pane.record.pty_size,
@@ -347,8 +373,11 @@ impl Actor for PaneActor {
                     pane.schedule_catch_up(&myself);
                 }
             }
-            PaneMsg::Input(bytes, reply) => {
-                let _ = reply.send(pane.live_process().map(|p| p.write(bytes)));
+            PaneMsg::Input(piece, reply) => {
+                let _ = reply.send(pane.live_process().map(|p| p.write(piece)));
+            }
+            PaneMsg::InputQueue(reply) => {
+                let _ = reply.send(pane.input.clone());
             }
             PaneMsg::Read { what, ansi, reply } => {
                 let style = if ansi { Style::Ansi } else { Style::Plain };
@@ -398,7 +427,10 @@ impl Actor for PaneActor {
                     let _ = revival.reply.send(Ok(()));
                 }
             }
+            PaneMsg::HeldNotificationsDue => pane.report_held_notifications(&myself),
+            PaneMsg::PublishDue => pane.publish_due(),
             PaneMsg::FlushTail(reply) => {
+                pane.publish_due();
                 pane.publish_tail();
                 let _ = reply.send(());
             }
@@ -431,6 +463,7 @@ impl Pane {
     }
 
     fn publish(&mut self) {
+        self.gates.record_published();
         publish(SnapshotMsg::Pane(Box::new(self.view())));
         let now = (self.state, self.record.exit_code);
         if now != self.announced {
@@ -542,6 +575,7 @@ impl Pane {
         seen.extend(spec.env);
         seen.push(("TERM".into(), "xterm-256color".into()));
         self.record.env = filter_env(seen);
+        self.record.process = process.identity();
         self.process = Some(process);
         self.state = PaneState::Live;
         self.record.running = true;
@@ -555,10 +589,10 @@ impl Pane {
         Ok(())
     }
 
-    fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
+    async fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
-                if self.on_output(&bytes) {
+                if self.on_output(myself, &bytes).await {
                     self.schedule_catch_up(myself);
                 }
                 if let Some(process) = &self.process {
@@ -593,10 +627,10 @@ impl Pane {
     }
 
     /// Returns whether an attached client is lagging.
-    fn on_output(&mut self, bytes: &[u8]) -> bool {
+    async fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: &[u8]) -> bool {
         self.ring.push(bytes);
         let mut events = std::mem::take(&mut self.events);
-        self.screen.feed(bytes, &mut events);
+        self.feed_screen(bytes, &mut events).await;
         let mut changed = false;
         for event in events.drain(..) {
             match event {
@@ -608,8 +642,12 @@ impl Pane {
                     }
                 }
                 ScreenEvent::Reply(answer) => {
-                    if let Some(process) = &self.process {
-                        process.write(answer);
+                    // A program that does not read its input gets no more
+                    // answers than the queue holds.
+                    if let (Some(process), Ok(piece)) =
+                        (&self.process, self.input.try_reserve(answer))
+                    {
+                        process.write(piece);
                     }
                 }
                 ScreenEvent::Bell => changed |= self.raise(Attention::Unread),
@@ -623,7 +661,7 @@ impl Pane {
                         NotifySource::Osc777 => "osc777",
                         NotifySource::Osc99 => "osc99",
                     };
-                    self.notify(source, Severity::Info, &title, &body);
+                    self.notify_from_output(myself, source, title, body);
                 }
             }
         }
@@ -633,7 +671,7 @@ impl Pane {
             changed |= self.raise(Attention::Unread);
         }
         if changed {
-            self.publish();
+            self.publish_soon(myself);
         }
         self.subscribers.output(
             bytes,
