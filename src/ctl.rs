@@ -17,8 +17,7 @@ use crate::clock;
 use crate::ui::attention_badge;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
-    let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
-    let mut client = Client::connect(&socket)?;
+    let mut client = Client::connect(&cli.endpoint()?)?;
     let (method, params) = request(ctl)?;
     let result = client.call(method, params)?;
     let mut out = std::io::stdout().lock();
