@@ -11,11 +11,14 @@
 //!   everything ([`model`]) and debounces it into atomic writes;
 //! - [`workspace`], [`tab`], [`pane`]: the tree of live actors; each
 //!   supervises its children and replaces a failed one from its last record;
-//! - [`names`]: ids, and the registry names actors are reached by.
+//! - [`names`]: ids, and the registry names actors are reached by;
+//! - [`notifier`]: runs the user's notification command when a pane nobody
+//!   watches becomes blocked, finishes or fails.
 
 pub mod error;
 pub mod model;
 pub mod names;
+pub mod notifier;
 pub mod pane;
 pub mod snapshot;
 pub mod supervision;
