@@ -166,7 +166,7 @@ pub fn connect_stream(endpoint: &Endpoint) -> Result<Connection, ClientError> {
 }
 
 /// Connects to the socket at `path` on this machine, after the checks.
-pub fn connect_local(path: &Path) -> Result<UnixStream, ClientError> {
+fn connect_local(path: &Path) -> Result<UnixStream, ClientError> {
     match socket_path::check_socket_dir(path) {
         Ok(()) => {}
         Err(DirError {

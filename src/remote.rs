@@ -176,6 +176,7 @@ impl Remote {
             stderr,
             kept: Vec::new(),
             destination: self.destination.clone(),
+            ssh: self.ssh.join(" "),
         })
     }
 }
@@ -205,6 +206,8 @@ pub struct SshChild {
     stderr: Option<Receiver<Vec<u8>>>,
     kept: Vec<u8>,
     destination: String,
+    /// The ssh command line, for the hint.
+    ssh: String,
 }
 
 impl SshChild {
@@ -221,6 +224,7 @@ impl SshChild {
         self.drain_stderr();
         Some(SshFailure {
             destination: self.destination.clone(),
+            ssh: self.ssh.clone(),
             status: status.code(),
             stderr: String::from_utf8_lossy(&self.kept).trim_end().to_string(),
         })
@@ -294,6 +298,8 @@ fn collect_stderr(mut stderr: std::process::ChildStderr) -> Receiver<Vec<u8>> {
 #[derive(Debug, Clone)]
 pub struct SshFailure {
     pub destination: String,
+    /// The ssh command line used (`ssh`, or `$SIGNALTTY_SSH_COMMAND`).
+    pub ssh: String,
     /// ssh's exit status: 255 for its own errors, else the remote
     /// command's.
     pub status: Option<i32>,
@@ -308,7 +314,8 @@ impl SshFailure {
         match self.status {
             Some(255) => format!(
                 "ssh could not connect to {dest} (its message is above); check that \
-                 `ssh {dest} true` works, or set SIGNALTTY_SSH_COMMAND"
+                 `{} {dest} true` works, or set SIGNALTTY_SSH_COMMAND",
+                self.ssh
             ),
             Some(126 | 127) => format!(
                 "signaltty was not found or cannot run on {dest}; install it there, or give \
@@ -414,6 +421,7 @@ mod tests {
     fn hints_follow_the_exit_status() {
         let failure = |status| SshFailure {
             destination: "box".into(),
+            ssh: "ssh".into(),
             status,
             stderr: "ssh: connect to host box port 22: Connection refused".into(),
         };

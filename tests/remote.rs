@@ -247,7 +247,14 @@ fn ssh_errors_are_shown_as_they_are_with_a_hint() {
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(!out.status.success());
     assert!(err.contains("Host key verification failed."), "{err}");
-    assert!(err.contains(&format!("ssh {} true", sshd::HOST)), "{err}");
+    assert!(
+        err.contains(&format!(
+            "`{} {} true` works",
+            sshd.ssh_command(),
+            sshd::HOST
+        )),
+        "{err}"
+    );
 
     // Nothing listens there.
     let closed = format!("ssh://{}@127.0.0.1:1", sshd::user_name());
