@@ -4,10 +4,7 @@
 //! re-executes this binary as `up --foreground` in a new session, with its
 //! output appended to `server.log`, and waits until the new server answers.
 
-use std::fs::OpenOptions;
 use std::io::{IsTerminal, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
@@ -15,7 +12,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use signaltty_persistence::StateDir;
-use signaltty_persistence::private_dir::create_private_dir;
 use signaltty_protocol::socket_path;
 use signaltty_protocol::{LsReply, method, params};
 use signaltty_supervisor::ServerConfig;
@@ -105,26 +101,7 @@ fn start_unless_running(cli: &Cli, no_restore: bool) -> Result<bool> {
     if answers(&socket) {
         return Ok(false);
     }
-    let dir = socket_path::socket_dir(&socket);
-    create_private_dir(dir).with_context(
-        || "refusing the socket directory; choose another socket with --socket or SIGNALTTY_SOCKET",
-    )?;
-    let lock_path = socket.with_extension("start");
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&lock_path)
-        .with_context(|| format!("could not open {}", lock_path.display()))?;
-    // SAFETY: flock(2) on a descriptor we own; it blocks until the starter
-    // before us is done, which its own deadline bounds. Closing `lock`
-    // releases it.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-        return Err(std::io::Error::last_os_error())
-            .with_context(|| format!("could not lock {}", lock_path.display()));
-    }
+    let _starting = signaltty_supervisor::socket::hold_start_lock(&socket)?;
     if answers(&socket) {
         return Ok(false);
     }

@@ -72,6 +72,16 @@ fn remote_ok(sshd: &Sshd, args: &[&str]) -> String {
     ok(sshd, run(remote(sshd, sshd::HOST, args)))
 }
 
+/// Waits until no bridge serves `server` any more: each ends with its
+/// connection.
+fn wait_bridges_gone(server: &TestServer) {
+    wait_for("the bridges to end", Duration::from_secs(10), || {
+        procs::bridges_serving(&server.socket)
+            .is_empty()
+            .then_some(())
+    });
+}
+
 #[test]
 fn ctl_new_ls_and_read_work_on_a_remote_server() {
     let server = TestServer::start();
@@ -104,11 +114,7 @@ fn ctl_new_ls_and_read_work_on_a_remote_server() {
     );
     assert!(read.contains("far-42"), "{read}");
     // Nothing is left behind: every bridge ended with its connection.
-    wait_for("the bridges to end", Duration::from_secs(10), || {
-        procs::bridges_serving(&server.socket)
-            .is_empty()
-            .then_some(())
-    });
+    wait_bridges_gone(&server);
 }
 
 #[test]
@@ -181,11 +187,7 @@ fn attach_works_through_ssh_and_a_dropped_connection_stops_nothing_there() {
     server.ctl_ok(&["send", &pane, "echo still-$((1+1))", "--enter"]);
     server.wait_output(&pane, "still-2");
     assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE");
-    wait_for("the bridges to end", Duration::from_secs(10), || {
-        procs::bridges_serving(&server.socket)
-            .is_empty()
-            .then_some(())
-    });
+    wait_bridges_gone(&server);
 }
 
 #[test]
