@@ -107,6 +107,15 @@ fn ctl_new_ls_and_read_work_on_a_remote_server() {
     assert_eq!(panes.len(), 1, "{ls}");
     assert_eq!(panes[0]["id"], pane.as_str());
     assert_eq!(panes[0]["state"], "LIVE");
+    // This machine's directory means nothing there.
+    let out = run(remote(
+        &sshd,
+        sshd::HOST,
+        &["ctl", "workspace", "new", "rel", "--cwd", "src"],
+    ));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("--cwd src is relative"), "{err}");
     // The URL form of the destination reaches the same server.
     let read = ok(
         &sshd,
