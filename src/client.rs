@@ -14,7 +14,11 @@ use crate::remote::{Remote, SshChild, SshFailure};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    #[error("no signaltty server is running on {}; start one with `signaltty up -d`", .0.display())]
+    #[error(
+        "no signaltty server is running on {}; start one with `signaltty up -d` \
+         (with the same --session or --socket, if you gave one)",
+        .0.display()
+    )]
     NotRunning(PathBuf),
     #[error(
         "socket directory {0}; nothing is sent through a directory that is not \
