@@ -13,7 +13,6 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,7 +23,7 @@ use signaltty_protocol::{
     AttachReply, PROTOCOL, Request, Response, StateFrame, frame, method, params,
 };
 
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, Connection, Endpoint, connect_stream};
 
 /// What the attached session's states mean to the key handler.
 const LIVE: u8 = 0;
@@ -53,12 +52,23 @@ pub struct Options {
     pub keep_attention: bool,
 }
 
-pub fn run(socket: &Path, pane: &str, options: Options) -> Result<ExitCode> {
-    match attach_loop(socket, pane, options)? {
+pub fn run(endpoint: &Endpoint, pane: &str, options: Options) -> Result<ExitCode> {
+    match attach_loop(endpoint, pane, options)? {
         End::Detached => println!("[detached from pane {pane}; it keeps running]"),
         End::Left => println!("[left pane {pane}]"),
         End::ServerGone => {
             eprintln!("signaltty: the server went away; its panes are gone with it");
+            return Ok(ExitCode::from(1));
+        }
+        End::ConnectionLost(ssh_said) => {
+            let host = endpoint.host().unwrap_or("the server");
+            if !ssh_said.is_empty() {
+                eprintln!("{ssh_said}");
+            }
+            eprintln!(
+                "signaltty: the connection to {host} dropped; nothing there stopped: \
+                 attach again to carry on"
+            );
             return Ok(ExitCode::from(1));
         }
         // The loop never ends on a reattach.
@@ -69,11 +79,23 @@ pub fn run(socket: &Path, pane: &str, options: Options) -> Result<ExitCode> {
 
 /// Attaches until the user detaches or leaves, the server goes away or a
 /// signal arrives; the terminal is back as it was when this returns.
-pub fn attach_loop(socket: &Path, pane: &str, options: Options) -> Result<End> {
+pub fn attach_loop(endpoint: &Endpoint, pane: &str, options: Options) -> Result<End> {
+    // Connected before the terminal goes raw: ssh may have to ask for a
+    // password or about a host key, and its errors must read as written.
+    let mut connection = Some(connect_stream(endpoint)?);
     let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
     let signals = Signals::install()?;
     loop {
-        match session(socket, pane, options, &terminal, &signals)? {
+        let stream = match connection.take() {
+            Some(stream) => stream,
+            None => connect_stream(endpoint)?,
+        };
+        let keys = KeyContext {
+            detach_key: options.detach_key,
+            endpoint: endpoint.clone(),
+            pane: pane.to_string(),
+        };
+        match session(stream, keys, options, &terminal, &signals)? {
             End::Reattach => continue,
             other => return Ok(other),
         }
@@ -85,6 +107,8 @@ pub enum End {
     Detached,
     Left,
     ServerGone,
+    /// A remote connection failed: what ssh said.
+    ConnectionLost(String),
     Signalled,
     /// An action (resume, respawn) worked: attach again for a fresh picture.
     Reattach,
@@ -99,17 +123,20 @@ struct Stop {
 }
 
 fn session(
-    socket: &Path,
-    pane: &str,
+    mut stream: Connection,
+    mut keys: KeyContext,
     options: Options,
     terminal: &RawTerminal,
     signals: &Signals,
 ) -> Result<End> {
     let (rows, cols) = terminal.size();
-    let stream = crate::client::connect_stream(socket)?;
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = stream.try_clone()?;
-    let reply = handshake(&mut reader, &mut writer, pane, (rows, cols), options)?;
+    let reply = match handshake(&mut reader, &mut writer, &keys.pane, (rows, cols), options) {
+        Ok(reply) => reply,
+        Err(e) => return Err(stream.explain(e)),
+    };
+    keys.pane = reply.pane.clone();
     let state = Arc::new(AtomicU8::new(state_code(&reply.state)));
     let writer = Arc::new(Mutex::new(writer));
     let stop = Arc::new(Stop::default());
@@ -121,11 +148,7 @@ fn session(
         writer,
         state.clone(),
         stop.clone(),
-        KeyContext {
-            detach_key: options.detach_key,
-            socket: socket.to_path_buf(),
-            pane: reply.pane.clone(),
-        },
+        keys,
     );
     let mut offered = false;
     while let Some((kind, payload)) = read_frame(&mut reader) {
@@ -158,6 +181,8 @@ fn session(
         End::Left
     } else if signals.fired() {
         End::Signalled
+    } else if let Some(ClientError::Ssh(failure)) = stream.failure() {
+        End::ConnectionLost(failure.stderr)
     } else {
         End::ServerGone
     })
@@ -232,7 +257,7 @@ fn read_frame(reader: &mut impl Read) -> Option<(u8, Vec<u8>)> {
 
 struct KeyContext {
     detach_key: u8,
-    socket: PathBuf,
+    endpoint: Endpoint,
     pane: String,
 }
 
@@ -301,7 +326,7 @@ fn keyboard(
 }
 
 fn act(keys: &KeyContext, action: &str) -> Result<(), ClientError> {
-    let mut client = Client::connect(&keys.socket)?;
+    let mut client = Client::connect(&keys.endpoint)?;
     client.call(
         action,
         params::Pane {

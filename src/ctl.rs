@@ -17,9 +17,9 @@ use crate::clock;
 use crate::ui::attention_badge;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
-    let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
-    let mut client = Client::connect(&socket)?;
-    let (method, params) = request(ctl)?;
+    let endpoint = cli.endpoint()?;
+    let mut client = Client::connect(&endpoint)?;
+    let (method, params) = request(ctl, endpoint.host().is_some())?;
     let result = client.call(method, params)?;
     let mut out = std::io::stdout().lock();
     let shown = if cli.json {
@@ -40,13 +40,22 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
         .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
-fn here(cwd: &Option<std::path::PathBuf>) -> Result<Option<String>> {
+/// A directory given on this command line, as the server should get it:
+/// made absolute against the current directory, unless the server is on
+/// another machine (`remote`), where this machine's directory means
+/// nothing and the path must be absolute already.
+fn here(cwd: &Option<std::path::PathBuf>, remote: bool) -> Result<Option<String>> {
     let dir = match cwd {
         Some(dir) => dir.clone(),
         None => return Ok(None),
     };
     let absolute = if dir.is_absolute() {
         dir
+    } else if remote {
+        bail!(
+            "--cwd {} is relative, but the server is on another machine; give an absolute path there",
+            dir.display()
+        );
     } else {
         std::env::current_dir()
             .context("could not read the current directory")?
@@ -59,8 +68,9 @@ fn value<T: serde::Serialize>(params: T) -> Result<Value> {
     Ok(serde_json::to_value(params)?)
 }
 
-/// The request a command sends.
-fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
+/// The request a command sends (to a server on another machine when
+/// `remote`).
+fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
     Ok(match ctl {
         Ctl::Status => (method::STATUS, value(params::Empty {})?),
         Ctl::Ls => (method::LS, value(params::Empty {})?),
@@ -69,18 +79,22 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
             cwd,
             auto_resume,
         }) => {
-            let cwd = match here(cwd)? {
-                Some(cwd) => cwd,
-                None => std::env::current_dir()
-                    .context("could not read the current directory; pass --cwd")?
-                    .display()
-                    .to_string(),
+            let cwd = match here(cwd, remote)? {
+                Some(cwd) => Some(cwd),
+                // A remote server starts it in its own directory.
+                None if remote => None,
+                None => Some(
+                    std::env::current_dir()
+                        .context("could not read the current directory; pass --cwd")?
+                        .display()
+                        .to_string(),
+                ),
             };
             (
                 method::WORKSPACE_NEW,
                 value(params::WorkspaceNew {
                     name: name.clone(),
-                    cwd: Some(cwd),
+                    cwd,
                     auto_resume: *auto_resume,
                 })?,
             )
@@ -111,7 +125,7 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
             value(params::TabNew {
                 workspace: workspace.clone(),
                 title: title.clone(),
-                cwd: here(cwd)?,
+                cwd: here(cwd, remote)?,
                 argv: command.clone(),
             })?,
         ),
@@ -131,7 +145,7 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
                     }
                     .to_string(),
                 ),
-                cwd: here(&new.cwd)?,
+                cwd: here(&new.cwd, remote)?,
                 title: new.title.clone(),
                 argv: new.command.clone(),
                 rows: None,

@@ -6,7 +6,6 @@
 //! ordinary request; its error is shown on the status line, never lost.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
@@ -22,7 +21,7 @@ use serde::Serialize;
 use signaltty_protocol::{LsPane, LsReply, NextReply, PROTOCOL, Request, method, params};
 
 use crate::attach;
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, Endpoint};
 
 /// One line of the listing, and what it stands for.
 #[derive(Debug, Clone)]
@@ -52,7 +51,7 @@ enum Mode {
 }
 
 struct App {
-    socket: PathBuf,
+    endpoint: Endpoint,
     detach_key: u8,
     rows: Vec<(Row, Line<'static>)>,
     list: ListState,
@@ -60,10 +59,10 @@ struct App {
     mode: Mode,
 }
 
-pub fn run(socket: &Path, detach_key: u8) -> Result<ExitCode> {
-    let changes = follow(socket)?;
+pub fn run(endpoint: &Endpoint, detach_key: u8) -> Result<ExitCode> {
+    let changes = follow(endpoint)?;
     let mut app = App {
-        socket: socket.to_path_buf(),
+        endpoint: endpoint.clone(),
         detach_key,
         rows: Vec::new(),
         list: ListState::default(),
@@ -78,8 +77,8 @@ pub fn run(socket: &Path, detach_key: u8) -> Result<ExitCode> {
 }
 
 /// A thread that turns the server's `changed` events into messages.
-fn follow(socket: &Path) -> Result<Receiver<()>> {
-    let mut stream = crate::client::connect_stream(socket)?;
+fn follow(endpoint: &Endpoint) -> Result<Receiver<()>> {
+    let mut stream = crate::client::connect_stream(endpoint)?;
     let request = Request {
         v: PROTOCOL.to_string(),
         id: 1,
@@ -127,7 +126,7 @@ impl App {
     }
 
     fn call(&self, method: &str, params: impl Serialize) -> Result<serde_json::Value, ClientError> {
-        Client::connect(&self.socket)?.call(method, params)
+        Client::connect(&self.endpoint)?.call(method, params)
     }
 
     fn report(&mut self, what: &str, result: Result<serde_json::Value, ClientError>) {
@@ -229,7 +228,7 @@ impl App {
                         detach_key: self.detach_key,
                         keep_attention: false,
                     };
-                    let attached = attach::attach_loop(&self.socket, &pane, options);
+                    let attached = attach::attach_loop(&self.endpoint, &pane, options);
                     *terminal = ratatui::try_init()?;
                     terminal.clear()?;
                     match attached {

@@ -17,33 +17,31 @@ use signaltty_protocol::{LsReply, method, params};
 use signaltty_supervisor::ServerConfig;
 
 use crate::cli::{Cli, Up};
-use crate::client::Client;
+use crate::client::{Client, Endpoint};
 
 /// How long a background start may take before `up -d` gives up.
 const START_DEADLINE: Duration = Duration::from_secs(15);
 
 pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
-    let socket = socket_path::resolve(cli.socket.clone());
+    if let Some(host) = cli.host() {
+        return remote(cli, up, &host);
+    }
+    let socket = cli.local_socket();
     socket_path::check_length(&socket)?;
     if up.foreground {
         // The server opens the state dir itself, once it can log what it
         // had to fix.
-        let state_dir = StateDir::resolve_path(cli.state_dir.clone())?;
+        let state_dir = StateDir::resolve_path(cli.state_dir.clone(), cli.session.as_ref())?;
         return foreground(&socket, &state_dir, up.no_restore);
     }
-    let state_dir = StateDir::resolve(cli.state_dir.clone())?;
-    let running = answers(&socket);
-    if !running {
-        start_in_background(&socket, &state_dir, up.no_restore)?;
-    }
-    let interactive =
-        !up.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    if interactive {
-        first_workspace(&socket)?;
+    let started = start_unless_running(cli, up.no_restore)?;
+    let endpoint = Endpoint::Local(socket.clone());
+    if interactive(up) {
+        first_workspace(&endpoint)?;
         let key = crate::attach::parse_key(&up.detach_key)?;
-        return crate::ui::run(&socket, key);
+        return crate::ui::run(&endpoint, key);
     }
-    if running {
+    if !started {
         println!(
             "a signaltty server is already running on {}",
             socket.display()
@@ -57,10 +55,65 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn interactive(up: &Up) -> bool {
+    !up.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
+/// `up` for the `--host` machine: its own `up -d` there (through ssh),
+/// then, on a terminal, the UI here.
+fn remote(cli: &Cli, up: &Up, host: &str) -> Result<ExitCode> {
+    if up.foreground {
+        bail!(
+            "`up --foreground` runs a server in this process, on this machine; it takes no --host"
+        );
+    }
+    let mut args = vec!["up", "-d"];
+    if up.no_restore {
+        args.push("--no-restore");
+    }
+    let said = cli.remote(host)?.output(&args)?;
+    if interactive(up) {
+        let endpoint = cli.endpoint()?;
+        first_workspace(&endpoint)?;
+        let key = crate::attach::parse_key(&up.detach_key)?;
+        return crate::ui::run(&endpoint, key);
+    }
+    let mut out = std::io::stdout().lock();
+    write!(out, "{host}: ")?;
+    out.write_all(&said)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts this machine's server for `cli` unless one answers (the bridge
+/// does this before it connects).
+pub fn ensure_running(cli: &Cli) -> Result<()> {
+    start_unless_running(cli, false).map(|_| ())
+}
+
+/// Starts the server in the background unless one answers; true when this
+/// call started it. Starters wait for each other on `<socket>.start` (a
+/// multiplexer opens several remote connections at once, each through a
+/// bridge that may find no server), so exactly one of them starts it and
+/// the others find it answering.
+fn start_unless_running(cli: &Cli, no_restore: bool) -> Result<bool> {
+    let socket = cli.local_socket();
+    socket_path::check_length(&socket)?;
+    if answers(&socket) {
+        return Ok(false);
+    }
+    let _starting = signaltty_supervisor::socket::hold_start_lock(&socket)?;
+    if answers(&socket) {
+        return Ok(false);
+    }
+    let state_dir = StateDir::resolve(cli.state_dir.clone(), cli.session.as_ref())?;
+    start_in_background(&socket, &state_dir, no_restore)?;
+    Ok(true)
+}
+
 /// A newcomer's first start lands somewhere useful: a workspace with a
 /// shell in it.
-fn first_workspace(socket: &Path) -> Result<()> {
-    let mut client = Client::connect(socket)?;
+fn first_workspace(endpoint: &Endpoint) -> Result<()> {
+    let mut client = Client::connect(endpoint)?;
     let ls: LsReply = serde_json::from_value(client.call(method::LS, params::Empty {})?)?;
     if !ls.workspaces.is_empty() {
         return Ok(());
@@ -83,7 +136,7 @@ fn print_usage() {
 }
 
 fn answers(socket: &Path) -> bool {
-    Client::connect(socket)
+    Client::connect(&Endpoint::Local(socket.to_path_buf()))
         .and_then(|mut c| c.call(method::STATUS, params::Empty {}))
         .is_ok()
 }

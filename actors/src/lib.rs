@@ -15,11 +15,14 @@
 //! - [`procfs`]: what `/proc` says about a process, to recognise a pane's
 //!   processes after a crash;
 //! - [`rate`]: the rate limit and throttle that keep a pane's output from
-//!   turning into unbounded work for the snapshot actor.
+//!   turning into unbounded work for the snapshot actor;
+//! - [`notifier`]: runs the user's notification command when a pane nobody
+//!   watches becomes blocked, finishes or fails.
 
 pub mod error;
 pub mod model;
 pub mod names;
+pub mod notifier;
 pub mod pane;
 pub mod procfs;
 pub mod rate;

@@ -157,6 +157,12 @@ impl Actor for SnapshotActor {
             }
             SnapshotMsg::Pane(view) => {
                 if !state.closed_panes.contains(&view.record.id) {
+                    let before = state.model.panes.get(&view.record.id);
+                    crate::notifier::observe(
+                        before.map(|b| b.record.lifecycle),
+                        &view,
+                        &state.model,
+                    );
                     state.model.panes.insert(view.record.id.clone(), *view);
                     state.changed(&myself);
                 }

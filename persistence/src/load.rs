@@ -195,6 +195,50 @@ fn inspect(path: &Path) -> Result<Verdict> {
     })
 }
 
+/// What a state dir holds, read without creating, moving or changing
+/// anything: for listing sessions that are not running.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Peek {
+    /// No state dir, or no snapshot in it yet.
+    Empty,
+    /// The snapshot a start would restore (`snapshot.json`, else the
+    /// previous one).
+    Saved(Box<Snapshot>),
+    /// Nothing usable, and why (a start would say the same, louder).
+    Unusable(String),
+}
+
+/// Reads the snapshot a server started on `root` would restore, with the
+/// loader's own rules (no link followed, bounded, validated), but moves
+/// nothing: a damaged file is the next start's to archive.
+pub fn peek(root: &Path) -> Peek {
+    use crate::private_dir::{DirProblem, check_private_dir};
+    match check_private_dir(root) {
+        Ok(()) => {}
+        Err(e) if matches!(e.problem, DirProblem::Missing) => return Peek::Empty,
+        Err(e) => return Peek::Unusable(e.to_string()),
+    }
+    let mut why = Vec::new();
+    for name in [SNAPSHOT_FILE, PREV_FILE] {
+        match inspect(&root.join(name)) {
+            Ok(Verdict::Good(snapshot)) => return Peek::Saved(snapshot),
+            Ok(Verdict::Missing) => {}
+            Ok(Verdict::Corrupt(reason)) => why.push(format!("{name}: {reason}")),
+            Ok(Verdict::Future(found)) => {
+                return Peek::Unusable(format!(
+                    "{name} has snapshot_version {found}, newer than this signaltty reads"
+                ));
+            }
+            Err(e) => why.push(e.to_string()),
+        }
+    }
+    if why.is_empty() {
+        Peek::Empty
+    } else {
+        Peek::Unusable(why.join("; "))
+    }
+}
+
 impl StateDir {
     /// Loads `snapshot.json`, falling back to `snapshot.prev.json`.
     ///

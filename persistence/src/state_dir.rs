@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{PersistError, Result};
 use crate::fsutil::{create_private_dir, open_private_append};
+use crate::session::{SESSIONS_DIR, SessionName};
 use crate::tail::{DEFAULT_TAIL_CAP, TailStore};
 
 /// Overrides the state dir for a whole process tree (tests, CI, a second
@@ -26,13 +27,22 @@ pub(crate) const PREV_LINK_PREFIX: &str = ".prevlink-";
 /// Prefix of the temp dirs atomicwrites makes beside the file it writes.
 pub(crate) const ATOMIC_TEMP_PREFIX: &str = ".atomicwrite";
 
-/// Picks the state dir: `explicit` (from `--state-dir`), else
-/// `$SIGNALTTY_STATE_DIR`, else `$XDG_STATE_HOME/signaltty`, else
-/// `$HOME/.local/state/signaltty`. Empty values count as unset, and the XDG
-/// and HOME values must be absolute (the XDG spec says to ignore relative
-/// ones; a relative HOME is broken). The result may still be relative when
-/// the user gave a relative path; [`StateDir::resolve`] makes it absolute.
-pub fn resolve_state_dir_path<F>(explicit: Option<PathBuf>, env: F) -> Result<PathBuf>
+/// Picks the state dir: `explicit` (from `--state-dir`), else the state
+/// dir of `session` when one was chosen, else `$SIGNALTTY_STATE_DIR`, else
+/// the default session's: `$XDG_STATE_HOME/signaltty`, else
+/// `$HOME/.local/state/signaltty`. A named session's is
+/// `sessions/NAME/` under the default session's platform directory
+/// (`$SIGNALTTY_STATE_DIR` names one server's dir, not a root of many, so a
+/// chosen session never goes through it). Empty values count as unset, and
+/// the XDG and HOME values must be absolute (the XDG spec says to ignore
+/// relative ones; a relative HOME is broken). The result may still be
+/// relative when the user gave a relative path; [`StateDir::resolve`] makes
+/// it absolute.
+pub fn resolve_state_dir_path<F>(
+    explicit: Option<PathBuf>,
+    session: Option<&SessionName>,
+    env: F,
+) -> Result<PathBuf>
 where
     F: Fn(&str) -> Option<OsString>,
 {
@@ -40,9 +50,30 @@ where
         return Ok(path);
     }
     let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    if let Some(path) = var(STATE_DIR_ENV) {
-        return Ok(path);
+    match session {
+        Some(session) if session.is_default() => platform_state_root(&var),
+        Some(session) => Ok(platform_state_root(&var)?
+            .join(SESSIONS_DIR)
+            .join(session.as_str())),
+        None => match var(STATE_DIR_ENV) {
+            Some(path) => Ok(path),
+            None => platform_state_root(&var),
+        },
     }
+}
+
+/// Where the named sessions' state dirs are: `sessions/` in the default
+/// session's platform directory (see [`resolve_state_dir_path`]).
+pub fn sessions_state_root<F>(env: F) -> Result<PathBuf>
+where
+    F: Fn(&str) -> Option<OsString>,
+{
+    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    Ok(platform_state_root(&var)?.join(SESSIONS_DIR))
+}
+
+/// `$XDG_STATE_HOME/signaltty`, else `$HOME/.local/state/signaltty`.
+fn platform_state_root(var: &impl Fn(&str) -> Option<PathBuf>) -> Result<PathBuf> {
     if let Some(xdg) = var("XDG_STATE_HOME").filter(|p| p.is_absolute()) {
         return Ok(xdg.join("signaltty"));
     }
@@ -62,16 +93,19 @@ pub struct StateDir {
 }
 
 impl StateDir {
-    /// Finds the state dir from `explicit` and the process environment (see
-    /// [`resolve_state_dir_path`]) and opens it.
-    pub fn resolve(explicit: Option<PathBuf>) -> Result<StateDir> {
-        StateDir::open(StateDir::resolve_path(explicit)?)
+    /// Finds the state dir from `explicit`, `session` and the process
+    /// environment (see [`resolve_state_dir_path`]) and opens it.
+    pub fn resolve(explicit: Option<PathBuf>, session: Option<&SessionName>) -> Result<StateDir> {
+        StateDir::open(StateDir::resolve_path(explicit, session)?)
     }
 
     /// Where [`StateDir::resolve`] would open the state dir, as an absolute
     /// path, without touching it.
-    pub fn resolve_path(explicit: Option<PathBuf>) -> Result<PathBuf> {
-        let path = resolve_state_dir_path(explicit, |name| std::env::var_os(name))?;
+    pub fn resolve_path(
+        explicit: Option<PathBuf>,
+        session: Option<&SessionName>,
+    ) -> Result<PathBuf> {
+        let path = resolve_state_dir_path(explicit, session, |name| std::env::var_os(name))?;
         std::path::absolute(&path).map_err(|e| PersistError::io("resolving", &path, e))
     }
 
@@ -158,7 +192,7 @@ mod tests {
             ("HOME", "/h"),
         ];
         let p = |explicit: Option<&str>, vars: &[(&str, &str)]| {
-            resolve_state_dir_path(explicit.map(PathBuf::from), lookup(vars)).ok()
+            resolve_state_dir_path(explicit.map(PathBuf::from), None, lookup(vars)).ok()
         };
         assert_eq!(p(Some("/e"), &all), Some("/e".into()));
         assert_eq!(p(None, &all), Some("/s".into()));
@@ -175,11 +209,43 @@ mod tests {
             ("HOME", "/h"),
         ];
         assert_eq!(
-            resolve_state_dir_path(Some(PathBuf::new()), lookup(&vars)).unwrap(),
+            resolve_state_dir_path(Some(PathBuf::new()), None, lookup(&vars)).unwrap(),
             PathBuf::from("/h/.local/state/signaltty")
         );
-        let err = resolve_state_dir_path(None, lookup(&[("HOME", "")])).unwrap_err();
+        let err = resolve_state_dir_path(None, None, lookup(&[("HOME", "")])).unwrap_err();
         assert!(matches!(err, PersistError::NoStateDir));
+    }
+
+    #[test]
+    fn a_chosen_session_has_a_dir_of_its_own_beside_the_default() {
+        let all = [
+            ("SIGNALTTY_STATE_DIR", "/s"),
+            ("XDG_STATE_HOME", "/x"),
+            ("HOME", "/h"),
+        ];
+        let work = SessionName::parse("work").unwrap();
+        let default = SessionName::default_session();
+        let p = |explicit: Option<&str>, session, vars: &[(&str, &str)]| {
+            resolve_state_dir_path(explicit.map(PathBuf::from), session, lookup(vars)).ok()
+        };
+        // --state-dir still wins; a session never goes through the env
+        // override of one server's dir.
+        assert_eq!(p(Some("/e"), Some(&work), &all), Some("/e".into()));
+        assert_eq!(
+            p(None, Some(&work), &all),
+            Some("/x/signaltty/sessions/work".into())
+        );
+        assert_eq!(
+            p(None, Some(&work), &all[2..]),
+            Some("/h/.local/state/signaltty/sessions/work".into())
+        );
+        assert_eq!(p(None, Some(&default), &all), Some("/x/signaltty".into()));
+        assert_eq!(p(None, None, &all), Some("/s".into()));
+        assert_eq!(p(None, Some(&work), &[]), None);
+        assert_eq!(
+            sessions_state_root(lookup(&all)).unwrap(),
+            PathBuf::from("/x/signaltty/sessions")
+        );
     }
 
     fn mode(p: &Path) -> u32 {

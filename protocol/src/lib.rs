@@ -584,6 +584,37 @@ pub struct LsAgent {
     pub session_id: Option<String>,
 }
 
+/// What `signaltty sessions --json` prints: every session of this user,
+/// running or only saved. Not a server method: the client reads it off the
+/// disk and asks each running server (a remote one through `ssh … sessions
+/// --json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionsReply {
+    /// The default session first, then the others by name.
+    pub sessions: Vec<SessionEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionEntry {
+    pub name: String,
+    /// Its server answered.
+    pub running: bool,
+    #[serde(default)]
+    pub pid: Option<u32>,
+    pub socket: String,
+    pub state_dir: String,
+    pub workspaces: usize,
+    pub tabs: usize,
+    pub panes: usize,
+    /// Panes with a process (only a running server has any).
+    pub live_panes: usize,
+    #[serde(default)]
+    pub last_saved_at: Option<u64>,
+    /// What is wrong with its saved state or its server, if anything.
+    #[serde(default)]
+    pub problem: Option<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

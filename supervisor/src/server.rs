@@ -5,6 +5,7 @@
 //! ├── SnapshotActor     restarted from the last file on disk; every actor
 //! │                     then publishes its record again
 //! ├── ListenerActor     restarted on the same bound socket
+//! ├── NotifierActor     (with a [notify] command) restarted as it was
 //! └── WorkspaceActor*   rebuilt from its last record, panes as tombstones
 //! ```
 //!
@@ -23,6 +24,7 @@ use futures_util::future::join_all;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use signaltty_actors::model::Model;
 use signaltty_actors::model::restored_state;
+use signaltty_actors::notifier::{NotifierActor, NotifierArgs};
 use signaltty_actors::pane::{PaneContext, PaneMsg};
 use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
@@ -91,6 +93,7 @@ pub struct ServerArgs {
 enum Role {
     Snapshot,
     Listener,
+    Notifier,
     Workspace(String),
 }
 
@@ -150,6 +153,7 @@ impl Actor for ServerActor {
             None => Model::default(),
         };
         server.spawn_snapshot(&myself, model).await?;
+        server.spawn_notifier(&myself).await?;
         if let Some(snapshot) = &args.restore.snapshot {
             server.restore(&myself, snapshot).await;
         }
@@ -217,6 +221,10 @@ impl Actor for ServerActor {
             Role::Listener => {
                 error!(reason = %why, "listener failed; restarting it");
                 server.spawn_listener(&myself).await?;
+            }
+            Role::Notifier => {
+                error!(reason = %why, "notifier failed; restarting it");
+                server.spawn_notifier(&myself).await?;
             }
             Role::Workspace(id) => {
                 if !server.workspaces.iter().any(|(w, _)| *w == id) {
@@ -329,6 +337,25 @@ impl Server {
         )
         .await?;
         self.children.insert(actor.get_id(), Role::Snapshot);
+        Ok(())
+    }
+
+    /// The notifier, when the config has a `[notify]` command.
+    async fn spawn_notifier(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+    ) -> Result<(), ActorProcessingErr> {
+        let Some(template) = self.config.notify_command.clone() else {
+            return Ok(());
+        };
+        let (actor, _) = Actor::spawn_linked(
+            Some(names::NOTIFIER.to_string()),
+            NotifierActor,
+            NotifierArgs { template },
+            myself.get_cell(),
+        )
+        .await?;
+        self.children.insert(actor.get_id(), Role::Notifier);
         Ok(())
     }
 

@@ -61,15 +61,7 @@ pub fn bind_exclusive(path: &Path) -> Result<BoundSocket, SocketError> {
     check_length(path)?;
     prepare_dir(socket_dir(path))?;
 
-    let lock_path = path.with_extension("lock");
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&lock_path)
-        .map_err(io("could not open the lock file", &lock_path))?;
+    let lock = open_lock(&path.with_extension("lock"))?;
     // SAFETY: flock(2) on a descriptor we own.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Err(SocketError::AlreadyRunning(path.to_path_buf()));
@@ -89,6 +81,38 @@ pub fn bind_exclusive(path: &Path) -> Result<BoundSocket, SocketError> {
         path: path.to_path_buf(),
         _lock: lock,
     })
+}
+
+/// Waits for, then holds, `<socket>.start` (until the returned file is
+/// dropped): whoever starts a server for this socket holds it until the
+/// server answers or fails, so starters that find no server at the same
+/// moment (a multiplexer's bridges) queue instead of racing. The server
+/// itself only ever holds `<socket>.lock`.
+pub fn hold_start_lock(path: &Path) -> Result<File, SocketError> {
+    check_length(path)?;
+    prepare_dir(socket_dir(path))?;
+    let lock_path = path.with_extension("start");
+    let lock = open_lock(&lock_path)?;
+    // SAFETY: flock(2) on a descriptor we own. It blocks until the starter
+    // before us is done, which that starter's own deadline bounds.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(io("could not lock", &lock_path)(
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(lock)
+}
+
+/// Opens a lock file beside the socket: created 0600, never through a link.
+fn open_lock(lock_path: &Path) -> Result<File, SocketError> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(lock_path)
+        .map_err(io("could not open the lock file", lock_path))
 }
 
 /// Creates the socket's directory 0700, or checks that an existing one is

@@ -5,6 +5,8 @@
 #![allow(dead_code)]
 
 pub mod agents;
+pub mod procs;
+pub mod sshd;
 pub mod terminal;
 
 use std::io::Write;
@@ -133,6 +135,16 @@ impl TestServer {
             .env("SHELL", "/bin/sh")
             .env_remove("SIGNALTTY_CONFIG")
             .env_remove("SIGNALTTY_ENABLE_FAULTS");
+        // A developer's own choice of session or machine must not steer a
+        // test's commands elsewhere.
+        for var in [
+            "SIGNALTTY_SESSION",
+            "SIGNALTTY_HOST",
+            "SIGNALTTY_REMOTE_BIN",
+            "SIGNALTTY_SSH_COMMAND",
+        ] {
+            command.env_remove(var);
+        }
         for (key, value) in &self.extra_env {
             command.env(key, value);
         }

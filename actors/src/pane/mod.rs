@@ -459,6 +459,7 @@ impl Pane {
         PaneView {
             record: self.record.clone(),
             state: self.state,
+            watched: self.subscribers.watching(),
         }
     }
 
