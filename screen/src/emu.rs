@@ -106,10 +106,20 @@ fn lines_i32(lines: usize) -> i32 {
 pub(crate) struct Emu<'a> {
     pub(crate) term: &'a mut Term<Listener>,
     pub(crate) tracked: &'a mut Tracked,
+    pub(crate) fresh: &'a mut crate::fresh::Fresh,
     pub(crate) listener: &'a Listener,
 }
 
 impl Emu<'_> {
+    /// A line feed on the primary screen counts towards fresh lines.
+    #[inline]
+    fn count_line_feed(&mut self) {
+        if !self.term.mode().contains(TermMode::ALT_SCREEN) {
+            let line = self.term.grid().cursor.point.line.0;
+            self.fresh.line_feed(line, self.tracked.region.1);
+        }
+    }
+
     fn column_mode_side_effect(&mut self, mode: &PrivateMode) {
         // DECCOLM makes `Term` reset the region internally, bypassing us.
         if matches!(mode, PrivateMode::Named(NamedPrivateMode::ColumnMode)) {
@@ -201,6 +211,7 @@ impl Handler for Emu<'_> {
 
     #[inline]
     fn linefeed(&mut self) {
+        self.count_line_feed();
         Handler::linefeed(&mut *self.term)
     }
 
@@ -213,6 +224,7 @@ impl Handler for Emu<'_> {
     }
 
     fn newline(&mut self) {
+        self.count_line_feed();
         Handler::newline(&mut *self.term)
     }
 
@@ -265,7 +277,11 @@ impl Handler for Emu<'_> {
     }
 
     fn clear_screen(&mut self, mode: ClearMode) {
-        Handler::clear_screen(&mut *self.term, mode)
+        let all = matches!(mode, ClearMode::All);
+        Handler::clear_screen(&mut *self.term, mode);
+        if all && !self.term.mode().contains(TermMode::ALT_SCREEN) {
+            self.fresh.cleared(self.term.grid().cursor.point.line.0);
+        }
     }
 
     fn clear_tabs(&mut self, mode: TabulationClearMode) {
