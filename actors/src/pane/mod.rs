@@ -7,10 +7,13 @@
 //! every change and a fresh tail at most once per [`TAIL_DEBOUNCE`].
 
 mod attention;
+pub mod aware;
 pub mod process;
+pub mod procfs;
 mod revive;
 pub mod ring;
 pub mod subscribers;
+pub mod wait;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -171,6 +174,33 @@ pub enum PaneMsg {
     /// Fault injection (the server lets it through only with faults
     /// enabled): panic inside this handler.
     DebugPanic,
+    /// Look at the foreground process and the screen (see `aware.rs`).
+    Inspect,
+    /// What `/proc` said about the foreground process group `pgid`.
+    Foreground {
+        spawn: u64,
+        pgid: i32,
+        facts: Option<procfs::Foreground>,
+    },
+    /// What the agent's own files said about its session.
+    Discovered {
+        spawn: u64,
+        kind: AgentKind,
+        found: Option<adapters::Discovered>,
+    },
+    Rediscover,
+    /// `ctl explain`: the kind, the state and why.
+    Explain(RpcReplyPort<aware::Explained>),
+    /// `ctl wait`: `met` is answered once the condition holds.
+    Wait {
+        what: wait::WaitFor,
+        met: tokio::sync::oneshot::Sender<wait::WaitMet>,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    /// Type the resume command into the fresh shell of a resumed pane.
+    TypeResume {
+        spawn: u64,
+    },
 }
 
 pub struct PaneActor;
@@ -199,6 +229,8 @@ pub struct Pane {
     /// The state attached clients were last told about.
     announced: (PaneState, Option<i32>),
     context: PaneContext,
+    aware: aware::Awareness,
+    waiters: Vec<wait::Waiter>,
 }
 
 /// What to answer, and what to go back to, when a revived child fails.
@@ -206,6 +238,10 @@ struct Revival {
     reply: RpcReplyPort<Result<(), ActorError>>,
     before: PaneRecord,
     state_before: PaneState,
+    /// A resume: the agent that must come up (see `revive.rs`).
+    resume: Option<revive::Resuming>,
+    /// Where the revived child's output starts in the ring.
+    output_from: u64,
 }
 
 impl Actor for PaneActor {
@@ -240,6 +276,8 @@ impl Actor for PaneActor {
             catch_up_due: false,
             announced: (PaneState::Exited, None),
             context: args.context,
+            aware: aware::Awareness::default(),
+            waiters: Vec::new(),
         };
         pane.record.pty_size = PtySize {
             rows: size.rows,
@@ -328,6 +366,7 @@ impl Actor for PaneActor {
                     None => Ok(()),
                 };
                 let source = format!("hook:{}", kind.as_str());
+                pane.hook_spoke();
                 pane.apply_hook(&source, &event, effect, message.as_deref());
                 let _ = reply.send(learned);
             }
@@ -366,8 +405,8 @@ impl Actor for PaneActor {
                 });
                 let _ = reply.send(result);
             }
-            PaneMsg::Resume(reply) => match pane.resume_argv() {
-                Ok(argv) => pane.revive(&myself, argv, reply),
+            PaneMsg::Resume(reply) => match pane.resume_plan() {
+                Ok((argv, resuming)) => pane.revive(&myself, argv, Some(resuming), reply),
                 Err(e) => {
                     let _ = reply.send(Err(e));
                 }
@@ -375,7 +414,7 @@ impl Actor for PaneActor {
             PaneMsg::Respawn(reply) => match pane.not_live("respawned") {
                 Ok(()) => {
                     let argv = pane.record.argv.clone();
-                    pane.revive(&myself, argv, reply);
+                    pane.revive(&myself, argv, None, reply);
                 }
                 Err(e) => {
                     let _ = reply.send(Err(e));
@@ -385,10 +424,8 @@ impl Actor for PaneActor {
                 let _ = reply.send(pane.report_session(kind.as_deref(), &id));
             }
             PaneMsg::ReviveSettled { spawn } => {
-                if spawn == pane.spawn
-                    && let Some(revival) = pane.revival.take()
-                {
-                    let _ = revival.reply.send(Ok(()));
+                if spawn == pane.spawn {
+                    pane.revival_settled();
                 }
             }
             PaneMsg::FlushTail(reply) => {
@@ -410,6 +447,23 @@ impl Actor for PaneActor {
                 pane.publish_tail();
             }
             PaneMsg::DebugPanic => panic!("fault injected into pane {}", pane.record.id),
+            PaneMsg::Inspect => pane.inspect(&myself),
+            PaneMsg::Foreground { spawn, pgid, facts } if spawn == pane.spawn => {
+                pane.on_foreground(&myself, pgid, facts);
+            }
+            PaneMsg::Discovered { spawn, kind, found } if spawn == pane.spawn => {
+                pane.on_discovered(&myself, kind, found);
+            }
+            // A late answer about a process this pane has since replaced.
+            PaneMsg::Foreground { .. } | PaneMsg::Discovered { .. } => {}
+            PaneMsg::Rediscover => pane.discover(&myself),
+            PaneMsg::Explain(reply) => {
+                let _ = reply.send(pane.explain());
+            }
+            PaneMsg::Wait { what, met, reply } => {
+                let _ = reply.send(pane.add_waiter(what, met));
+            }
+            PaneMsg::TypeResume { spawn } => pane.type_resume(spawn),
         }
         Ok(())
     }
@@ -425,6 +479,7 @@ impl Pane {
 
     fn publish(&mut self) {
         publish(SnapshotMsg::Pane(Box::new(self.view())));
+        self.check_waiters(0);
         let now = (self.state, self.record.exit_code);
         if now != self.announced {
             self.announced = now;
@@ -486,8 +541,7 @@ impl Pane {
         self.record.agent = Some(AgentRecord {
             kind: kind.as_str().to_string(),
             agent_session_id: plan.session_id.map(|id| id.as_str().to_string()),
-            resume_argv: None,
-            model: None,
+            ..AgentRecord::default()
         });
     }
 
@@ -531,6 +585,7 @@ impl Pane {
         seen.push(("TERM".into(), "xterm-256color".into()));
         self.record.env = filter_env(seen);
         self.process = Some(process);
+        self.forget_process();
         self.state = PaneState::Live;
         self.record.running = true;
         self.record.exit_code = None;
@@ -549,6 +604,8 @@ impl Pane {
                 if self.on_output(&bytes) {
                     self.schedule_catch_up(myself);
                 }
+                self.inspect_soon(myself);
+                self.on_revival_output(myself);
                 if let Some(process) = &self.process {
                     process.return_credit();
                 }
@@ -583,6 +640,7 @@ impl Pane {
     /// Returns whether an attached client is lagging.
     fn on_output(&mut self, bytes: &[u8]) -> bool {
         self.ring.push(bytes);
+        let fresh_before = self.screen.fresh_lines();
         let mut events = std::mem::take(&mut self.events);
         self.screen.feed(bytes, &mut events);
         let mut changed = false;
@@ -616,10 +674,13 @@ impl Pane {
             }
         }
         self.events = events;
-        // New output nobody is looking at is something to read.
-        if self.subscribers.is_empty() {
+        // New lines nobody is looking at are something to read; a spinner
+        // or a full-screen redraw is not.
+        let fresh = self.screen.fresh_lines() - fresh_before;
+        if fresh > 0 && self.subscribers.is_empty() {
             changed |= self.raise(Attention::Unread);
         }
+        self.check_waiters(usize::try_from(fresh).unwrap_or(usize::MAX));
         if changed {
             self.publish();
         }
@@ -655,8 +716,10 @@ impl Pane {
         info!(code, "pane exited");
         self.process = None;
         if let Some(revival) = self.revival.take() {
-            if code != 0 {
-                self.fail_revival(revival, code);
+            // A resumed agent must stay up; a respawned command may end well.
+            if code != 0 || revival.resume.is_some() {
+                let reason = format!("it exited with code {code}");
+                self.fail_revival(revival, &reason);
                 return;
             }
             let _ = revival.reply.send(Ok(()));
