@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
-use signaltty_protocol::{LsReply, NextReply, NotificationsReply, StatusReply, method, params};
+use signaltty_protocol::{
+    ExplainReply, LsReply, NextReply, NotificationsReply, StatusReply, WaitReply, method, params,
+};
 
 use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
 use crate::client::Client;
@@ -216,6 +218,49 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
             value(params::Notifications { unread: *unread })?,
         ),
         Ctl::Next => (method::NEXT, value(params::Empty {})?),
+        Ctl::Explain {
+            pane,
+            file,
+            agent,
+            title,
+        } => {
+            let screen = match file {
+                Some(path) => Some(read_screen(path)?),
+                None => None,
+            };
+            (
+                method::PANE_EXPLAIN,
+                value(params::PaneExplain {
+                    pane: pane.clone(),
+                    screen,
+                    title: title.clone(),
+                    agent: agent.clone(),
+                })?,
+            )
+        }
+        Ctl::Wait {
+            pane,
+            exit,
+            lifecycle,
+            text,
+            timeout,
+        } => {
+            let timeout_ms = match timeout {
+                Some(secs) if secs.is_finite() && *secs >= 0.0 => Some((secs * 1000.0) as u64),
+                Some(secs) => bail!("--timeout {secs} is not a number of seconds"),
+                None => None,
+            };
+            (
+                method::PANE_WAIT,
+                value(params::PaneWait {
+                    pane: pane.clone(),
+                    exit: *exit,
+                    lifecycle: lifecycle.clone(),
+                    text: text.clone(),
+                    timeout_ms,
+                })?,
+            )
+        }
         Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
         Ctl::Debug(DebugCmd::Panic { target }) => (
             method::DEBUG_PANIC,
@@ -260,9 +305,69 @@ fn render(ctl: &Ctl, result: &Value) -> Result<()> {
             let list: NotificationsReply = serde_json::from_value(result.clone())?;
             print_notifications(&list);
         }
+        Ctl::Explain { .. } => {
+            let explained: ExplainReply = serde_json::from_value(result.clone())?;
+            print_explained(&explained);
+        }
+        Ctl::Wait { .. } => {
+            let waited: WaitReply = serde_json::from_value(result.clone())?;
+            match (waited.line, waited.exit_code) {
+                (Some(line), _) => println!("{line}"),
+                (None, Some(code)) => println!("exit {code}"),
+                (None, None) => {}
+            }
+        }
         _ => {}
     }
     Ok(())
+}
+
+/// A saved screen for `explain --file`, at most the size the server reads.
+fn read_screen(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let max = params::MAX_EXPLAIN_SCREEN as u64;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .with_context(|| format!("could not open {}", path.display()))?
+        .take(max + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("could not read {} as text", path.display()))?;
+    if text.len() as u64 > max {
+        bail!(
+            "{} is larger than {max} bytes; save only the screen",
+            path.display()
+        );
+    }
+    Ok(text)
+}
+
+fn print_explained(e: &ExplainReply) {
+    println!("kind        {}", e.kind);
+    if let Some(argv) = &e.foreground {
+        println!("foreground  {}", argv.join(" "));
+    }
+    println!("screen      {}", e.state);
+    if let Some(lifecycle) = e.lifecycle {
+        let name = serde_json::to_value(lifecycle)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        println!("lifecycle   {name}");
+    }
+    println!(
+        "rule        {}",
+        e.rule.as_deref().unwrap_or("(none matched)")
+    );
+    println!("rules       {}", e.rules);
+    if let Some(id) = &e.session_id {
+        match &e.session_file {
+            Some(file) => println!("session     {id} (from {file})"),
+            None => println!("session     {id}"),
+        }
+    }
+    for line in &e.evidence {
+        println!("  │ {line}");
+    }
 }
 
 fn print_notifications(list: &NotificationsReply) {
@@ -345,10 +450,13 @@ fn print_tree(ls: &LsReply) {
             println!("  tab {}  {}", tab.id, tab.title);
             for pane in &tab.panes {
                 let agent = match &pane.agent {
-                    Some(agent) => match &agent.session_id {
-                        Some(id) => format!("  {} session {id}", agent.kind),
-                        None => format!("  {}", agent.kind),
-                    },
+                    Some(agent) => {
+                        let ended = if agent.ended { " (ended)" } else { "" };
+                        match &agent.session_id {
+                            Some(id) => format!("  {}{ended} session {id}", agent.kind),
+                            None => format!("  {}{ended}", agent.kind),
+                        }
+                    }
                     None => String::new(),
                 };
                 let exit = match pane.exit_code {

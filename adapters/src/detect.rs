@@ -42,7 +42,10 @@ pub struct ProcessFacts<'a> {
 }
 
 /// Programs that run an agent written as a script; the script names it.
-const INTERPRETERS: &[&str] = &["node", "nodejs", "bun", "deno", "ruby"];
+/// Shells too: `sh …/claude` is a wrapper script named after its agent.
+const INTERPRETERS: &[&str] = &[
+    "node", "nodejs", "bun", "deno", "ruby", "sh", "bash", "dash", "zsh",
+];
 
 /// Which agent a running process is, or `Generic`.
 ///
@@ -161,6 +164,8 @@ mod tests {
             (&["python3", "/opt/claude"], None, AgentKind::Claude),
             (&["bun", "run", "/x/opencode"], None, AgentKind::Opencode),
             (&["node", "/x/server.js"], None, AgentKind::Generic),
+            (&["/bin/sh", "/home/u/bin/claude"], None, AgentKind::Claude),
+            (&["bash", "--norc"], None, AgentKind::Generic),
             (&["bash"], Some("/usr/bin/bash"), AgentKind::Generic),
             (&["vim", "claude"], None, AgentKind::Generic),
             (&[], None, AgentKind::Generic),

@@ -1,0 +1,313 @@
+//! End to end: agents known, their state read and their sessions found
+//! with no setup — stand-in agents draw screens captured from the real
+//! CLIs and write the files the real ones write.
+
+mod support;
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+use support::agents::{CLAUDE_STAND_IN, captured_screen, install_stand_in};
+use support::{TestServer, wait_for};
+
+/// A server whose panes find stand-in agents on PATH and whose HOME is
+/// the test's own.
+fn server_with_agents(agents: &[(&str, &str)]) -> (TestServer, std::path::PathBuf) {
+    let mut server = TestServer::prepare(true, Vec::new());
+    let root = server.dir.path().to_path_buf();
+    let mut bin = root.join("bin");
+    for (name, body) in agents {
+        bin = install_stand_in(&root, name, body);
+    }
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let screens = captured_screen("claude-idle")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::var("PATH").unwrap_or_default();
+    server.extra_env_push("PATH", &format!("{}:{path}", bin.display()));
+    server.extra_env_push("HOME", &home.display().to_string());
+    server.extra_env_push("SCREENS", &screens.display().to_string());
+    server.launch();
+    (server, root)
+}
+
+fn agent(pane: &Value) -> (String, String) {
+    (
+        pane["agent"]["kind"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        pane["agent"]["session_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+fn runs(root: &Path, name: &str) -> Vec<String> {
+    std::fs::read_to_string(root.join(format!("{name}.argv")))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+const SESSION: &str = "5b0e3c1a-7d2f-4e8b-9a6c-1f2e3d4c5b6a";
+
+#[test]
+fn claude_typed_in_a_shell_is_found_resumable_after_a_kill_and_resumes_inside_a_shell() {
+    let (mut server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let ws = server.workspace("typed", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "bash", "--norc", "--noprofile"]);
+    server.ctl_ok(&["send", &pane, "claude", "--enter"]);
+    let found = server.wait_pane(&pane, "claude and its session id", |p| {
+        agent(p) == ("claude".to_string(), SESSION.to_string())
+    });
+    assert_eq!(found["argv"][0], "bash", "the pane's own command is kept");
+    server.wait_pane(&pane, "idle read from the screen", |p| {
+        p["lifecycle"] == "idle"
+    });
+    server.wait_snapshot("the session id on disk", |s| {
+        s.to_string().contains(SESSION)
+    });
+
+    server.kill9();
+    server.launch();
+    assert_eq!(server.pane(&pane).unwrap()["state"], "RESUMABLE");
+    server.ctl_ok(&["resume", &pane]);
+    let listed = server.pane(&pane).unwrap();
+    assert_eq!(listed["state"], "LIVE");
+    assert_eq!(listed["argv"][0], "bash", "it came back inside a shell");
+    assert_eq!(
+        runs(&root, "claude").last().unwrap(),
+        &format!("--resume {SESSION}")
+    );
+
+    // The agent ends: the user is at the shell prompt, the pane LIVE.
+    server.ctl_ok(&["send", &pane, "quit", "--enter"]);
+    server.wait_pane(&pane, "the agent to end", |p| p["agent"]["ended"] == true);
+    server.ctl_ok(&["send", &pane, "echo back-in-the-shell", "--enter"]);
+    server.wait_output(&pane, "back-in-the-shell");
+    assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE");
+}
+
+#[test]
+fn a_permission_prompt_raises_permission_required_within_a_second_with_no_hooks() {
+    let (server, _root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let ws = server.workspace("ask", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
+    server.wait_pane(&pane, "idle", |p| p["lifecycle"] == "idle");
+    server.ctl_ok(&["seen", &pane]);
+    let asked = std::time::Instant::now();
+    server.ctl_ok(&["send", &pane, "permission", "--enter"]);
+    wait_for("permission_required", Duration::from_secs(5), || {
+        let p = server.pane(&pane)?;
+        (p["attention"] == "permission_required" && p["lifecycle"] == "blocked").then_some(())
+    });
+    assert!(
+        asked.elapsed() < Duration::from_secs(1),
+        "took {:?}",
+        asked.elapsed()
+    );
+
+    let explained = server.ctl_json(&["explain", &pane]);
+    assert_eq!(explained["kind"], "claude");
+    assert_eq!(explained["state"], "blocked (permission)");
+    assert_eq!(explained["rule"], "permission prompt");
+    assert!(
+        explained["evidence"]
+            .to_string()
+            .contains("Do you want to proceed?")
+    );
+    let text = server.ctl_ok(&["explain", &pane]);
+    assert!(
+        text.contains("permission prompt") && text.contains("│"),
+        "{text}"
+    );
+
+    // The user answers: the prompt is gone and so is the attention.
+    server.ctl_ok(&["send", &pane, "working", "--enter"]);
+    server.wait_pane(&pane, "working again", |p| {
+        p["lifecycle"] == "working" && p["attention"] == "none"
+    });
+    // The turn ends with nobody looking: done, and unread until seen.
+    server.ctl_ok(&["send", &pane, "done", "--enter"]);
+    server.wait_pane(&pane, "done", |p| {
+        p["lifecycle"] == "done" && p["attention"] == "unread"
+    });
+    server.ctl_ok(&["seen", &pane]);
+    let seen = server.pane(&pane).unwrap();
+    assert_eq!(
+        (seen["lifecycle"].as_str(), seen["attention"].as_str()),
+        (Some("idle"), Some("none"))
+    );
+}
+
+#[test]
+fn explain_reads_a_saved_screen_with_the_named_agents_rules() {
+    let server = TestServer::start();
+    let file = captured_screen("gemini-working");
+    let out = server.ctl_json(&[
+        "explain",
+        "--file",
+        file.to_str().unwrap(),
+        "--agent",
+        "gemini",
+    ]);
+    assert_eq!(out["state"], "working");
+    assert_eq!(out["rule"], "busy");
+    let out = server.ctl_json(&[
+        "explain",
+        "--file",
+        file.to_str().unwrap(),
+        "--agent",
+        "claude",
+    ]);
+    assert_ne!(out["state"], "working", "claude's rules do not read gemini");
+    let bad = server.ctl(&[
+        "explain",
+        "--file",
+        file.to_str().unwrap(),
+        "--agent",
+        "nope",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown agent kind"));
+}
+
+#[test]
+fn a_spinner_and_top_redrawing_never_raise_unread() {
+    let server = TestServer::start();
+    let ws = server.workspace("quiet", &[]);
+    let spinner = server.ctl_ok(&[
+        "new", &ws, "--", "sh", "-c",
+        "echo start; i=0; while :; do i=$((i+1)); printf '\\r%s working %s' '|/-\\' $i; sleep 0.05; done",
+    ]);
+    let top = server.ctl_ok(&["new", &ws, "--", "top", "-d", "0.2"]);
+    server.wait_output(&top, "load average");
+    server.wait_output(&spinner, "working");
+    for pane in [&spinner, &top] {
+        server.ctl_ok(&["seen", pane]);
+    }
+    // Watch both redraw many times over.
+    let mut frames = std::collections::HashSet::new();
+    wait_for("20 different frames", Duration::from_secs(20), || {
+        for pane in [&spinner, &top] {
+            frames.insert(server.ctl_ok(&["read", pane]));
+        }
+        (frames.len() >= 20).then_some(())
+    });
+    for pane in [&spinner, &top] {
+        assert_eq!(
+            server.pane(pane).unwrap()["attention"],
+            "none",
+            "pane {pane}"
+        );
+    }
+    // New lines are news.
+    let lines = server.ctl_ok(&[
+        "new",
+        &ws,
+        "--",
+        "sh",
+        "-c",
+        "sleep 0.5; echo one; echo two; sleep 1000",
+    ]);
+    server.ctl_ok(&["seen", &lines]);
+    server.wait_pane(&lines, "unread from new lines", |p| {
+        p["attention"] == "unread"
+    });
+}
+
+#[test]
+fn ctl_wait_for_text_lifecycle_exit_and_a_timeout() {
+    let (server, _root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let ws = server.workspace("wait", &[]);
+    let pane = server.ctl_ok(&[
+        "new",
+        &ws,
+        "--",
+        "sh",
+        "-c",
+        "echo ready-now; read x; echo later-$x; read y; exit 3",
+    ]);
+    // Text already on screen matches at once, and prints the line.
+    assert_eq!(
+        server.ctl_ok(&["wait", &pane, "--text", "ready-\\w+", "--timeout", "10"]),
+        "ready-now"
+    );
+    // Text still to come: the wait is answered when it arrives.
+    let waiter = server
+        .command()
+        .args([
+            "ctl",
+            "wait",
+            &pane,
+            "--text",
+            "later-[0-9]+",
+            "--timeout",
+            "20",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    server.ctl_ok(&["send", &pane, "42", "--enter"]);
+    let out = waiter.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "later-42");
+    // A timeout exits 1 and says so.
+    let out = server.ctl(&["wait", &pane, "--text", "never-seen", "--timeout", "0.3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("within 0.3s"));
+    // Exit, with its code.
+    server.ctl_ok(&["send", &pane, "x", "--enter"]);
+    assert_eq!(
+        server.ctl_ok(&["wait", &pane, "--exit", "--timeout", "20"]),
+        "exit 3"
+    );
+
+    // A lifecycle read from an agent's screen.
+    let agent = server.ctl_ok(&["new", &ws, "--", "claude"]);
+    assert_eq!(
+        server.ctl_ok(&["wait", &agent, "--lifecycle", "idle", "--timeout", "20"]),
+        ""
+    );
+    let out = server.ctl(&["wait", &agent, "--lifecycle", "sleepy"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not one of"));
+}
+
+/// codex 0.171.0 writes its rollout from a shared daemon after the first
+/// prompt; the stand-in writes one the same way, for its cwd.
+const CODEX_STAND_IN: &str = r#"
+read -r prompt
+id=0190f3a2-7c4e-7b1d-9e8f-123456789abc
+day=$(date -u +%Y/%m/%d)
+dir=${CODEX_HOME:-$HOME/.codex}/sessions/$day
+mkdir -p "$dir"
+printf '{"timestamp":"x","type":"session_meta","payload":{"id":"%s","timestamp":"x","cwd":"%s","originator":"codex-tui"}}\n' $id "$PWD" > "$dir/rollout-x-$id.jsonl"
+printf '{"timestamp":"x","type":"session_meta","payload":{"id":"0190f3a2-0000-7b1d-9e8f-123456789abc","timestamp":"x","cwd":"/elsewhere","originator":"codex-tui"}}\n' > "$dir/rollout-y.jsonl"
+printf '\033[H\033[2J'; sed 's/$/\r/' "$SCREENS/codex-working.txt"
+sleep 1
+printf '\033[H\033[2J'; sed 's/$/\r/' "$SCREENS/codex-idle.txt"
+exec sleep 1000
+"#;
+
+#[test]
+fn a_codex_rollout_is_matched_by_cwd_and_time() {
+    let (server, _root) = server_with_agents(&[("codex", CODEX_STAND_IN)]);
+    let ws = server.workspace("codex", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "bash", "--norc", "--noprofile"]);
+    server.ctl_ok(&["send", &pane, "codex", "--enter"]);
+    server.wait_pane(&pane, "codex detected", |p| p["agent"]["kind"] == "codex");
+    server.ctl_ok(&["send", &pane, "say hi", "--enter"]);
+    server.wait_pane(&pane, "the rollout's id", |p| {
+        p["agent"]["session_id"] == "0190f3a2-7c4e-7b1d-9e8f-123456789abc"
+    });
+    server.wait_pane(&pane, "the turn's end, with nobody looking", |p| {
+        p["lifecycle"] == "done" && p["attention"] == "unread"
+    });
+}
