@@ -120,6 +120,18 @@ impl Emu<'_> {
         }
     }
 
+    /// `Term` wraps a full line by itself, scrolling like a line feed when
+    /// the cursor is on the region's last row: count that scroll too.
+    #[cold]
+    fn input_at_line_end(&mut self, c: char) {
+        let before = self.term.grid().cursor.point;
+        Handler::input(&mut *self.term, c);
+        let wrapped = self.term.grid().cursor.point.column < before.column;
+        if wrapped && !self.term.mode().contains(TermMode::ALT_SCREEN) {
+            self.fresh.line_feed(before.line.0, self.tracked.region.1);
+        }
+    }
+
     fn column_mode_side_effect(&mut self, mode: &PrivateMode) {
         // DECCOLM makes `Term` reset the region internally, bypassing us.
         if matches!(mode, PrivateMode::Named(NamedPrivateMode::ColumnMode)) {
@@ -145,7 +157,15 @@ impl Handler for Emu<'_> {
 
     #[inline]
     fn input(&mut self, c: char) {
-        Handler::input(&mut *self.term, c)
+        // A character written after the last column wraps the line (and a
+        // wrap on the last row scrolls): one flag test per character (two
+        // instructions; +1.2% of `Screen::feed`'s instructions measured),
+        // the rest out of line.
+        if self.term.grid().cursor.input_needs_wrap {
+            self.input_at_line_end(c);
+        } else {
+            Handler::input(&mut *self.term, c)
+        }
     }
 
     fn goto(&mut self, line: i32, col: usize) {

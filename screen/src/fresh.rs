@@ -10,14 +10,21 @@
 //! written to — is compared with the frontier. Moving up and rewriting
 //! (Ink's `eraseLines`, `\r` spinners) never passes it.
 //!
-//! Limits, chosen for cost: a scroll caused by auto-wrap of a long line
-//! (rather than a line feed) is not counted, and text written away from the
-//! cursor's final row is only noticed when the cursor reaches past it.
+//! A long line that auto-wraps on the last row scrolls inside `Term`; the
+//! emulator glue sees the cursor jump back to the start of the row and
+//! counts that scroll as well (`Emu::input_at_line_end`).
+//!
+//! Limits, chosen for cost: a wide character that does not fit in the
+//! last column wraps without the flag test seeing it (a row at most, and
+//! only for CJK or emoji text meeting the edge exactly), and text written
+//! away from the cursor's final row is only noticed when the cursor
+//! reaches past it.
 
 /// The counter; see the module doc.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Fresh {
-    /// Rows scrolled off the top of the primary screen by line feeds.
+    /// Rows scrolled off the top of the primary screen by line feeds and
+    /// auto-wraps.
     scrolled: i64,
     /// The highest row number (scrolled + line) known to hold output; -1
     /// before anything was written.
@@ -35,8 +42,8 @@ impl Fresh {
         }
     }
 
-    /// A line feed at `line` on the primary screen whose scrolling region
-    /// ends (exclusive) at `region_end`.
+    /// A line feed (or an auto-wrap) at `line` on the primary screen whose
+    /// scrolling region ends (exclusive) at `region_end`.
     #[inline]
     pub(crate) fn line_feed(&mut self, line: i32, region_end: i32) {
         if line + 1 == region_end {

@@ -30,6 +30,27 @@ fn printed_lines_count_once_and_scrolling_keeps_counting() {
 }
 
 #[test]
+fn long_lines_that_wrap_at_the_bottom_count_every_row() {
+    let mut s = screen();
+    // Fill the screen so that the cursor sits on the last row.
+    let mut full = Vec::new();
+    for i in 0..9 {
+        full.extend_from_slice(format!("line {i}\r\n").as_bytes());
+    }
+    feed(&mut s, &full);
+    // 100 characters on a 40-column screen: three rows, two of them made
+    // by auto-wrap scrolling the screen, not by a line feed.
+    assert_eq!(feed(&mut s, &[b'x'; 100]), 3);
+    assert_eq!(feed(&mut s, b"\r\n"), 0, "the cursor only moved down");
+    // Wide characters that do not fit at the end of a row wrap too.
+    assert_eq!(feed(&mut s, "界".repeat(45).as_bytes()), 3);
+    // Nothing wraps on the alternate screen's account.
+    feed(&mut s, b"\r\n\x1b[?1049h\x1b[10;1H");
+    assert_eq!(feed(&mut s, &[b'y'; 200]), 0);
+    assert_eq!(feed(&mut s, b"\x1b[?1049l"), 0);
+}
+
+#[test]
 fn spinners_status_lines_and_redraws_do_not_count() {
     let mut s = screen();
     feed(&mut s, b"working\r\n");
