@@ -365,6 +365,9 @@ fn print_explained(e: &ExplainReply) {
             None => println!("session     {id}"),
         }
     }
+    if e.waiting > 0 {
+        println!("waiting     {} `ctl wait` client(s)", e.waiting);
+    }
     for line in &e.evidence {
         println!("  │ {line}");
     }

@@ -280,6 +280,52 @@ fn ctl_wait_for_text_lifecycle_exit_and_a_timeout() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one of"));
 }
 
+/// A `ctl wait` whose client went away (killed, or timed out) must not
+/// stay registered until something happens in the pane: on a pane that
+/// prints nothing, only the reply port closing can remove it. And at most
+/// 32 clients wait on one pane.
+#[test]
+fn waits_are_bounded_and_a_wait_whose_client_is_gone_is_forgotten_at_once() {
+    let server = TestServer::start();
+    let ws = server.workspace("gone", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
+    let waiting = || server.ctl_json(&["explain", &pane])["waiting"].as_u64();
+    let mut clients: Vec<std::process::Child> = (0..32)
+        .map(|_| {
+            server
+                .command()
+                .args(["ctl", "wait", &pane, "--text", "never-printed"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    wait_for("32 waiters registered", Duration::from_secs(20), || {
+        (waiting() == Some(32)).then_some(())
+    });
+    let refused = server.ctl(&["wait", &pane, "--exit", "--timeout", "5"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("32 clients already wait"), "{err}");
+
+    for client in &mut clients {
+        client.kill().unwrap();
+        client.wait().unwrap();
+    }
+    wait_for("the waiters forgotten", Duration::from_secs(5), || {
+        (waiting() == Some(0)).then_some(())
+    });
+    // A wait that timed out is gone as soon as its client is told.
+    let out = server.ctl(&["wait", &pane, "--exit", "--timeout", "0.2"]);
+    assert_eq!(out.status.code(), Some(1));
+    wait_for(
+        "the timed-out waiter forgotten",
+        Duration::from_secs(5),
+        || (waiting() == Some(0)).then_some(()),
+    );
+}
+
 /// codex 0.171.0 writes its rollout from a shared daemon after the first
 /// prompt; the stand-in writes one the same way, for its cwd.
 const CODEX_STAND_IN: &str = r#"

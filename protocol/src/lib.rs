@@ -385,6 +385,8 @@ pub mod params {
     /// → [`super::WaitReply`] once exactly one of `exit`, `lifecycle` or
     /// `text` (a regular expression, matched against each line of the
     /// screen and of new output) holds; `TIMED_OUT` after `timeout_ms`.
+    /// The wait is given up when the client closes the connection (or
+    /// shuts down its writing half).
     #[derive(Debug, Clone, Default, Serialize, Deserialize)]
     pub struct PaneWait {
         pub pane: String,
@@ -626,6 +628,9 @@ pub struct ExplainReply {
     /// The agent's file the session id was read from.
     #[serde(default)]
     pub session_file: Option<String>,
+    /// How many `pane.wait` requests wait on the pane.
+    #[serde(default)]
+    pub waiting: usize,
 }
 
 /// The result of `pane.wait`.

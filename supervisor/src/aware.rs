@@ -47,6 +47,7 @@ pub async fn explain(p: params::PaneExplain) -> Result<Value, WireError> {
                 foreground: None,
                 session_id: None,
                 session_file: None,
+                waiting: 0,
             })
         }
         _ => Err(bad_params("give either a pane or a saved screen")),
@@ -71,6 +72,7 @@ async fn explain_pane(query: &str) -> Result<Value, WireError> {
             .as_ref()
             .and_then(|a| a.agent_session_id.clone()),
         session_file: explained.session_file,
+        waiting: explained.waiting,
     })
 }
 

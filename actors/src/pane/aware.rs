@@ -83,6 +83,8 @@ pub struct Explained {
     pub verdict: Verdict,
     pub rules: String,
     pub session_file: Option<String>,
+    /// How many `ctl wait` clients wait on the pane.
+    pub waiting: usize,
 }
 
 impl Pane {
@@ -368,6 +370,7 @@ impl Pane {
             verdict,
             rules,
             session_file: self.aware.session_file.clone(),
+            waiting: self.waiting(),
         }
     }
 }

@@ -197,6 +197,8 @@ pub enum PaneMsg {
         met: tokio::sync::oneshot::Sender<wait::WaitMet>,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
+    /// The client of a `ctl wait` stopped waiting (see `wait.rs`).
+    WaiterGone(u64),
     /// Type the resume command into the fresh shell of a resumed pane.
     TypeResume {
         spawn: u64,
@@ -231,6 +233,8 @@ pub struct Pane {
     context: PaneContext,
     aware: aware::Awareness,
     waiters: Vec<wait::Waiter>,
+    /// The id of the last waiter registered.
+    last_waiter: u64,
 }
 
 /// What to answer, and what to go back to, when a revived child fails.
@@ -278,6 +282,7 @@ impl Actor for PaneActor {
             context: args.context,
             aware: aware::Awareness::default(),
             waiters: Vec::new(),
+            last_waiter: 0,
         };
         pane.record.pty_size = PtySize {
             rows: size.rows,
@@ -461,8 +466,9 @@ impl Actor for PaneActor {
                 let _ = reply.send(pane.explain());
             }
             PaneMsg::Wait { what, met, reply } => {
-                let _ = reply.send(pane.add_waiter(what, met));
+                let _ = reply.send(pane.add_waiter(&myself, what, met));
             }
+            PaneMsg::WaiterGone(id) => pane.drop_waiter(id),
             PaneMsg::TypeResume { spawn } => pane.type_resume(spawn),
         }
         Ok(())

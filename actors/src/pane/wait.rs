@@ -1,12 +1,19 @@
 //! `ctl wait`: conditions a client waits for, checked by the pane when
 //! something relevant changes (pushed, never polled).
+//!
+//! Each waiter answers its client through a small relay task, which also
+//! notices the client going away (its reply port closing: the connection
+//! ended, or the request timed out) and tells the pane at once, so a
+//! waiter never outlives the client that asked — even on a pane that
+//! prints nothing.
 
+use ractor::ActorRef;
 use regex::Regex;
 use signaltty_persistence::Lifecycle;
 use signaltty_screen::Style;
 use tokio::sync::oneshot;
 
-use super::Pane;
+use super::{Pane, PaneMsg};
 use crate::error::ActorError;
 
 /// The most clients that may wait on one pane at once.
@@ -32,7 +39,9 @@ pub enum WaitMet {
 }
 
 pub(super) struct Waiter {
+    id: u64,
     what: WaitFor,
+    /// To the relay task that answers the client.
     reply: oneshot::Sender<WaitMet>,
 }
 
@@ -40,10 +49,10 @@ impl Pane {
     /// Registers a wait; answers at once if the condition already holds.
     pub(super) fn add_waiter(
         &mut self,
+        myself: &ActorRef<PaneMsg>,
         what: WaitFor,
-        reply: oneshot::Sender<WaitMet>,
+        client: oneshot::Sender<WaitMet>,
     ) -> Result<(), ActorError> {
-        self.waiters.retain(|w| !w.reply.is_closed());
         if self.waiters.len() >= MAX_WAITERS {
             return Err(ActorError::Refused(format!(
                 "{MAX_WAITERS} clients already wait on pane {}; try again later",
@@ -51,13 +60,26 @@ impl Pane {
             )));
         }
         let lines = usize::from(self.record.pty_size.rows);
-        match self.met(&what, lines) {
-            Some(met) => {
-                let _ = reply.send(met);
-            }
-            None => self.waiters.push(Waiter { what, reply }),
+        if let Some(met) = self.met(&what, lines) {
+            let _ = client.send(met);
+            return Ok(());
         }
+        self.last_waiter += 1;
+        let id = self.last_waiter;
+        let (reply, answer) = oneshot::channel();
+        tokio::spawn(relay(id, answer, client, myself.clone()));
+        self.waiters.push(Waiter { id, what, reply });
         Ok(())
+    }
+
+    /// The client of waiter `id` is gone.
+    pub(super) fn drop_waiter(&mut self, id: u64) {
+        self.waiters.retain(|w| w.id != id);
+    }
+
+    /// How many clients wait on this pane (`ctl explain` shows it).
+    pub(super) fn waiting(&self) -> usize {
+        self.waiters.len()
     }
 
     /// Answers every wait whose condition holds now. `new_lines` is how
@@ -95,6 +117,27 @@ impl Pane {
                 .lines()
                 .find(|line| pattern.is_match(line))
                 .map(|line| WaitMet::Text(line.trim_end().to_string())),
+        }
+    }
+}
+
+/// Passes the pane's answer to the client, or tells the pane that the
+/// client stopped waiting (its receiver was dropped).
+async fn relay(
+    id: u64,
+    answer: oneshot::Receiver<WaitMet>,
+    mut client: oneshot::Sender<WaitMet>,
+    pane: ActorRef<PaneMsg>,
+) {
+    tokio::select! {
+        met = answer => {
+            // Err: the pane ended; dropping `client` tells the requester.
+            if let Ok(met) = met {
+                let _ = client.send(met);
+            }
+        }
+        () = client.closed() => {
+            let _ = pane.cast(PaneMsg::WaiterGone(id));
         }
     }
 }
