@@ -280,6 +280,44 @@ fn ctl_wait_for_text_lifecycle_exit_and_a_timeout() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one of"));
 }
 
+/// Copilot CLI 1.0.102 as installed from npm: `node …/copilot` runs its
+/// native binary as a child, and that child makes
+/// `~/.copilot/session-state/<id>/inuse.<its pid>.lock` at start.
+const COPILOT_STAND_IN: &str = r#"
+state=${COPILOT_HOME:-$HOME/.copilot}/session-state
+sh -c '
+sid=$(printf "%08x-0000-4000-8000-%012x" $$ $$)
+mkdir -p "$1/$sid"
+printf "id: %s\ncwd: %s\n" "$sid" "$PWD" > "$1/$sid/workspace.yaml"
+echo $$ > "$1/$sid/inuse.$$.lock"
+echo "copilot-session $sid"
+exec sleep 1000' native "$state"
+"#;
+
+#[test]
+fn copilot_is_found_with_the_session_its_native_child_locked() {
+    let (server, _root) = server_with_agents(&[("copilot", COPILOT_STAND_IN)]);
+    let ws = server.workspace("cop", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "bash", "--norc", "--noprofile"]);
+    server.ctl_ok(&["send", &pane, "copilot", "--enter"]);
+    let text = server.wait_output(&pane, "copilot-session ");
+    let id = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("copilot-session "))
+        .unwrap()
+        .to_string();
+    server.wait_pane(&pane, "copilot's session id from its lock", |p| {
+        agent(p) == ("copilot".to_string(), id.clone())
+    });
+    let explained = server.ctl_json(&["explain", &pane]);
+    assert!(
+        explained["session_file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with(&format!("{id}/workspace.yaml"))),
+        "{explained}"
+    );
+}
+
 /// A `ctl wait` whose client went away (killed, or timed out) must not
 /// stay registered until something happens in the pane: on a pane that
 /// prints nothing, only the reply port closing can remove it. And at most

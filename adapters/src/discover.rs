@@ -39,6 +39,10 @@ pub struct AgentProcess {
     pub start_ticks: u64,
     /// Its working directory.
     pub cwd: String,
+    /// Its direct children: an agent started through a loader (copilot's
+    /// npm package runs its native binary as a child) writes its files
+    /// under the child's pid.
+    pub children: Vec<i32>,
     /// Variables of its environment: `HOME` and those of
     /// [`store_env_names`] (others are ignored).
     pub env: Vec<(String, String)>,
@@ -76,7 +80,8 @@ fn store_root(store: SessionStore) -> StoreRoot {
         SessionStore::PidFile(root)
         | SessionStore::ProjectChats(root)
         | SessionStore::DatedRollouts(root)
-        | SessionStore::SessionFiles(root) => root,
+        | SessionStore::SessionFiles(root)
+        | SessionStore::StateDirs(root) => root,
     }
 }
 
@@ -96,6 +101,7 @@ pub fn discover_session(kind: AgentKind, process: &AgentProcess) -> Option<Disco
         SessionStore::ProjectChats(_) => project_chats(&root, process)?,
         SessionStore::DatedRollouts(_) => dated_rollouts(&root, process)?,
         SessionStore::SessionFiles(_) => session_files(&root, process)?,
+        SessionStore::StateDirs(_) => state_dirs(&root, process)?,
     };
     let id = validate_session_id(kind, &id).ok()?;
     Some(Discovered { id, file })
@@ -142,7 +148,7 @@ fn project_chats(root: &Path, process: &AgentProcess) -> Option<(PathBuf, String
         return None;
     }
     let chats = root.join("tmp").join(project).join("chats");
-    let files = recent_files(&chats, process, |name| {
+    let files = recent(&chats, process, Entry::File, |name| {
         name.starts_with("session-") && name.ends_with(".jsonl")
     });
     files.into_iter().find_map(|(_, path)| {
@@ -172,7 +178,7 @@ fn dated_rollouts(root: &Path, process: &AgentProcess) -> Option<(PathBuf, Strin
             .join(format!("{:04}", day.0))
             .join(format!("{:02}", day.1))
             .join(format!("{:02}", day.2));
-        files.extend(recent_files(&dir, process, |name| {
+        files.extend(recent(&dir, process, Entry::File, |name| {
             name.starts_with("rollout-") && name.ends_with(".jsonl")
         }));
     }
@@ -199,7 +205,7 @@ fn session_files(root: &Path, process: &AgentProcess) -> Option<(PathBuf, String
         .take(MAX_ENTRIES)
         .flatten()
     {
-        files.extend(recent_files(&project.path(), process, |name| {
+        files.extend(recent(&project.path(), process, Entry::File, |name| {
             name.starts_with("ses_") && name.ends_with(".json")
         }));
     }
@@ -210,29 +216,62 @@ fn session_files(root: &Path, process: &AgentProcess) -> Option<(PathBuf, String
     })
 }
 
-/// Regular files in `dir` whose name passes `wanted` and that were
+/// Copilot: the session directory holding a lock of the process or of
+/// one of its children, made since it started; the directory's name is
+/// the session id. The newest wins (a `/new` inside copilot moves on).
+fn state_dirs(root: &Path, process: &AgentProcess) -> Option<(PathBuf, String)> {
+    let sessions = recent(&root.join("session-state"), process, Entry::Dir, |_| true);
+    let since = process.started_at_ms.saturating_sub(START_SLACK_MS);
+    let pids = std::iter::once(process.pid).chain(process.children.iter().copied());
+    let locks: Vec<String> = pids.map(|pid| format!("inuse.{pid}.lock")).collect();
+    sessions.into_iter().find_map(|(_, dir)| {
+        let held = locks.iter().any(|lock| {
+            std::fs::symlink_metadata(dir.join(lock))
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .and_then(|meta| meta.modified().ok())
+                .is_some_and(|at| millis(at) >= since)
+        });
+        let id = dir.file_name()?.to_str()?.to_string();
+        held.then(|| (dir.join("workspace.yaml"), id))
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    File,
+    Dir,
+}
+
+/// Entries of `dir` of one `kind` whose name passes `wanted` and that were
 /// modified since the process started, newest first, with their times.
-fn recent_files(
+fn recent(
     dir: &Path,
     process: &AgentProcess,
+    kind: Entry,
     wanted: impl Fn(&str) -> bool,
 ) -> Vec<(u64, PathBuf)> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     let since = process.started_at_ms.saturating_sub(START_SLACK_MS);
-    let mut files: Vec<(u64, PathBuf)> = entries
+    let mut found: Vec<(u64, PathBuf)> = entries
         .take(MAX_ENTRIES)
         .flatten()
         .filter(|e| e.file_name().to_str().is_some_and(&wanted))
         .filter_map(|e| {
-            let meta = e.metadata().ok().filter(std::fs::Metadata::is_file)?;
-            let modified = millis(meta.modified().ok()?);
+            // `DirEntry::metadata` does not follow a symlink.
+            let meta = e.metadata().ok()?;
+            let right_kind = match kind {
+                Entry::File => meta.is_file(),
+                Entry::Dir => meta.is_dir(),
+            };
+            let modified = millis(meta.modified().ok().filter(|_| right_kind)?);
             (modified >= since).then(|| (modified, e.path()))
         })
         .collect();
-    newest_first(&mut files);
-    files
+    newest_first(&mut found);
+    found
 }
 
 /// Sorts (modified, path) pairs newest first and keeps [`MAX_OPENED`].
@@ -298,6 +337,7 @@ mod tests {
             started_at_ms: 0,
             start_ticks: 0,
             cwd: "/".into(),
+            children: Vec::new(),
             env: vec![
                 ("HOME".into(), "/home/u".into()),
                 ("GEMINI_CLI_HOME".into(), "/g".into()),

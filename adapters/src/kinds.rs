@@ -116,6 +116,10 @@ pub(crate) enum SessionStore {
     /// `<root>/storage/session/<project>/ses_*.json` with `id`,
     /// `directory` and `time.updated`.
     SessionFiles(StoreRoot),
+    /// `<root>/session-state/<id>/inuse.<pid>.lock`: a directory per
+    /// session, named by its id, holding a lock named after the process
+    /// that has it open — written as soon as the agent starts.
+    StateDirs(StoreRoot),
 }
 
 /// Everything signaltty knows about one agent CLI.
@@ -661,9 +665,18 @@ pub(crate) const COPILOT: AdapterSpec = AdapterSpec {
     process_names: &["copilot"],
     package_markers: &["/@github/copilot/"],
     screen_rules: Some(include_str!("../agents/copilot.toml")),
-    // Not checked against a binary: ids come from its launch flag or hooks.
-    sessions: None,
-    checked_against: "GitHub Copilot CLI 1.0.102 --help",
+    // Seen with copilot 1.0.102 (npm `@github/copilot`, run offline with a
+    // temp HOME): at start, before any login, it makes
+    // `~/.copilot/session-state/<uuid>/` with `workspace.yaml` (id, cwd)
+    // and `inuse.<pid>.lock`, the pid being its native binary's — a child
+    // of the `node …/copilot` loader in the foreground. COPILOT_HOME
+    // replaces `~/.copilot` (`--config-dir` too, which is not followed).
+    sessions: Some(SessionStore::StateDirs(StoreRoot {
+        env: "COPILOT_HOME",
+        env_suffix: "",
+        home_path: ".copilot",
+    })),
+    checked_against: "GitHub Copilot CLI 1.0.102 --help, and its files at start",
 };
 
 /// Anything signaltty does not recognise: shells, editors, other agents.

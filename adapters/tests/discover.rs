@@ -1,5 +1,6 @@
 //! discover_session(): session ids from the agents' own files, laid out as
-//! claude 2.1.197, gemini 0.61.0 and codex-cli 0.171.0 write them.
+//! claude 2.1.197, gemini 0.61.0, codex-cli 0.171.0 and copilot 1.0.102
+//! write them.
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -22,6 +23,7 @@ fn process(home: &Path, cwd: &str, extra: &[(&str, &str)]) -> AgentProcess {
         start_ticks: 90964,
         cwd: cwd.into(),
         env,
+        children: Vec::new(),
     }
 }
 
@@ -85,21 +87,13 @@ fn gemini_chat_of_the_cwds_project() {
 #[test]
 fn codex_rollout_matched_by_cwd_and_time() {
     let home = tempfile::tempdir().unwrap();
-    let day = |ms: u64| {
-        let days = (ms / 86_400_000) as i64;
-        // A tiny civil-from-days for the test's own dates.
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z.rem_euclid(146_097);
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = doy - (153 * mp + 2) / 5 + 1;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 };
-        let y = yoe + era * 400 + i64::from(m <= 2);
-        format!("{y:04}/{m:02}/{d:02}")
-    };
-    let dir = home.path().join(".codex/sessions").join(day(now_ms()));
+    // Today's directory, as `date` names it: an oracle of its own.
+    let today = std::process::Command::new("date")
+        .args(["-u", "+%Y/%m/%d"])
+        .output()
+        .unwrap();
+    let today = String::from_utf8(today.stdout).unwrap();
+    let dir = home.path().join(".codex/sessions").join(today.trim());
     let meta = |id: &str, cwd: &str| {
         format!(
             "{{\"timestamp\":\"2026-12-01T23:05:47.800Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"{id}\",\"timestamp\":\"2026-12-01T23:05:23.514Z\",\"cwd\":\"{cwd}\",\"originator\":\"codex-tui\",\"base_instructions\":{{\"text\":\"{}\"}}}}}}\n",
@@ -122,4 +116,51 @@ fn codex_rollout_matched_by_cwd_and_time() {
     let mut later = process(home.path(), "/work/proj2", &[]);
     later.started_at_ms = now_ms() + 60_000;
     assert!(discover_session(AgentKind::Codex, &later).is_none());
+}
+
+/// copilot 1.0.102 at start: `session-state/<uuid>/inuse.<pid>.lock` of
+/// its native binary, a child of the `node …/copilot` loader.
+#[test]
+fn copilot_session_dir_locked_by_the_process_or_its_child() {
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join(".copilot/session-state");
+    let mine = "22e2f2f6-c273-49f3-b614-11db43ae0495";
+    write(&state.join(mine).join("workspace.yaml"), "id: x\ncwd: /p\n");
+    write(&state.join(mine).join("inuse.4343.lock"), "4343");
+    // Another copilot's session, and a bad directory name with our lock.
+    let other = "0b6f2c4e-1111-2222-3333-444455556666";
+    write(&state.join(other).join("inuse.5555.lock"), "5555");
+    write(&state.join("--resume x").join("inuse.4242.lock"), "4242");
+
+    let mut loader = process(home.path(), "/p", &[]);
+    assert!(
+        discover_session(AgentKind::Copilot, &loader).is_none(),
+        "the loader holds no lock, and a bad name is never an id"
+    );
+    loader.children = vec![4343];
+    let found = discover_session(AgentKind::Copilot, &loader).unwrap();
+    assert_eq!(found.id.as_str(), mine);
+    assert_eq!(found.file, state.join(mine).join("workspace.yaml"));
+
+    // A lock older than the process is a stale one of a reused pid.
+    let mut later = loader.clone();
+    later.started_at_ms = now_ms() + 60_000;
+    assert!(discover_session(AgentKind::Copilot, &later).is_none());
+
+    // COPILOT_HOME replaces ~/.copilot.
+    let moved = tempfile::tempdir().unwrap();
+    let dir = moved.path().display().to_string();
+    let mut elsewhere = process(home.path(), "/p", &[("COPILOT_HOME", &dir)]);
+    elsewhere.children = vec![4343];
+    assert!(discover_session(AgentKind::Copilot, &elsewhere).is_none());
+    write(
+        &moved
+            .path()
+            .join("session-state")
+            .join(other)
+            .join("inuse.4343.lock"),
+        "4343",
+    );
+    let found = discover_session(AgentKind::Copilot, &elsewhere).unwrap();
+    assert_eq!(found.id.as_str(), other);
 }

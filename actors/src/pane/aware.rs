@@ -202,10 +202,11 @@ impl Pane {
         if kind == AgentKind::Generic {
             return;
         }
-        let process = facts.agent_process(&self.record.cwd);
+        let mut process = facts.agent_process(&self.record.cwd);
         let target = myself.clone();
         let spawn = self.spawn;
         tokio::task::spawn_blocking(move || {
+            process.children = procfs::children(process.pid);
             let found = adapters::discover_session(kind, &process);
             let _ = target.cast(PaneMsg::Discovered { spawn, kind, found });
         });

@@ -13,6 +13,8 @@ use signaltty_adapters::{AgentProcess, ProcessFacts, store_env_names};
 const MAX_CMDLINE: u64 = 64 * 1024;
 const MAX_ENVIRON: u64 = 256 * 1024;
 const MAX_STAT: u64 = 4 * 1024;
+const MAX_CHILDREN: usize = 64;
+const MAX_THREADS: usize = 256;
 
 /// The foreground process group leader, as `/proc` shows it.
 #[derive(Debug, Clone)]
@@ -46,8 +48,30 @@ impl Foreground {
             start_ticks: self.start_ticks,
             cwd: self.cwd.clone().unwrap_or_else(|| fallback_cwd.to_string()),
             env: self.env.clone(),
+            children: Vec::new(),
         }
     }
+}
+
+/// The direct children of `pid`, from each of its threads'
+/// `/proc/PID/task/TID/children` — read when a session is looked for,
+/// since a loader starts its agent after it became the foreground. At
+/// most [`MAX_CHILDREN`], from at most [`MAX_THREADS`] threads.
+pub fn children(pid: i32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(Path::new("/proc").join(pid.to_string()).join("task")) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for task in tasks.take(MAX_THREADS).flatten() {
+        let bytes = read_bounded(&task.path().join("children"), MAX_STAT).unwrap_or_default();
+        found.extend(
+            String::from_utf8_lossy(&bytes)
+                .split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok()),
+        );
+    }
+    found.truncate(MAX_CHILDREN);
+    found
 }
 
 /// Reads what `/proc/PID` says; `None` once the process is gone.
@@ -143,6 +167,21 @@ mod tests {
         let age = crate::now_millis().saturating_sub(me.started_at_ms);
         assert!(age < 10 * 60 * 1000, "started {age} ms ago?");
         assert!(read(i32::MAX).is_none());
+    }
+
+    #[test]
+    fn children_are_read_from_proc() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("100")
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        // Spawned from a test thread: found through that thread's list.
+        let found = children(std::process::id() as i32);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(found.contains(&pid), "{found:?} lacks {pid}");
+        assert!(children(i32::MAX).is_empty());
     }
 
     #[test]
