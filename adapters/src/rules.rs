@@ -192,27 +192,15 @@ impl Rules {
     }
 
     /// Reads `screen` (the visible screen as text, one row per line) and
-    /// `title`. Only the last [`Rules::rows`] rows count, after trailing
-    /// blank rows are left out.
+    /// `title`, and says why. Only the last [`Rules::rows`] rows count,
+    /// after trailing blank rows are left out.
     pub fn evaluate(&self, screen: &str, title: &str) -> Verdict {
         let rows = bottom_rows(screen, self.rows);
-        let mut best: Option<(&Rule, Vec<String>)> = None;
-        for rule in &self.rules {
-            if best
-                .as_ref()
-                .is_some_and(|(b, _)| b.state.rank() >= rule.state.rank())
-            {
-                continue;
-            }
-            if let Some(evidence) = rule.matches(&rows, title) {
-                best = Some((rule, evidence));
-            }
-        }
-        match best {
-            Some((rule, evidence)) => Verdict {
+        match self.decide(&rows, title) {
+            Some(rule) => Verdict {
                 state: Some(rule.state),
                 rule: Some(rule.name.clone()),
-                evidence,
+                evidence: rule.evidence(&rows, title),
             },
             None => Verdict {
                 state: None,
@@ -221,38 +209,65 @@ impl Rules {
             },
         }
     }
+
+    /// What [`Rules::evaluate`] decides, without gathering the evidence:
+    /// the pane reads its screen this way several times a second.
+    pub fn state(&self, screen: &str, title: &str) -> Option<ScreenState> {
+        self.decide(&bottom_rows(screen, self.rows), title)
+            .map(|rule| rule.state)
+    }
+
+    /// The rule that decides: the first that holds of the highest state.
+    fn decide(&self, rows: &[&str], title: &str) -> Option<&Rule> {
+        let mut best: Option<&Rule> = None;
+        for rule in &self.rules {
+            if best.is_some_and(|b| b.state.rank() >= rule.state.rank()) {
+                continue;
+            }
+            if rule.holds(rows, title) {
+                best = Some(rule);
+            }
+        }
+        best
+    }
 }
 
 impl Rule {
-    /// The evidence if this rule matches.
-    fn matches(&self, rows: &[&str], title: &str) -> Option<Vec<String>> {
-        let mut evidence = Vec::new();
-        if !self.screen.is_empty() {
-            let hits: Vec<&str> = rows
+    fn on_screen(&self, row: &str) -> bool {
+        self.screen.iter().any(|p| p.is_match(row))
+    }
+
+    fn holds(&self, rows: &[&str], title: &str) -> bool {
+        (self.screen.is_empty() || rows.iter().any(|row| self.on_screen(row)))
+            && self
+                .all
                 .iter()
-                .copied()
-                .filter(|row| self.screen.iter().any(|p| p.is_match(row)))
-                .collect();
-            if hits.is_empty() {
-                return None;
-            }
-            evidence.extend(hits.into_iter().map(shorten));
-        }
+                .all(|p| rows.iter().any(|row| p.is_match(row)))
+            && (self.title.is_empty() || self.title.iter().any(|p| p.is_match(title)))
+    }
+
+    /// The rows (and the title) that show this rule holds.
+    fn evidence(&self, rows: &[&str], title: &str) -> Vec<String> {
+        let mut evidence: Vec<String> = rows
+            .iter()
+            .filter(|row| self.on_screen(row))
+            .map(|row| shorten(row))
+            .collect();
         for pattern in &self.all {
-            let row = rows.iter().find(|row| pattern.is_match(row))?;
-            let row = shorten(row);
-            if !evidence.contains(&row) {
+            if let Some(row) = rows
+                .iter()
+                .find(|row| pattern.is_match(row))
+                .map(|r| shorten(r))
+                && !evidence.contains(&row)
+            {
                 evidence.push(row);
             }
         }
         if !self.title.is_empty() {
-            if !self.title.iter().any(|p| p.is_match(title)) {
-                return None;
-            }
             evidence.push(format!("title: {}", shorten(title)));
         }
         evidence.truncate(MAX_EVIDENCE);
-        Some(evidence)
+        evidence
     }
 }
 

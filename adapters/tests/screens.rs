@@ -106,6 +106,8 @@ fn recorded_screens_read_as_what_they_show() {
         assert_eq!(verdict.state, *state, "{name}: {verdict:?}");
         assert_eq!(verdict.rule.as_deref(), Some(*rule), "{name}: {verdict:?}");
         assert!(!verdict.evidence.is_empty(), "{name}");
+        // The pane's quick read decides the same.
+        assert_eq!(rules.state(&screen(name), title), *state, "{name}");
     }
 }
 

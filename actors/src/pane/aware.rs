@@ -32,6 +32,13 @@ use super::{Pane, PaneMsg};
 
 /// How soon after output the pane is looked at.
 pub const INSPECT_DELAY: Duration = Duration::from_millis(300);
+/// How soon, once [`STEADY_LOOKS`] looks in a row read the same state
+/// while output kept coming (a spinner): a prompt that appears is still
+/// seen within a second, at well under half the cost.
+const STEADY_DELAY: Duration = Duration::from_millis(700);
+const STEADY_LOOKS: u32 = 3;
+/// Output after this long without a look starts quick looks again.
+const QUIET: Duration = Duration::from_secs(2);
 /// How long a screen must be still before it can read as idle or done.
 pub const STILL: Duration = Duration::from_millis(1000);
 /// Session discovery is tried again this often while nothing is found,
@@ -61,7 +68,11 @@ pub(super) struct Awareness {
     /// Its `/proc` facts, kept for session discovery.
     facts: Option<Arc<Foreground>>,
     reading: bool,
-    pub(super) verdict: Option<Verdict>,
+    /// The state the screen last read as, how many looks in a row read
+    /// it, and when the last look was.
+    last_state: Option<ScreenState>,
+    steady: u32,
+    last_look: Option<Instant>,
     screen_hash: u64,
     still_since: Option<Instant>,
     /// The screen set the current lifecycle (so it may change it again).
@@ -92,7 +103,18 @@ impl Pane {
     pub(super) fn inspect_soon(&mut self, myself: &ActorRef<PaneMsg>) {
         if !self.aware.inspect_due {
             self.aware.inspect_due = true;
-            myself.send_after(INSPECT_DELAY, || PaneMsg::Inspect);
+            myself.send_after(self.inspect_delay(), || PaneMsg::Inspect);
+        }
+    }
+
+    /// A screen that keeps changing but keeps reading the same is looked
+    /// at less often; output after a quiet spell gets a quick look.
+    fn inspect_delay(&self) -> Duration {
+        let recent = self.aware.last_look.is_some_and(|at| at.elapsed() < QUIET);
+        if recent && self.aware.steady >= STEADY_LOOKS {
+            STEADY_DELAY
+        } else {
+            INSPECT_DELAY
         }
     }
 
@@ -244,7 +266,6 @@ impl Pane {
         let kind = self.current_kind();
         let book = rule_book();
         let Some(rules) = book.rules(kind) else {
-            self.aware.verdict = None;
             return;
         };
         let text = self.screen.screen_text(Style::Plain);
@@ -257,9 +278,14 @@ impl Pane {
             self.aware.screen_hash = hash;
             self.aware.still_since = Some(now);
         }
-        let verdict = rules.evaluate(&text, &title);
-        let state = verdict.state;
-        self.aware.verdict = Some(verdict);
+        let state = rules.state(&text, &title);
+        if state == self.aware.last_state {
+            self.aware.steady = self.aware.steady.saturating_add(1);
+        } else {
+            self.aware.steady = 0;
+        }
+        self.aware.last_state = state;
+        self.aware.last_look = Some(now);
         let still_for = self
             .aware
             .still_since
