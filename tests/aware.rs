@@ -280,6 +280,97 @@ fn ctl_wait_for_text_lifecycle_exit_and_a_timeout() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not one of"));
 }
 
+/// gemini 0.61.0 as it behaves offline: started fresh it writes its
+/// project map and its chat file (first line `sessionId`) and draws its
+/// prompt; asked to resume a session it no longer has, it draws nothing,
+/// and after ~2.2 s prints "No previous sessions found" and exits 42.
+const GEMINI_STAND_IN: &str = r#"
+sid=$(printf '%08x-0000-4000-8000-%012x' $$ $$)
+resume=
+while [ $# -gt 0 ]; do
+  case $1 in --session-id) sid=$2; shift;; --resume) resume=$2; shift;; esac
+  shift
+done
+if [ -n "$resume" ]; then
+  sleep 2.2
+  echo 'Error resuming session: No previous sessions found for this project.' >&2
+  exit 42
+fi
+home=${GEMINI_CLI_HOME:-$HOME}/.gemini
+project=$(basename "$PWD")
+mkdir -p "$home/tmp/$project/chats"
+echo "$PWD $project" >> "$home/projects.list"
+awk 'BEGIN { printf "{\"projects\":{" } { printf "%s\"%s\":\"%s\"", (NR > 1 ? "," : ""), $1, $2 } END { print "}}" }' \
+  "$home/projects.list" > "$home/projects.$$" && mv "$home/projects.$$" "$home/projects.json"
+printf '{"sessionId":"%s","projectHash":"x","kind":"main"}\n' "$sid" > "$home/tmp/$project/chats/session-x-${sid%%-*}.jsonl"
+sed 's/$/\r/' "$SCREENS/gemini-idle.txt"
+echo "gemini-history-of-$project"
+sleep 1000
+"#;
+
+/// A resume that gemini accepts and then gives up on: `ctl resume` waits,
+/// fails with what gemini printed after the resume (not the history), and
+/// the pane stays the tombstone it was — started directly, or typed into
+/// a shell and resumed inside a fresh one.
+#[test]
+fn a_resumed_agent_that_exits_within_the_wait_fails_the_resume() {
+    let (mut server, root) = server_with_agents(&[("gemini", GEMINI_STAND_IN)]);
+    let ws = server.workspace("gem", &[]);
+    let mut panes = Vec::new();
+    for (name, argv) in [
+        ("direct", &["gemini"][..]),
+        ("typed", &["bash", "--norc", "--noprofile"][..]),
+    ] {
+        let cwd = root.join(name);
+        std::fs::create_dir_all(&cwd).unwrap();
+        let mut args = vec!["new", &ws, "--cwd", cwd.to_str().unwrap(), "--"];
+        args.extend_from_slice(argv);
+        let pane = server.ctl_ok(&args);
+        if name == "typed" {
+            server.ctl_ok(&["send", &pane, "gemini", "--enter"]);
+        }
+        server.wait_output(&pane, &format!("gemini-history-of-{name}"));
+        server.wait_pane(&pane, "gemini's session id from its chat file", |p| {
+            p["agent"]["kind"] == "gemini" && p["agent"]["session_id"].is_string()
+        });
+        panes.push(pane);
+    }
+    server.wait_snapshot("both session ids on disk", |s| {
+        s.to_string().matches("agent_session_id").count() >= 2
+    });
+    server.kill9();
+    server.launch();
+
+    for pane in &panes {
+        assert_eq!(server.pane(pane).unwrap()["state"], "RESUMABLE");
+        let started = std::time::Instant::now();
+        let out = server.ctl(&["resume", pane]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "pane {pane}: {err}");
+        assert!(err.contains("No previous sessions found"), "{err}");
+        assert!(
+            !err.contains("gemini-history"),
+            "the history is not news: {err}"
+        );
+        assert!(
+            started.elapsed() >= Duration::from_secs(2),
+            "answered only once gemini had given up"
+        );
+        let listed = server.pane(pane).unwrap();
+        assert_eq!(listed["state"], "RESUMABLE", "pane {pane}");
+        assert!(server.ctl_ok(&["read", pane]).contains("gemini-history-of"));
+    }
+    let resumed = runs(&root, "gemini");
+    assert_eq!(
+        resumed
+            .iter()
+            .filter(|r| r.starts_with("--resume "))
+            .count(),
+        2,
+        "{resumed:?}"
+    );
+}
+
 /// Copilot CLI 1.0.102 as installed from npm: `node …/copilot` runs its
 /// native binary as a child, and that child makes
 /// `~/.copilot/session-state/<id>/inuse.<its pid>.lock` at start.

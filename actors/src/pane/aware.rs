@@ -125,10 +125,17 @@ impl Pane {
         {
             return kind;
         }
+        match &self.record.agent {
+            Some(agent) if !agent.ended => self.recorded_kind(),
+            _ => AgentKind::Generic,
+        }
+    }
+
+    /// The kind of agent the pane's record names (`Generic` for none).
+    pub(super) fn recorded_kind(&self) -> AgentKind {
         self.record
             .agent
             .as_ref()
-            .filter(|a| !a.ended)
             .and_then(|a| AgentKind::parse(&a.kind).ok())
             .unwrap_or(AgentKind::Generic)
     }

@@ -44,12 +44,7 @@ impl Pane {
                 self.record.id, self.record.id, self.record.id
             ))
         })?;
-        let kind = self
-            .record
-            .agent
-            .as_ref()
-            .and_then(|a| AgentKind::parse(&a.kind).ok())
-            .unwrap_or(AgentKind::Generic);
+        let kind = self.recorded_kind();
         if is_interactive_shell(&self.record.argv) && adapters::detect(&self.record.argv) != kind {
             let mut typed = shell_words(&command).into_bytes();
             typed.push(b'\r');
@@ -239,12 +234,7 @@ impl Pane {
     /// A failed resume or respawn, with the adapter's word on what it ran.
     pub(super) fn revive_error(&self, reason: &str) -> ActorError {
         let program = self.record.argv.first().cloned().unwrap_or_default();
-        let agent = self
-            .record
-            .agent
-            .as_ref()
-            .and_then(|a| AgentKind::parse(&a.kind).ok())
-            .and_then(AgentKind::program);
+        let agent = self.recorded_kind().program();
         let hint = match agent {
             Some(program) => format!(
                 "; the {program} CLI must be installed and on PATH, and the session must still exist"
