@@ -1,6 +1,6 @@
 //! The bundled screen rules against screens captured from the real CLIs
-//! (claude 2.1.197, codex-cli 0.171.0, gemini 0.61.0, run in tmux 100x30;
-//! see `adapters/agents/*.toml`).
+//! (claude 2.1.197, codex-cli 0.171.0, gemini 0.61.0, copilot 1.0.102, run
+//! in tmux 100x30; see `adapters/agents/*.toml`).
 
 use signaltty_adapters::{AgentKind, AgentNeeds, RuleBook, ScreenState};
 
@@ -57,6 +57,20 @@ fn recorded_screens_read_as_what_they_show() {
             "prompt box",
         ),
         (AgentKind::Codex, "codex-idle", "proj2", IDLE, "prompt"),
+        (
+            AgentKind::Copilot,
+            "copilot-trust",
+            "GitHub Copilot",
+            INPUT,
+            "trust prompt",
+        ),
+        (
+            AgentKind::Copilot,
+            "copilot-idle",
+            "GitHub Copilot",
+            IDLE,
+            "prompt",
+        ),
         (
             AgentKind::Codex,
             "codex-working",
