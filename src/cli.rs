@@ -254,6 +254,37 @@ pub enum Ctl {
     },
     /// The pane that needs you most; prints its id
     Next,
+    /// Why a pane's agent reads as it does: kind, state, rule, evidence
+    Explain {
+        /// The pane (or --file with --agent for a saved screen)
+        #[arg(required_unless_present = "file", conflicts_with = "file")]
+        pane: Option<String>,
+        /// A saved screen (e.g. `tmux capture-pane -p > screen.txt`)
+        #[arg(long, value_name = "SCREEN.txt", requires = "agent")]
+        file: Option<PathBuf>,
+        /// Whose rules read the saved screen: claude, codex, gemini, …
+        #[arg(long)]
+        agent: Option<String>,
+        /// The terminal title that went with the saved screen
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Wait until a pane's process exits, its agent reaches a state, or
+    /// text appears; exits 1 on timeout
+    Wait {
+        pane: String,
+        #[arg(long, conflicts_with_all = ["lifecycle", "text"], required_unless_present_any = ["lifecycle", "text"])]
+        exit: bool,
+        /// working, blocked, done, idle, failed, exited or unknown
+        #[arg(long, value_name = "STATE", conflicts_with = "text")]
+        lifecycle: Option<String>,
+        /// A regular expression matched against each line (prints it)
+        #[arg(long, value_name = "REGEX")]
+        text: Option<String>,
+        /// Give up after this many seconds [default: wait for ever]
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
+    },
     /// Save everything, hang up every pane and stop the server
     Shutdown,
     /// Fault injection for tests (needs SIGNALTTY_ENABLE_FAULTS=1 on the server)

@@ -8,7 +8,8 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{
-    LsPane, LsReply, NextReply, NotificationsReply, StatusReply, method, params,
+    ExplainReply, LsPane, LsReply, NextReply, NotificationsReply, StatusReply, WaitReply, method,
+    params,
 };
 
 use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
@@ -247,6 +248,49 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
             value(params::Notifications { unread: *unread })?,
         ),
         Ctl::Next => (method::NEXT, value(params::Empty {})?),
+        Ctl::Explain {
+            pane,
+            file,
+            agent,
+            title,
+        } => {
+            let screen = match file {
+                Some(path) => Some(read_screen(path)?),
+                None => None,
+            };
+            (
+                method::PANE_EXPLAIN,
+                value(params::PaneExplain {
+                    pane: pane.clone(),
+                    screen,
+                    title: title.clone(),
+                    agent: agent.clone(),
+                })?,
+            )
+        }
+        Ctl::Wait {
+            pane,
+            exit,
+            lifecycle,
+            text,
+            timeout,
+        } => {
+            let timeout_ms = match timeout {
+                Some(secs) if secs.is_finite() && *secs >= 0.0 => Some((secs * 1000.0) as u64),
+                Some(secs) => bail!("--timeout {secs} is not a number of seconds"),
+                None => None,
+            };
+            (
+                method::PANE_WAIT,
+                value(params::PaneWait {
+                    pane: pane.clone(),
+                    exit: *exit,
+                    lifecycle: lifecycle.clone(),
+                    text: text.clone(),
+                    timeout_ms,
+                })?,
+            )
+        }
         Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
         Ctl::Debug(DebugCmd::Panic { target }) => (
             method::DEBUG_PANIC,
@@ -291,6 +335,18 @@ fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
             let list: NotificationsReply = serde_json::from_value(result.clone())?;
             print_notifications(&list, out)?;
         }
+        Ctl::Explain { .. } => {
+            let explained: ExplainReply = serde_json::from_value(result.clone())?;
+            print_explained(&explained, out)?;
+        }
+        Ctl::Wait { .. } => {
+            let waited: WaitReply = serde_json::from_value(result.clone())?;
+            match (waited.line, waited.exit_code) {
+                (Some(line), _) => writeln!(out, "{line}")?,
+                (None, Some(code)) => writeln!(out, "exit {code}")?,
+                (None, None) => {}
+            }
+        }
         _ => {}
     }
     Ok(())
@@ -302,6 +358,55 @@ fn wire_name(value: impl serde::Serialize) -> String {
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
+}
+
+/// A saved screen for `explain --file`, at most the size the server reads.
+fn read_screen(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let max = params::MAX_EXPLAIN_SCREEN as u64;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .with_context(|| format!("could not open {}", path.display()))?
+        .take(max + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("could not read {} as text", path.display()))?;
+    if text.len() as u64 > max {
+        bail!(
+            "{} is larger than {max} bytes; save only the screen",
+            path.display()
+        );
+    }
+    Ok(text)
+}
+
+fn print_explained(e: &ExplainReply, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "kind        {}", e.kind)?;
+    if let Some(argv) = &e.foreground {
+        writeln!(out, "foreground  {}", argv.join(" "))?;
+    }
+    writeln!(out, "screen      {}", e.state)?;
+    if let Some(lifecycle) = e.lifecycle {
+        writeln!(out, "lifecycle   {}", wire_name(lifecycle))?;
+    }
+    writeln!(
+        out,
+        "rule        {}",
+        e.rule.as_deref().unwrap_or("(none matched)")
+    )?;
+    writeln!(out, "rules       {}", e.rules)?;
+    if let Some(id) = &e.session_id {
+        match &e.session_file {
+            Some(file) => writeln!(out, "session     {id} (from {file})")?,
+            None => writeln!(out, "session     {id}")?,
+        }
+    }
+    if e.waiting > 0 {
+        writeln!(out, "waiting     {} `ctl wait` client(s)", e.waiting)?;
+    }
+    for line in &e.evidence {
+        writeln!(out, "  │ {line}")?;
+    }
+    Ok(())
 }
 
 fn print_notifications(list: &NotificationsReply, out: &mut impl Write) -> std::io::Result<()> {
@@ -420,10 +525,13 @@ fn print_tree(ls: &LsReply, out: &mut impl Write) -> std::io::Result<()> {
 
 fn pane_line(pane: &LsPane) -> String {
     let agent = match &pane.agent {
-        Some(agent) => match &agent.session_id {
-            Some(id) => format!("  {} session {id}", agent.kind),
-            None => format!("  {}", agent.kind),
-        },
+        Some(agent) => {
+            let ended = if agent.ended { " (ended)" } else { "" };
+            match &agent.session_id {
+                Some(id) => format!("  {}{ended} session {id}", agent.kind),
+                None => format!("  {}{ended}", agent.kind),
+            }
+        }
         None => String::new(),
     };
     let lifecycle = match pane.lifecycle {

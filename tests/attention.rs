@@ -125,12 +125,13 @@ fn claude_hooks_set_lifecycle_attention_and_the_session_id() {
     assert_eq!(listed["lifecycle"], "working");
     assert_eq!(listed["attention"], "none");
 
-    // ctl seen marks the notifications read and leaves lifecycle alone.
+    // ctl seen marks the notifications read; a turn that ended and has
+    // now been looked at is no longer `done` but `idle`.
     hook(&server, "claude", "Stop", &pane, stop.as_bytes());
     server.ctl_ok(&["seen", &pane]);
     let listed = server.pane(&pane).unwrap();
     assert_eq!(listed["attention"], "none");
-    assert_eq!(listed["lifecycle"], "done");
+    assert_eq!(listed["lifecycle"], "idle");
     assert!(notifications(&server, true).is_empty());
 }
 

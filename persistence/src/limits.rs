@@ -285,6 +285,7 @@ mod tests {
             agent_session_id: Some("i".repeat(MAX_SESSION_ID_BYTES + 1)),
             resume_argv: None,
             model: None,
+            ended: false,
         });
         snapshot.panes.push(pane);
         let cuts = snapshot.enforce_limits();
@@ -390,6 +391,7 @@ mod tests {
                         worst(MAX_RESUME_BYTES / MAX_RESUME_WORDS);
                         MAX_RESUME_WORDS
                     ]),
+                    ended: true,
                     model: Some(worst(MAX_NAME_BYTES)),
                 });
                 pane.last_message = Some(worst(MAX_MESSAGE_BYTES));

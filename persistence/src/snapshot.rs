@@ -304,6 +304,11 @@ pub struct AgentRecord {
     pub resume_argv: Option<Vec<String>>,
     #[serde(default)]
     pub model: Option<String>,
+    /// The agent was found running inside the pane's own program (a shell)
+    /// and has since ended: the pane is that program again, and the session
+    /// id is kept so the agent can still be resumed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ended: bool,
 }
 
 /// What the program in a pane is doing.

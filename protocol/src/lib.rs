@@ -113,6 +113,8 @@ pub enum ErrorCode {
     /// deadline, or the server holds as many connections or as much
     /// unfinished input as it accepts. Try again later.
     Busy,
+    /// A `pane.wait` whose condition did not hold in time.
+    TimedOut,
     /// A code from a newer server.
     #[serde(other)]
     Unknown,
@@ -136,6 +138,7 @@ impl ErrorCode {
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
             ErrorCode::Busy => "BUSY",
+            ErrorCode::TimedOut => "TIMED_OUT",
             ErrorCode::Unknown => "UNKNOWN",
         }
     }
@@ -168,6 +171,8 @@ pub mod method {
     pub const PANE_HOOK: &str = "pane.hook";
     pub const SHUTDOWN: &str = "shutdown";
     pub const DEBUG_PANIC: &str = "debug.panic";
+    pub const PANE_EXPLAIN: &str = "pane.explain";
+    pub const PANE_WAIT: &str = "pane.wait";
 }
 
 /// Parameters of each method. Workspaces are named by id or name, tabs and
@@ -362,6 +367,46 @@ pub mod params {
         pub session_id: Option<String>,
         #[serde(default)]
         pub message: Option<String>,
+    }
+
+    /// → [`super::ExplainReply`]: a pane's agent kind, state and why; or,
+    /// with `screen` instead of `pane`, a saved screen read with `agent`'s
+    /// rules (the server's, overrides included).
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct PaneExplain {
+        #[serde(default)]
+        pub pane: Option<String>,
+        /// The screen's text, at most [`MAX_EXPLAIN_SCREEN`] bytes.
+        #[serde(default)]
+        pub screen: Option<String>,
+        #[serde(default)]
+        pub title: Option<String>,
+        #[serde(default)]
+        pub agent: Option<String>,
+    }
+
+    /// The largest screen `pane.explain` reads.
+    pub const MAX_EXPLAIN_SCREEN: usize = 1024 * 1024;
+
+    /// The longest `pane.wait` text pattern.
+    pub const MAX_WAIT_PATTERN: usize = 4096;
+
+    /// → [`super::WaitReply`] once exactly one of `exit`, `lifecycle` or
+    /// `text` (a regular expression, matched against each line of the
+    /// screen and of new output) holds; `TIMED_OUT` after `timeout_ms`.
+    /// The wait is given up when the client closes the connection (or
+    /// shuts down its writing half).
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct PaneWait {
+        pub pane: String,
+        #[serde(default)]
+        pub exit: bool,
+        #[serde(default)]
+        pub lifecycle: Option<String>,
+        #[serde(default)]
+        pub text: Option<String>,
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
     }
 
     /// → `{"rows", "cols"}` as clamped.
@@ -582,6 +627,51 @@ pub struct LsPane {
 pub struct LsAgent {
     pub kind: String,
     pub session_id: Option<String>,
+    /// The agent ran inside the pane's shell and has ended.
+    #[serde(default)]
+    pub ended: bool,
+}
+
+/// The result of `pane.explain`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExplainReply {
+    /// The agent kind whose rules were read (`generic`: none).
+    pub kind: String,
+    /// What the screen shows: `working`, `blocked (permission)`,
+    /// `blocked (input)`, `idle`, or `unknown`.
+    pub state: String,
+    /// The pane's lifecycle (absent for a saved screen).
+    #[serde(default)]
+    pub lifecycle: Option<signaltty_persistence::Lifecycle>,
+    #[serde(default)]
+    pub rule: Option<String>,
+    pub evidence: Vec<String>,
+    /// Where the rules came from: bundled, or the override file's path.
+    pub rules: String,
+    /// The foreground process's command line, when known.
+    #[serde(default)]
+    pub foreground: Option<Vec<String>>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The agent's file the session id was read from.
+    #[serde(default)]
+    pub session_file: Option<String>,
+    /// How many `pane.wait` requests wait on the pane.
+    #[serde(default)]
+    pub waiting: usize,
+}
+
+/// The result of `pane.wait`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WaitReply {
+    /// `exit`, `lifecycle` or `text`.
+    pub met: String,
+    /// For `text`: the line that matched.
+    #[serde(default)]
+    pub line: Option<String>,
+    /// For `exit`: the exit code, when the process ended on its own.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
 }
 
 /// What `signaltty sessions --json` prints: every session of this user,

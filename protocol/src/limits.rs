@@ -206,6 +206,23 @@ impl Bounded for PaneResize {
     }
 }
 
+impl Bounded for PaneExplain {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        opt_text("pane", &self.pane, MAX_NAME_BYTES)?;
+        opt_text("the saved screen", &self.screen, MAX_EXPLAIN_SCREEN)?;
+        opt_text("the title", &self.title, MAX_TITLE_BYTES)?;
+        opt_text("the agent kind", &self.agent, MAX_WORD_BYTES)
+    }
+}
+
+impl Bounded for PaneWait {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("pane", &self.pane)?;
+        opt_text("the lifecycle", &self.lifecycle, MAX_WORD_BYTES)?;
+        opt_text("the --text pattern", &self.text, MAX_WAIT_PATTERN)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

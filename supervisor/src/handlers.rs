@@ -41,7 +41,7 @@ pub struct Ctx {
 }
 
 /// How long a request waits for an actor before answering UNAVAILABLE.
-const CALL_MS: u64 = 30_000;
+pub(crate) const CALL_MS: u64 = 30_000;
 
 pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, WireError> {
     match method {
@@ -68,6 +68,8 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::NEXT => next().await,
         method::SHUTDOWN => shutdown(ctx),
         method::DEBUG_PANIC => debug_panic(ctx, parse(params)?).await,
+        method::PANE_EXPLAIN => crate::aware::explain(parse(params)?).await,
+        method::PANE_WAIT => crate::aware::wait(parse(params)?).await,
         other => Err(WireError::new(
             ErrorCode::UnknownMethod,
             format!("unknown method {other:?}; this server speaks {PROTOCOL}"),
@@ -115,7 +117,7 @@ pub fn wire_error(err: ActorError) -> WireError {
     WireError::new(code, err.to_string())
 }
 
-fn unavailable<T>(err: RactorErr<T>) -> WireError {
+pub(crate) fn unavailable<T>(err: RactorErr<T>) -> WireError {
     WireError::new(
         ErrorCode::Unavailable,
         format!("the server did not answer in time ({err}); try again"),
@@ -188,7 +190,7 @@ async fn status(ctx: &Ctx) -> Result<Value, WireError> {
     to_value(reply)
 }
 
-fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError> {
+pub(crate) fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError> {
     serde_json::to_value(value).map_err(|e| WireError::new(ErrorCode::Internal, e.to_string()))
 }
 
@@ -234,6 +236,7 @@ fn ls_pane(view: &PaneView) -> LsPane {
         agent: record.agent.as_ref().map(|agent| LsAgent {
             kind: agent.kind.clone(),
             session_id: agent.agent_session_id.clone(),
+            ended: agent.ended,
         }),
         lifecycle: record.lifecycle,
         attention: record.attention,
@@ -546,7 +549,7 @@ async fn pane_seen(p: params::Pane) -> Result<Value, WireError> {
     Ok(json!({}))
 }
 
-fn bad_params(e: impl std::fmt::Display) -> WireError {
+pub(crate) fn bad_params(e: impl std::fmt::Display) -> WireError {
     WireError::new(ErrorCode::BadParams, e.to_string())
 }
 

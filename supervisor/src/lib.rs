@@ -19,6 +19,7 @@
 //! - [`socket`]: socket paths and the singleton lock.
 
 pub mod attach;
+pub mod aware;
 pub mod config;
 pub mod handlers;
 pub mod input;
@@ -99,6 +100,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         Some(path) => config::load(path)?,
         None => config::Config::default(),
     };
+    install_agent_rules(config.config_path.as_deref());
     // The socket first: a second server must refuse before touching a file.
     let bound = socket::bind_exclusive(&config.socket_path)?;
     let mut restore = match restore::load(&state_dir, config.no_restore) {
@@ -164,6 +166,26 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
     bound.remove();
     info!("server stopped");
     Ok(())
+}
+
+/// The agents' screen rules: the bundled ones, each replaced by
+/// `agents/<kind>.toml` beside the config file where that compiles; a
+/// broken override is ignored with a warning naming it.
+fn install_agent_rules(config_path: Option<&std::path::Path>) {
+    let dir = config_path
+        .and_then(std::path::Path::parent)
+        .map(|dir| dir.join("agents"));
+    let book = match dir {
+        Some(dir) => {
+            let (book, warnings) = signaltty_adapters::RuleBook::with_overrides(&dir);
+            for warning in warnings {
+                warn!("{warning}");
+            }
+            book
+        }
+        None => signaltty_adapters::RuleBook::bundled(),
+    };
+    signaltty_actors::pane::aware::install_rules(book);
 }
 
 async fn forward_signals(

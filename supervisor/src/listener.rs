@@ -274,13 +274,33 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
             return follow_changes(write, request.id, ctx.changes.subscribe()).await;
         }
         let id = request.id;
-        let response = match handlers::dispatch(&ctx, &request.method, request.params).await {
+        let dispatched = handlers::dispatch(&ctx, &request.method, request.params);
+        let result = if request.method == method::PANE_WAIT {
+            // A wait may last for ever: give it up as soon as its client
+            // is gone, so that the pane forgets the waiter at once.
+            tokio::select! {
+                result = dispatched => result,
+                () = client_gone(&mut reader) => return,
+            }
+        } else {
+            dispatched.await
+        };
+        let response = match result {
             Ok(result) => Response::ok(id, result),
             Err(error) => Response::err(Some(id), error),
         };
         if write_response(&mut write, &response).await.is_err() {
             return;
         }
+    }
+}
+
+/// Resolves when the client closes the connection (or its writing half);
+/// never, if it sends another request instead (that one is read after).
+async fn client_gone(reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>) {
+    match reader.fill_buf().await {
+        Ok(pending) if !pending.is_empty() => std::future::pending().await,
+        _ => {}
     }
 }
 

@@ -83,6 +83,11 @@ impl TestServer {
         server
     }
 
+    /// One more variable for the server (and so its panes) to start with.
+    pub fn extra_env_push(&mut self, key: &str, value: &str) {
+        self.extra_env.push((key.to_string(), value.to_string()));
+    }
+
     pub fn log_path(&self) -> PathBuf {
         self.dir.path().join("server.log")
     }

@@ -7,12 +7,15 @@
 //! every change and a fresh tail at most once per [`TAIL_DEBOUNCE`].
 
 mod attention;
+pub mod aware;
 mod flood;
 pub mod input;
 pub mod process;
+pub mod procfs;
 mod revive;
 pub mod ring;
 pub mod subscribers;
+pub mod wait;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -186,6 +189,35 @@ pub enum PaneMsg {
     /// Fault injection (the server lets it through only with faults
     /// enabled): panic inside this handler.
     DebugPanic,
+    /// Look at the foreground process and the screen (see `aware.rs`).
+    Inspect,
+    /// What `/proc` said about the foreground process group `pgid`.
+    Foreground {
+        spawn: u64,
+        pgid: i32,
+        facts: Option<procfs::Foreground>,
+    },
+    /// What the agent's own files said about its session.
+    Discovered {
+        spawn: u64,
+        kind: AgentKind,
+        found: Option<adapters::Discovered>,
+    },
+    Rediscover,
+    /// `ctl explain`: the kind, the state and why.
+    Explain(RpcReplyPort<aware::Explained>),
+    /// `ctl wait`: `met` is answered once the condition holds.
+    Wait {
+        what: wait::WaitFor,
+        met: tokio::sync::oneshot::Sender<wait::WaitMet>,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    /// The client of a `ctl wait` stopped waiting (see `wait.rs`).
+    WaiterGone(u64),
+    /// Type the resume command into the fresh shell of a resumed pane.
+    TypeResume {
+        spawn: u64,
+    },
 }
 
 pub struct PaneActor;
@@ -217,6 +249,10 @@ pub struct Pane {
     gates: OutputGates,
     input: InputQueue,
     context: PaneContext,
+    aware: aware::Awareness,
+    waiters: Vec<wait::Waiter>,
+    /// The id of the last waiter registered.
+    last_waiter: u64,
 }
 
 /// What to answer, and what to go back to, when a revived child fails.
@@ -224,6 +260,10 @@ struct Revival {
     reply: RpcReplyPort<Result<(), ActorError>>,
     before: PaneRecord,
     state_before: PaneState,
+    /// A resume: the agent that must come up (see `revive.rs`).
+    resume: Option<revive::Resuming>,
+    /// Where the revived child's output starts in the ring.
+    output_from: u64,
 }
 
 impl Actor for PaneActor {
@@ -260,6 +300,9 @@ impl Actor for PaneActor {
             gates: OutputGates::default(),
             input: InputQueue::default(),
             context: args.context,
+            aware: aware::Awareness::default(),
+            waiters: Vec::new(),
+            last_waiter: 0,
         };
         pane.record.pty_size = PtySize {
             rows: size.rows,
@@ -360,6 +403,7 @@ impl Actor for PaneActor {
                 // A hook refused for its session id changes nothing else.
                 if learned.is_ok() {
                     let source = format!("hook:{}", kind.as_str());
+                    pane.hook_spoke();
                     pane.apply_hook(&source, &event, effect, message.as_deref());
                 }
                 let _ = reply.send(learned);
@@ -402,8 +446,8 @@ impl Actor for PaneActor {
                 });
                 let _ = reply.send(result);
             }
-            PaneMsg::Resume(reply) => match pane.resume_argv() {
-                Ok(argv) => pane.revive(&myself, argv, reply),
+            PaneMsg::Resume(reply) => match pane.resume_plan() {
+                Ok((argv, resuming)) => pane.revive(&myself, argv, Some(resuming), reply),
                 Err(e) => {
                     let _ = reply.send(Err(e));
                 }
@@ -411,7 +455,7 @@ impl Actor for PaneActor {
             PaneMsg::Respawn(reply) => match pane.not_live("respawned") {
                 Ok(()) => {
                     let argv = pane.record.argv.clone();
-                    pane.revive(&myself, argv, reply);
+                    pane.revive(&myself, argv, None, reply);
                 }
                 Err(e) => {
                     let _ = reply.send(Err(e));
@@ -421,10 +465,8 @@ impl Actor for PaneActor {
                 let _ = reply.send(pane.report_session(kind.as_deref(), &id));
             }
             PaneMsg::ReviveSettled { spawn } => {
-                if spawn == pane.spawn
-                    && let Some(revival) = pane.revival.take()
-                {
-                    let _ = revival.reply.send(Ok(()));
+                if spawn == pane.spawn {
+                    pane.revival_settled();
                 }
             }
             PaneMsg::HeldNotificationsDue => pane.report_held_notifications(&myself),
@@ -449,6 +491,24 @@ impl Actor for PaneActor {
                 pane.publish_tail();
             }
             PaneMsg::DebugPanic => panic!("fault injected into pane {}", pane.record.id),
+            PaneMsg::Inspect => pane.inspect(&myself),
+            PaneMsg::Foreground { spawn, pgid, facts } if spawn == pane.spawn => {
+                pane.on_foreground(&myself, pgid, facts);
+            }
+            PaneMsg::Discovered { spawn, kind, found } if spawn == pane.spawn => {
+                pane.on_discovered(&myself, kind, found);
+            }
+            // A late answer about a process this pane has since replaced.
+            PaneMsg::Foreground { .. } | PaneMsg::Discovered { .. } => {}
+            PaneMsg::Rediscover => pane.discover(&myself),
+            PaneMsg::Explain(reply) => {
+                let _ = reply.send(pane.explain());
+            }
+            PaneMsg::Wait { what, met, reply } => {
+                let _ = reply.send(pane.add_waiter(&myself, what, met));
+            }
+            PaneMsg::WaiterGone(id) => pane.drop_waiter(id),
+            PaneMsg::TypeResume { spawn } => pane.type_resume(spawn),
         }
         Ok(())
     }
@@ -466,6 +526,7 @@ impl Pane {
     fn publish(&mut self) {
         self.gates.record_published();
         publish(SnapshotMsg::Pane(Box::new(self.view())));
+        self.check_waiters(0);
         let now = (self.state, self.record.exit_code);
         if now != self.announced {
             self.announced = now;
@@ -527,8 +588,7 @@ impl Pane {
         self.record.agent = Some(AgentRecord {
             kind: kind.as_str().to_string(),
             agent_session_id: plan.session_id.map(|id| id.as_str().to_string()),
-            resume_argv: None,
-            model: None,
+            ..AgentRecord::default()
         });
     }
 
@@ -578,6 +638,7 @@ impl Pane {
         self.record.env = filter_env(seen);
         self.record.process = process.identity();
         self.process = Some(process);
+        self.forget_process();
         self.state = PaneState::Live;
         self.record.running = true;
         self.record.exit_code = None;
@@ -596,6 +657,8 @@ impl Pane {
                 if self.on_output(myself, &bytes).await {
                     self.schedule_catch_up(myself);
                 }
+                self.inspect_soon(myself);
+                self.on_revival_output(myself);
                 if let Some(process) = &self.process {
                     process.return_credit();
                 }
@@ -630,6 +693,7 @@ impl Pane {
     /// Returns whether an attached client is lagging.
     async fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: &[u8]) -> bool {
         self.ring.push(bytes);
+        let fresh_before = self.screen.fresh_lines();
         let mut events = std::mem::take(&mut self.events);
         self.feed_screen(bytes, &mut events).await;
         let mut changed = false;
@@ -667,10 +731,13 @@ impl Pane {
             }
         }
         self.events = events;
-        // New output nobody is looking at is something to read.
-        if self.subscribers.is_empty() {
+        // New lines nobody is looking at are something to read; a spinner
+        // or a full-screen redraw is not.
+        let fresh = self.screen.fresh_lines() - fresh_before;
+        if fresh > 0 && self.subscribers.is_empty() {
             changed |= self.raise(Attention::Unread);
         }
+        self.check_waiters(usize::try_from(fresh).unwrap_or(usize::MAX));
         if changed {
             self.publish_soon(myself);
         }
@@ -706,8 +773,10 @@ impl Pane {
         info!(code, "pane exited");
         self.process = None;
         if let Some(revival) = self.revival.take() {
-            if code != 0 {
-                self.fail_revival(revival, code);
+            // A resumed agent must stay up; a respawned command may end well.
+            if code != 0 || revival.resume.is_some() {
+                let reason = format!("it exited with code {code}");
+                self.fail_revival(revival, &reason);
                 return;
             }
             let _ = revival.reply.send(Ok(()));

@@ -243,6 +243,11 @@ impl PaneProcess {
         }
     }
 
+    /// The PTY's foreground process group (its leader's pid): one ioctl.
+    pub fn foreground_pgid(&self) -> Option<i32> {
+        self.master.process_group_leader()
+    }
+
     /// The working directory of the PTY's foreground process (what a `cd`
     /// in the shell, or a program it started, is working in).
     pub fn foreground_cwd(&self) -> Option<PathBuf> {
