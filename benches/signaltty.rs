@@ -9,6 +9,7 @@
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -74,9 +75,18 @@ fn main() {
         .prefix("sttb")
         .tempdir_in("/tmp")
         .expect("temp dir");
+    // The servers' sockets live here: a socket's directory must be private.
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o700))
+        .expect("private temp dir");
+    let mut report = Report::default();
+    // `SIGNALTTY_BENCH_ONLY=detection` measures detection's cost alone.
+    if std::env::var("SIGNALTTY_BENCH_ONLY").is_ok_and(|only| only == "detection") {
+        detection(work.path(), scale.idle, &mut report);
+        print!("{}", report.table());
+        return;
+    }
     let log = work.path().join("colored.log");
     write_coloured_log(&log, scale.log_mib << 20);
-    let mut report = Report::default();
     let has_tmux = Command::new("tmux")
         .arg("-V")
         .output()
@@ -86,6 +96,7 @@ fn main() {
     let only = std::env::var("SIGNALTTY_BENCH_ONLY").ok();
     if only.as_deref() != Some("mux") {
         server_figures(&scale, &log, work.path(), has_tmux, &mut report);
+        detection(work.path(), scale.idle, &mut report);
     }
     if only.as_deref() != Some("server") {
         mux::multiplexer(&scale, &log, work.path(), has_tmux, &mut report);
@@ -165,6 +176,53 @@ fn server_figures(scale: &Scale, log: &Path, dir: &Path, has_tmux: bool, report:
     report.idle(idle_panes, scale.idle, cpu, writes);
     drop(server);
 }
+
+/// Agent detection's cost: 50 panes repainting a spinner under an agent's
+/// name (their screens read against claude's rules) against the same 50
+/// under a name no rules apply to, and 100 idle agent panes.
+fn detection(dir: &Path, window: Duration, report: &mut Report) {
+    let bin = dir.join("agents");
+    std::fs::create_dir_all(&bin).expect("agents dir");
+    let screen = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("adapters/tests/screens/claude-working-spinner.txt");
+    let spinner = format!(
+        "sed 's/$/\\r/' '{}'\ni=0\nwhile :; do i=$((i+1)); printf '\\r\\033[2K✻ Warping… %s (esc to interrupt)' $i; sleep 0.1; done\n",
+        screen.display()
+    );
+    let idle_agent = format!("sed 's/$/\\r/' '{}'\nexec sleep 100000\n", screen.display());
+    for (name, body) in [
+        ("claude", &spinner),
+        ("spinner", &spinner),
+        ("codex", &idle_agent),
+    ] {
+        std::fs::write(bin.join(name), body).expect("stand-in");
+    }
+    let cpu_of = |label: &str, script: &str, panes: usize| {
+        let server = Server::start(dir, label);
+        let path = bin.join(script).display().to_string();
+        spawn_idle_panes(&server, panes, &["sh", &path]);
+        let (cpu, _) = idle(&server, window);
+        eprintln!("detection: {label}: {cpu:.2}% of one core");
+        cpu
+    };
+    // Alternating rounds, so that a change in the machine's load during
+    // the run weighs on both sides alike; the difference is detection's.
+    let (mut agents, mut plain) = (Vec::new(), Vec::new());
+    for round in 0..DETECTION_ROUNDS {
+        agents.push(cpu_of(&format!("spinning agents {round}"), "claude", 50));
+        plain.push(cpu_of(
+            &format!("spinning, no agent {round}"),
+            "spinner",
+            50,
+        ));
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let idle_agents = cpu_of("idle agents", "codex", 100);
+    report.detection(mean(&agents), mean(&plain), idle_agents, window);
+}
+
+/// Rounds of each side of the detection benchmark.
+const DETECTION_ROUNDS: usize = 2;
 
 /// Deterministic coloured log lines, like a verbose build.
 fn write_coloured_log(path: &Path, bytes: usize) {
@@ -844,6 +902,21 @@ impl Report {
             format!("idle {panes} panes writes in {}s", window.as_secs()),
             json!(writes),
         );
+    }
+
+    fn detection(&mut self, agents: f64, plain: f64, idle: f64, window: Duration) {
+        self.lines.push(format!(
+            "detection, {DETECTION_ROUNDS}x{:>3}s: 50 spinning agent panes {agents:.2}% of one \
+             core, the same without an agent {plain:.2}% (detection {:.2}%); 100 idle agent \
+             panes {idle:.2}%",
+            window.as_secs(),
+            agents - plain
+        ));
+        self.json
+            .insert("spinning agents cpu %".into(), json!(agents));
+        self.json
+            .insert("spinning non-agents cpu %".into(), json!(plain));
+        self.json.insert("idle agents cpu %".into(), json!(idle));
     }
 
     fn table(&self) -> String {

@@ -13,7 +13,6 @@
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,7 +21,7 @@ use anyhow::{Context, Result, bail};
 use signal_hook::consts::SIGWINCH;
 use signaltty_protocol::{Revive, StateFrame, frame, params};
 
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, Connection, Endpoint, connect_stream};
 use crate::term::{RawTerminal, SignalGuard, TerminalHandle, watch_signals};
 
 /// Parses a detach key such as `C-]`, `^a` or `ctrl-b`.
@@ -47,12 +46,23 @@ pub struct Options {
     pub keep_attention: bool,
 }
 
-pub fn run(socket: &Path, pane: &str, options: Options) -> Result<ExitCode> {
-    match attach_loop(socket, pane, options)? {
+pub fn run(endpoint: &Endpoint, pane: &str, options: Options) -> Result<ExitCode> {
+    match attach_loop(endpoint, pane, options)? {
         End::Detached => println!("[detached from pane {pane}; it keeps running]"),
         End::Left => println!("[left pane {pane}]"),
         End::ServerGone => {
             eprintln!("signaltty: the server went away; its panes are gone with it");
+            return Ok(ExitCode::from(1));
+        }
+        End::ConnectionLost(ssh_said) => {
+            let host = endpoint.host().unwrap_or("the server");
+            if !ssh_said.is_empty() {
+                eprintln!("{ssh_said}");
+            }
+            eprintln!(
+                "signaltty: the connection to {host} dropped; nothing there stopped: \
+                 attach again to carry on"
+            );
             return Ok(ExitCode::from(1));
         }
         // The loop never ends on a reattach.
@@ -63,11 +73,23 @@ pub fn run(socket: &Path, pane: &str, options: Options) -> Result<ExitCode> {
 
 /// Attaches until the user detaches or leaves, the server goes away or a
 /// signal arrives; the terminal is back as it was when this returns.
-fn attach_loop(socket: &Path, pane: &str, options: Options) -> Result<End> {
+fn attach_loop(endpoint: &Endpoint, pane: &str, options: Options) -> Result<End> {
+    // Connected before the terminal goes raw: ssh may have to ask for a
+    // password or about a host key, and its errors must read as written.
+    let mut connection = Some(connect_stream(endpoint)?);
     let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
     let signals = Signals::install(terminal.handle())?;
     loop {
-        match session(socket, pane, options, &terminal, &signals)? {
+        let stream = match connection.take() {
+            Some(stream) => stream,
+            None => connect_stream(endpoint)?,
+        };
+        let keys = KeyContext {
+            detach_key: options.detach_key,
+            endpoint: endpoint.clone(),
+            pane: pane.to_string(),
+        };
+        match session(stream, keys, options, &terminal, &signals)? {
             End::Reattach => continue,
             other => return Ok(other),
         }
@@ -80,6 +102,8 @@ enum End {
     Left,
     ServerGone,
     Signalled,
+    /// A remote connection failed: what ssh said.
+    ConnectionLost(String),
     /// An action (resume, respawn) worked: attach again for a fresh picture.
     Reattach,
 }
@@ -114,25 +138,26 @@ impl PaneNow {
 }
 
 fn session(
-    socket: &Path,
-    pane: &str,
+    connection: Connection,
+    mut keys: KeyContext,
     options: Options,
     terminal: &RawTerminal,
     signals: &Signals,
 ) -> Result<End> {
     let (rows, cols) = terminal.size();
-    let attached = crate::stream::attach(
-        socket,
+    let mut attached = crate::stream::attach(
+        connection,
         params::PaneAttach {
-            pane: pane.to_string(),
+            pane: keys.pane.clone(),
             rows: Some(rows),
             cols: Some(cols),
             keep_attention: options.keep_attention,
             ..params::PaneAttach::default()
         },
     )?;
-    let (reply, mut reader) = (attached.reply, attached.reader);
-    let stream = attached.writer;
+    let reply = attached.reply;
+    let stream = attached.writer.try_clone()?;
+    keys.pane = reply.pane.clone();
     let now = Arc::new(PaneNow::default());
     now.set(reply.state == "LIVE", reply.revive.clone());
     let writer = Arc::new(Mutex::new(stream.try_clone()?));
@@ -140,19 +165,9 @@ fn session(
     signals.watch(stream.try_clone()?, writer.clone());
 
     let mut out = std::io::stdout().lock();
-    keyboard(
-        stream.try_clone()?,
-        writer,
-        now.clone(),
-        stop.clone(),
-        KeyContext {
-            detach_key: options.detach_key,
-            socket: socket.to_path_buf(),
-            pane: reply.pane.clone(),
-        },
-    );
+    keyboard(stream.try_clone()?, writer, now.clone(), stop.clone(), keys);
     let mut shown: Option<(String, Option<i32>)> = Some((reply.state.clone(), reply.exit_code));
-    while let Some((kind, payload)) = crate::stream::read_frame(&mut reader) {
+    while let Some((kind, payload)) = crate::stream::read_frame(&mut attached.reader) {
         match kind {
             frame::OUTPUT | frame::SNAPSHOT => out.write_all(&payload)?,
             frame::STATE => {
@@ -180,6 +195,8 @@ fn session(
         End::Left
     } else if signals.fired() {
         End::Signalled
+    } else if let Some(ClientError::Ssh(failure)) = attached.connection.failure() {
+        End::ConnectionLost(failure.stderr)
     } else {
         End::ServerGone
     })
@@ -208,7 +225,7 @@ fn offer(
 
 struct KeyContext {
     detach_key: u8,
-    socket: PathBuf,
+    endpoint: Endpoint,
     pane: String,
 }
 
@@ -276,7 +293,7 @@ fn keyboard(
 }
 
 fn act(keys: &KeyContext, action: &str) -> Result<(), ClientError> {
-    let mut client = Client::connect(&keys.socket)?;
+    let mut client = Client::connect(&keys.endpoint)?;
     client.call(
         action,
         params::Pane {

@@ -3,12 +3,11 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
-use std::path::Path;
 
 use anyhow::Result;
 use signaltty_protocol::{AttachReply, PROTOCOL, Request, Response, frame, method, params};
 
-use crate::client::ClientError;
+use crate::client::{ClientError, Connection};
 
 /// The reading half of an attached pane, and its reply.
 pub struct Attached {
@@ -16,13 +15,30 @@ pub struct Attached {
     pub reader: BufReader<UnixStream>,
     /// For input and resize frames; a clone of the same socket.
     pub writer: UnixStream,
+    /// The connection itself, held as long as the pane is attached (for a
+    /// remote server, the ssh that carries it), and asked why it ended.
+    pub connection: Connection,
 }
 
-/// Connects and attaches to a pane; frames follow on `reader`.
-pub fn attach(socket: &Path, request: params::PaneAttach) -> Result<Attached> {
-    let stream = crate::client::connect_stream(socket)?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut writer = stream;
+/// Attaches `connection` to a pane; frames follow on `reader`.
+pub fn attach(mut connection: Connection, request: params::PaneAttach) -> Result<Attached> {
+    match handshake(&connection, request) {
+        Ok((reply, reader, writer)) => Ok(Attached {
+            reply,
+            reader,
+            writer,
+            connection,
+        }),
+        Err(e) => Err(connection.explain(e)),
+    }
+}
+
+fn handshake(
+    connection: &Connection,
+    request: params::PaneAttach,
+) -> Result<(AttachReply, BufReader<UnixStream>, UnixStream)> {
+    let mut reader = BufReader::new(connection.try_clone()?);
+    let mut writer = connection.try_clone()?;
     let request = Request {
         v: PROTOCOL.to_string(),
         id: 1,
@@ -44,11 +60,7 @@ pub fn attach(socket: &Path, request: params::PaneAttach) -> Result<Attached> {
     let result = response
         .result
         .ok_or_else(|| ClientError::Protocol("an attach reply without a result".into()))?;
-    Ok(Attached {
-        reply: serde_json::from_value(result)?,
-        reader,
-        writer,
-    })
+    Ok((serde_json::from_value(result)?, reader, writer))
 }
 
 /// The next frame, or `None` once the connection is closed or broken.

@@ -617,8 +617,9 @@ fn a_connection_from_another_user_is_refused() {
         return;
     }
     let server = TestServer::start();
-    // Open the doors the permissions normally shut, so that only the
-    // server's own check stands in the way.
+    // Open the doors the permissions normally shut: the other user's client
+    // still refuses a directory that is not its own, before sending a byte.
+    // (The server's own refusal of a foreign peer: tests/trust.rs.)
     for (path, mode) in [(server.dir.path(), 0o755), (server.socket.as_path(), 0o777)] {
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
     }
@@ -631,11 +632,53 @@ fn a_connection_from_another_user_is_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty(), "nothing answered: {:?}", out.stdout);
-    wait_for("the refusal in the log", Duration::from_secs(5), || {
-        server
-            .log()
-            .contains("refused a connection from another user")
-            .then_some(())
-    });
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("belongs to uid 0, not to you"), "{err}");
+    assert!(
+        !server.log().contains("refused a connection"),
+        "nothing reached it"
+    );
+    std::fs::set_permissions(server.dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
     server.ctl_ok(&["status"]);
+}
+
+#[test]
+fn a_failing_tail_write_is_shown_and_retried() {
+    let server = TestServer::start();
+    let ws = server.workspace("tails", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "sh"]);
+    server.ctl_ok(&["send", &pane, "echo first-$((1+1))", "--enter"]);
+    let tail = server.tail_path(&pane);
+    wait_for("the first tail", Duration::from_secs(10), || {
+        std::fs::read_to_string(&tail)
+            .ok()
+            .filter(|t| t.contains("first-2"))
+    });
+    // A directory where the tail goes makes every write of it fail, root
+    // or not.
+    std::fs::remove_file(&tail).unwrap();
+    std::fs::create_dir(&tail).unwrap();
+    std::fs::write(tail.join("blocker"), "x").unwrap();
+    server.ctl_ok(&["send", &pane, "echo second-$((1+1))", "--enter"]);
+    let error = wait_for("the tail error in status", Duration::from_secs(10), || {
+        server.ctl_json(&["status"])["snapshot"]["tail_error"]
+            .as_str()
+            .map(str::to_string)
+    });
+    assert!(error.contains(&pane), "{error}");
+    assert!(server.ctl_ok(&["status"]).contains("TAIL ERROR"));
+    assert!(server.log().contains("TAIL WRITE FAILED"));
+
+    // Nothing new is printed: the failed tail itself is written once it can be.
+    std::fs::remove_dir_all(&tail).unwrap();
+    wait_for(
+        "the tail written and the error gone",
+        Duration::from_secs(10),
+        || {
+            let status = server.ctl_json(&["status"]);
+            (status["snapshot"]["tail_error"].is_null()
+                && std::fs::read_to_string(&tail).is_ok_and(|t| t.contains("second-2")))
+            .then_some(())
+        },
+    );
 }

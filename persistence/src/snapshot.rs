@@ -213,6 +213,21 @@ pub struct PaneRecord {
     /// The child's exit code, once it has ended.
     #[serde(default)]
     pub exit_code: Option<i32>,
+    /// The last process the pane started, so that what is left of it after
+    /// the server died can be found and ended at the next start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessRecord>,
+}
+
+/// Which process a pane ran. The pane's child leads its own session, so its
+/// pid is also the session everything it started belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessRecord {
+    /// The child's pid, which is its session id.
+    pub session: i32,
+    /// The child's start time in clock ticks after boot (`/proc/PID/stat`
+    /// field 22): a later process with the same pid has another.
+    pub start_ticks: u64,
 }
 
 impl WorkspaceRecord {
@@ -275,6 +290,7 @@ impl PaneRecord {
             created_at: 0,
             running: false,
             exit_code: None,
+            process: None,
         }
     }
 }
@@ -293,6 +309,11 @@ pub struct AgentRecord {
     pub resume_argv: Option<Vec<String>>,
     #[serde(default)]
     pub model: Option<String>,
+    /// The agent was found running inside the pane's own program (a shell)
+    /// and has since ended: the pane is that program again, and the session
+    /// id is kept so the agent can still be resumed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ended: bool,
 }
 
 /// What the program in a pane is doing.

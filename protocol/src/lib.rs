@@ -12,13 +12,14 @@
 //! more); a field that is present with the wrong type is `BAD_PARAMS`.
 //!
 //! Each method's parameters are a struct in [`params`]; the doc of each
-//! says what the result holds.
+//! says what the result holds, and [`limits`] bounds its strings.
 //!
 //! `pane.attach` is the one method that changes the connection: after its
 //! JSON reply, both directions carry binary [`frame`]s until either side
 //! closes.
 
 pub mod config_path;
+pub mod limits;
 pub mod socket_path;
 
 use serde::{Deserialize, Serialize};
@@ -113,6 +114,12 @@ pub enum ErrorCode {
     /// The server could not answer in time, or is shutting down.
     Unavailable,
     Internal,
+    /// A bound was reached: a pane's input queue stayed full until the
+    /// deadline, or the server holds as many connections or as much
+    /// unfinished input as it accepts. Try again later.
+    Busy,
+    /// A `pane.wait` whose condition did not hold in time.
+    TimedOut,
     /// A code from a newer server.
     #[serde(other)]
     Unknown,
@@ -135,6 +142,8 @@ impl ErrorCode {
             ErrorCode::Refused => "REFUSED",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Busy => "BUSY",
+            ErrorCode::TimedOut => "TIMED_OUT",
             ErrorCode::Unknown => "UNKNOWN",
         }
     }
@@ -170,6 +179,8 @@ pub mod method {
     pub const RENAME: &str = "rename";
     pub const FOCUS: &str = "focus";
     pub const TAB_SPLIT_RATIO: &str = "tab.split_ratio";
+    pub const PANE_EXPLAIN: &str = "pane.explain";
+    pub const PANE_WAIT: &str = "pane.wait";
 }
 
 /// Parameters of each method. Workspaces are named by id or name, tabs and
@@ -412,6 +423,46 @@ pub mod params {
         pub message: Option<String>,
     }
 
+    /// → [`super::ExplainReply`]: a pane's agent kind, state and why; or,
+    /// with `screen` instead of `pane`, a saved screen read with `agent`'s
+    /// rules (the server's, overrides included).
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct PaneExplain {
+        #[serde(default)]
+        pub pane: Option<String>,
+        /// The screen's text, at most [`MAX_EXPLAIN_SCREEN`] bytes.
+        #[serde(default)]
+        pub screen: Option<String>,
+        #[serde(default)]
+        pub title: Option<String>,
+        #[serde(default)]
+        pub agent: Option<String>,
+    }
+
+    /// The largest screen `pane.explain` reads.
+    pub const MAX_EXPLAIN_SCREEN: usize = 1024 * 1024;
+
+    /// The longest `pane.wait` text pattern.
+    pub const MAX_WAIT_PATTERN: usize = 4096;
+
+    /// → [`super::WaitReply`] once exactly one of `exit`, `lifecycle` or
+    /// `text` (a regular expression, matched against each line of the
+    /// screen and of new output) holds; `TIMED_OUT` after `timeout_ms`.
+    /// The wait is given up when the client closes the connection (or
+    /// shuts down its writing half).
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct PaneWait {
+        pub pane: String,
+        #[serde(default)]
+        pub exit: bool,
+        #[serde(default)]
+        pub lifecycle: Option<String>,
+        #[serde(default)]
+        pub text: Option<String>,
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+    }
+
     /// → `{"rows", "cols"}` as clamped.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct PaneResize {
@@ -623,6 +674,22 @@ pub struct StatusReply {
     pub snapshot: SnapshotStatusReply,
     /// What start found on disk and did about it.
     pub restore: RestoreStatusReply,
+    /// What the previous server left running, and what start did about it.
+    #[serde(default)]
+    pub orphans: OrphansStatusReply,
+}
+
+/// Processes a dead server left running in its panes' sessions, found at
+/// start and ended (TERM, then KILL after a grace).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct OrphansStatusReply {
+    pub found: usize,
+    /// Ended by TERM.
+    pub terminated: usize,
+    /// Ended by KILL.
+    pub killed: usize,
+    /// Still running after KILL.
+    pub survived: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -640,6 +707,9 @@ pub struct SnapshotStatusReply {
     pub last_saved_at: Option<u64>,
     #[serde(default)]
     pub last_error: Option<String>,
+    /// The last failed tail write, until every pending tail is written.
+    #[serde(default)]
+    pub tail_error: Option<String>,
 }
 
 /// The result of `ls`.
@@ -694,6 +764,82 @@ pub struct LsPane {
 pub struct LsAgent {
     pub kind: String,
     pub session_id: Option<String>,
+    /// The agent ran inside the pane's shell and has ended.
+    #[serde(default)]
+    pub ended: bool,
+}
+
+/// The result of `pane.explain`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExplainReply {
+    /// The agent kind whose rules were read (`generic`: none).
+    pub kind: String,
+    /// What the screen shows: `working`, `blocked (permission)`,
+    /// `blocked (input)`, `idle`, or `unknown`.
+    pub state: String,
+    /// The pane's lifecycle (absent for a saved screen).
+    #[serde(default)]
+    pub lifecycle: Option<signaltty_persistence::Lifecycle>,
+    #[serde(default)]
+    pub rule: Option<String>,
+    pub evidence: Vec<String>,
+    /// Where the rules came from: bundled, or the override file's path.
+    pub rules: String,
+    /// The foreground process's command line, when known.
+    #[serde(default)]
+    pub foreground: Option<Vec<String>>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The agent's file the session id was read from.
+    #[serde(default)]
+    pub session_file: Option<String>,
+    /// How many `pane.wait` requests wait on the pane.
+    #[serde(default)]
+    pub waiting: usize,
+}
+
+/// The result of `pane.wait`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WaitReply {
+    /// `exit`, `lifecycle` or `text`.
+    pub met: String,
+    /// For `text`: the line that matched.
+    #[serde(default)]
+    pub line: Option<String>,
+    /// For `exit`: the exit code, when the process ended on its own.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+}
+
+/// What `signaltty sessions --json` prints: every session of this user,
+/// running or only saved. Not a server method: the client reads it off the
+/// disk and asks each running server (a remote one through `ssh … sessions
+/// --json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionsReply {
+    /// The default session first, then the others by name.
+    pub sessions: Vec<SessionEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionEntry {
+    pub name: String,
+    /// Its server answered.
+    pub running: bool,
+    #[serde(default)]
+    pub pid: Option<u32>,
+    pub socket: String,
+    pub state_dir: String,
+    pub workspaces: usize,
+    pub tabs: usize,
+    pub panes: usize,
+    /// Panes with a process (only a running server has any).
+    pub live_panes: usize,
+    #[serde(default)]
+    pub last_saved_at: Option<u64>,
+    /// What is wrong with its saved state or its server, if anything.
+    #[serde(default)]
+    pub problem: Option<String>,
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@
 
 mod cells;
 mod emu;
+mod fresh;
 mod osc;
 mod paint;
 mod sanitize;
@@ -176,6 +177,7 @@ struct Engine {
     processor: Processor<NeverSync>,
     listener: Listener,
     tracked: Tracked,
+    fresh: fresh::Fresh,
     title: String,
     /// Reused for draining the listener so the hot path does not allocate.
     scratch: Vec<Event>,
@@ -191,6 +193,7 @@ impl Engine {
         let mut emu = Emu {
             term,
             tracked: &mut self.tracked,
+            fresh: &mut self.fresh,
             listener: &self.listener,
         };
         self.processor.advance(&mut emu, bytes);
@@ -273,6 +276,7 @@ impl Screen {
                 processor: Processor::new(),
                 listener,
                 tracked: Tracked::new(usize::from(size.rows)),
+                fresh: fresh::Fresh::new(),
                 title: String::new(),
                 scratch: Vec::new(),
             },
@@ -313,6 +317,23 @@ impl Screen {
         if !self.scanner.in_osc() {
             self.engine.advance(&bytes[fed..], events);
         }
+        let term = self
+            .engine
+            .term
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !term.mode().contains(TermMode::ALT_SCREEN) {
+            let cursor = term.grid().cursor.point;
+            self.engine.fresh.settle(cursor.line.0, cursor.column.0);
+        }
+    }
+
+    /// How many lines have reached the primary screen for the first time
+    /// since this screen was made: new output to read. Repainting in place
+    /// (a spinner, a status line, a UI redrawn by moving the cursor up) and
+    /// anything on the alternate screen never count; see `fresh.rs`.
+    pub fn fresh_lines(&self) -> u64 {
+        self.engine.fresh.lines
     }
 
     /// Resizes the screen; wrapped lines reflow, the scrolling region resets.
@@ -328,6 +349,7 @@ impl Screen {
             .unwrap_or_else(PoisonError::into_inner);
         term.resize(TermSize(size));
         self.engine.tracked.reset_region(usize::from(size.rows));
+        self.engine.fresh.reset_at(term.grid().cursor.point.line.0);
         self.size = size;
     }
 

@@ -367,12 +367,12 @@ impl Mux {
             return self.complain("the server offers nothing to run in this pane");
         };
         self.say(format!("running {}", revive.argv.join(" ")));
-        let socket = self.server.socket().to_path_buf();
+        let endpoint = self.server.endpoint().clone();
         let events = self.events.clone();
         let spawned = std::thread::Builder::new()
             .name("mux-revive".into())
             .spawn(move || {
-                let mut server = super::server::Server::new(&socket);
+                let mut server = super::server::Server::new(&endpoint);
                 let result = server
                     .call(revive.action.method(), params::Pane { pane: id.clone() })
                     .map(|_| format!("pane {id}: {}", revive.describe()));

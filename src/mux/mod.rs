@@ -45,7 +45,6 @@ mod view;
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -54,6 +53,7 @@ use anyhow::{Context, Result};
 use signal_hook::consts::SIGWINCH;
 use signaltty_protocol::{method, params};
 
+use crate::client::Endpoint;
 use crate::term::{RawTerminal, watch_signals};
 use input::{InputParser, Token};
 use keys::{Action, Key};
@@ -95,12 +95,12 @@ const MESSAGE_FOR: Duration = Duration::from_secs(4);
 
 /// Opens the multiplexer on `workspace` (else the one used last, else a
 /// new `default` with a shell) until the user detaches.
-pub fn run(socket: &Path, workspace: Option<&str>) -> Result<ExitCode> {
+pub fn run(endpoint: &Endpoint, workspace: Option<&str>) -> Result<ExitCode> {
     let config = config::load()?;
-    let mut server = Server::new(socket);
+    let mut server = Server::new(endpoint);
     let workspace = server::open_workspace(&mut server, workspace)?;
     let (events, inbox) = mpsc::channel();
-    server::follow(socket, events.clone())?;
+    server::follow(endpoint, events.clone())?;
     let terminal = RawTerminal::enter().context("the multiplexer needs a terminal")?;
     let signals = events.clone();
     let _signals = watch_signals(move |signal| {
@@ -498,7 +498,7 @@ impl Mux {
             match self.links.get_mut(&id) {
                 Some(link) => link.resize(size),
                 None if !self.unreachable.contains(&id) => {
-                    match PaneLink::open(self.server.socket(), &id, size, self.events.clone()) {
+                    match PaneLink::open(self.server.endpoint(), &id, size, self.events.clone()) {
                         Ok(link) => {
                             self.links.insert(id, link);
                         }

@@ -6,7 +6,6 @@
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -17,6 +16,7 @@ use signaltty_protocol::{CatchUp, Revive, StateFrame, frame, params};
 use signaltty_screen::{Screen, ScreenEvent, Size};
 
 use super::Event;
+use crate::client::{Connection, Endpoint, connect_stream};
 
 /// How long input to a pane may wait on its socket before it is dropped:
 /// a stuck server must not freeze the multiplexer.
@@ -62,6 +62,9 @@ impl Shared {
 
 pub struct PaneLink {
     writer: UnixStream,
+    /// Held while the pane is on screen: for a remote server, the ssh that
+    /// carries it.
+    _connection: Connection,
     pub shared: Arc<Shared>,
     /// The size this client last asked the pane to be.
     pub asked: (u16, u16),
@@ -72,13 +75,13 @@ impl PaneLink {
     /// Attaches to `pane` at `size` (rows, cols); frames are read on a
     /// thread that reports to `events`.
     pub fn open(
-        socket: &Path,
+        endpoint: &Endpoint,
         pane: &str,
         size: (u16, u16),
         events: Sender<Event>,
     ) -> Result<PaneLink> {
         let attached = crate::stream::attach(
-            socket,
+            connect_stream(endpoint)?,
             params::PaneAttach {
                 pane: pane.to_string(),
                 rows: Some(size.0),
@@ -117,6 +120,7 @@ impl PaneLink {
             })?;
         Ok(PaneLink {
             writer: attached.writer,
+            _connection: attached.connection,
             shared,
             asked: size,
             broken: false,

@@ -4,7 +4,6 @@
 //! transport slots in there.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
 use std::sync::mpsc::Sender;
 
 use anyhow::{Context, Result, bail};
@@ -14,24 +13,24 @@ use signaltty_protocol::{LsReply, NextReply, PROTOCOL, Request, method, params};
 
 use super::Event;
 use super::view::View;
-use crate::client::Client;
+use crate::client::{Client, Endpoint};
 
 /// Requests, over one connection that is opened again if it breaks.
 pub struct Server {
-    socket: PathBuf,
+    endpoint: Endpoint,
     client: Option<Client>,
 }
 
 impl Server {
-    pub fn new(socket: &Path) -> Server {
+    pub fn new(endpoint: &Endpoint) -> Server {
         Server {
-            socket: socket.to_path_buf(),
+            endpoint: endpoint.clone(),
             client: None,
         }
     }
 
-    pub fn socket(&self) -> &Path {
-        &self.socket
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
     /// One request; the error is one line for the status line.
@@ -42,7 +41,7 @@ impl Server {
                 Some(client) => client,
                 None => self
                     .client
-                    .insert(Client::connect(&self.socket).map_err(|e| e.to_string())?),
+                    .insert(Client::connect(&self.endpoint).map_err(|e| e.to_string())?),
             };
             match client.call(method, &params) {
                 Ok(value) => return Ok(value),
@@ -83,8 +82,8 @@ impl Server {
 
 /// A thread that turns the server's `changed` events into [`Event`]s;
 /// [`Event::ServerGone`] when the connection ends.
-pub fn follow(socket: &Path, events: Sender<Event>) -> Result<()> {
-    let mut stream = crate::client::connect_stream(socket)?;
+pub fn follow(endpoint: &Endpoint, events: Sender<Event>) -> Result<()> {
+    let mut stream = crate::client::connect_stream(endpoint)?;
     let request = Request {
         v: PROTOCOL.to_string(),
         id: 1,

@@ -5,6 +5,9 @@
 //! queue to the client as frames and turns the client's frames into
 //! keystrokes and resizes. The pane never waits for it: a slow client
 //! falls behind and is sent a fresh snapshot (see the pane's subscribers).
+//! The other way round, the client waits for the pane: while the pane's
+//! input queue is full its next frame is not read, and a frame's payload
+//! counts against the input all clients may make the server hold.
 
 use ractor::RpcReplyPort;
 use serde_json::json;
@@ -16,6 +19,9 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
 
 use crate::handlers::{self, parse, resolve_pane};
+use crate::input;
+use crate::limits::{ClientLimits, HeldInput};
+use signaltty_actors::pane::input::InputQueue;
 use signaltty_protocol::{
     AttachReply, CatchUp, Request, Response, Revive, ReviveAction, StateFrame, WireError, frame,
     params,
@@ -28,6 +34,7 @@ pub async fn serve(
     mut reader: BufReader<OwnedReadHalf>,
     mut writer: OwnedWriteHalf,
     request: Request,
+    limits: ClientLimits,
 ) {
     let id = request.id;
     let attached = match attach(request).await {
@@ -37,7 +44,7 @@ pub async fn serve(
             return;
         }
     };
-    let (pane, reply, mut frames) = attached;
+    let (pane, reply, mut frames, input_queue) = attached;
     let Ok(result) = serde_json::to_value(&reply) else {
         return;
     };
@@ -85,6 +92,11 @@ pub async fn serve(
             let Ok((kind, len)) = frame::parse_header(header) else {
                 return;
             };
+            let mut held = HeldInput::default();
+            if let Err(e) = limits.hold(&mut held, len) {
+                debug!(error = %e, "attached client's frame refused");
+                return;
+            }
             let mut payload = vec![0u8; len];
             if reader.read_exact(&mut payload).await.is_err() {
                 return;
@@ -93,7 +105,9 @@ pub async fn serve(
                 frame::INPUT => {
                     // A tombstone refuses input; the client offers its
                     // one-key actions instead, so the refusal is dropped.
-                    let _ = ractor::call_t!(pane, PaneMsg::Input, ATTACH_MS, payload);
+                    // While the queue is full this waits, and the client's
+                    // next frames wait in its socket.
+                    let _ = input::send(&pane, &input_queue, payload, None).await;
                 }
                 frame::RESIZE => {
                     if let Some((rows, cols)) = frame::parse_resize(&payload) {
@@ -118,6 +132,7 @@ type Attachment = (
     ractor::ActorRef<PaneMsg>,
     AttachReply,
     tokio::sync::mpsc::Receiver<PaneFrame>,
+    InputQueue,
 );
 
 async fn attach(request: Request) -> Result<Attachment, WireError> {
@@ -156,7 +171,7 @@ async fn attach(request: Request) -> Result<Attachment, WireError> {
         cols: attached.size.cols,
         revive: attached.revive.map(wire_revive),
     };
-    Ok((pane, reply, attached.frames))
+    Ok((pane, reply, attached.frames, attached.input))
 }
 
 fn wire_revive(revive: subscribers::Revive) -> Revive {

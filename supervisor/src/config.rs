@@ -1,8 +1,12 @@
-//! The config file: per-workspace settings keyed by workspace name.
+//! The config file: per-workspace settings keyed by workspace name, and the
+//! notification command.
 //!
 //! ```toml
 //! [workspace.api]
 //! auto_resume = true
+//!
+//! [notify]
+//! command = ["notify-send", "{title}", "{body}"]
 //! ```
 //!
 //! The multiplexer's own settings (`mouse`, `[keys]`) live in the same file;
@@ -16,6 +20,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use signaltty_actors::notifier::CommandTemplate;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -27,6 +32,21 @@ pub struct Config {
     pub mouse: Option<bool>,
     #[serde(default)]
     pub keys: Option<toml::Table>,
+    #[serde(default)]
+    pub notify: Option<NotifyConfig>,
+    /// `notify.command`, checked when the file is loaded.
+    #[serde(skip)]
+    pub notify_command: Option<CommandTemplate>,
+}
+
+/// `[notify]`: what to run when a pane nobody is looking at becomes
+/// blocked, finishes or fails (see `signaltty_actors::notifier`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotifyConfig {
+    /// The program and its arguments, with placeholders; never run through
+    /// a shell.
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -71,10 +91,18 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
             });
         }
     };
-    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+    let mut config: Config = toml::from_str(&text).map_err(|e| ConfigError::Parse {
         path: path.to_path_buf(),
         message: e.message().to_string(),
-    })
+    })?;
+    if let Some(notify) = &config.notify {
+        let template = CommandTemplate::parse(&notify.command).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: format!("[notify] command: {e}"),
+        })?;
+        config.notify_command = Some(template);
+    }
+    Ok(config)
 }
 
 #[cfg(test)]
@@ -109,6 +137,31 @@ mod tests {
     }
 
     #[test]
+    fn the_notify_command_is_read_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "[notify]\ncommand = [\"notify-send\", \"{title}\", \"{body}\"]\n",
+        )
+        .unwrap();
+        let config = load(&path).unwrap();
+        assert!(config.notify_command.is_some());
+        assert!(
+            load(&dir.path().join("none.toml"))
+                .unwrap()
+                .notify_command
+                .is_none()
+        );
+        std::fs::write(&path, "[notify]\ncommand = [\"n\", \"{titel}\"]\n").unwrap();
+        let err = load(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("[notify] command") && err.contains("{titel}"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn a_missing_file_is_empty_and_a_bad_one_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         assert!(
@@ -121,6 +174,10 @@ mod tests {
             "[workspace.api]\nauto_resume = \"yes\"\n",
             "[workspace.api]\nauto_resum = true\n",
             "not toml [",
+            "[notify]\ncommand = []\n",
+            "[notify]\ncommand = [\"notify-send\", \"{titel}\"]\n",
+            "[notify]\ncommand = \"notify-send {title}\"\n",
+            "[notify]\ncmd = [\"x\"]\n",
         ] {
             let path = dir.path().join("bad.toml");
             std::fs::write(&path, bad).unwrap();

@@ -5,6 +5,7 @@
 //! ├── SnapshotActor     restarted from the last file on disk; every actor
 //! │                     then publishes its record again
 //! ├── ListenerActor     restarted on the same bound socket
+//! ├── NotifierActor     (with a [notify] command) restarted as it was
 //! └── WorkspaceActor*   rebuilt from its last record, panes as tombstones
 //! ```
 //!
@@ -23,6 +24,7 @@ use futures_util::future::join_all;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use signaltty_actors::model::Model;
 use signaltty_actors::model::restored_state;
+use signaltty_actors::notifier::{NotifierActor, NotifierArgs};
 use signaltty_actors::pane::{PaneContext, PaneMsg};
 use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
@@ -32,7 +34,9 @@ use signaltty_persistence::{ServerInfo, Snapshot, StateDir, TailStore, Workspace
 use tracing::{error, info, warn};
 
 use crate::config::Config;
+use crate::limits::ClientLimits;
 use crate::listener::{ListenerActor, ListenerArgs};
+use crate::orphans::OrphanReport;
 use crate::restore::{self, Restore};
 
 /// How long shutdown waits for each pane's last tail.
@@ -72,6 +76,8 @@ pub struct ServerStatus {
     /// What start found on disk and did about it.
     pub restore_note: String,
     pub restore_degraded: bool,
+    /// What was left running by the previous server, and what was done.
+    pub orphans: OrphanReport,
 }
 
 pub struct ServerArgs {
@@ -83,6 +89,8 @@ pub struct ServerArgs {
     pub faults_enabled: bool,
     pub info: ServerInfo,
     pub restore: Restore,
+    /// The cleanup of what the previous server left running.
+    pub orphans: tokio::sync::watch::Receiver<OrphanReport>,
     pub config: Config,
     pub changes: tokio::sync::broadcast::Sender<()>,
 }
@@ -91,6 +99,7 @@ pub struct ServerArgs {
 enum Role {
     Snapshot,
     Listener,
+    Notifier,
     Workspace(String),
 }
 
@@ -112,6 +121,9 @@ pub struct Server {
     /// Workspace ids and names, in creation order.
     workspaces: Vec<(String, String)>,
     shutting_down: bool,
+    /// Bounds on clients, kept across listener restarts.
+    client_limits: ClientLimits,
+    orphans: tokio::sync::watch::Receiver<OrphanReport>,
 }
 
 impl Actor for ServerActor {
@@ -139,12 +151,15 @@ impl Actor for ServerActor {
             children: HashMap::new(),
             workspaces: Vec::new(),
             shutting_down: false,
+            client_limits: ClientLimits::default(),
+            orphans: args.orphans,
         };
         let model = match &args.restore.snapshot {
             Some(snapshot) => Model::from_snapshot(snapshot),
             None => Model::default(),
         };
         server.spawn_snapshot(&myself, model).await?;
+        server.spawn_notifier(&myself).await?;
         if let Some(snapshot) = &args.restore.snapshot {
             server.restore(&myself, snapshot).await;
         }
@@ -215,6 +230,10 @@ impl Actor for ServerActor {
             Role::Listener => {
                 error!(reason = %why, "listener failed; restarting it");
                 server.spawn_listener(&myself).await?;
+            }
+            Role::Notifier => {
+                error!(reason = %why, "notifier failed; restarting it");
+                server.spawn_notifier(&myself).await?;
             }
             Role::Workspace(id) => {
                 if !server.workspaces.iter().any(|(w, _)| *w == id) {
@@ -296,7 +315,9 @@ impl Server {
                 continue;
             };
             let id = pane.id.clone();
+            let orphans = self.orphans.clone();
             tokio::spawn(async move {
+                crate::orphans::settled(&orphans).await;
                 match ractor::call_t!(actor, PaneMsg::Resume, 30_000) {
                     Ok(Ok(())) => info!(pane = %id, "auto-resumed"),
                     Ok(Err(e)) => warn!(pane = %id, error = %e, "auto-resume failed"),
@@ -328,6 +349,25 @@ impl Server {
         Ok(())
     }
 
+    /// The notifier, when the config has a `[notify]` command.
+    async fn spawn_notifier(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+    ) -> Result<(), ActorProcessingErr> {
+        let Some(template) = self.config.notify_command.clone() else {
+            return Ok(());
+        };
+        let (actor, _) = Actor::spawn_linked(
+            Some(names::NOTIFIER.to_string()),
+            NotifierActor,
+            NotifierArgs { template },
+            myself.get_cell(),
+        )
+        .await?;
+        self.children.insert(actor.get_id(), Role::Notifier);
+        Ok(())
+    }
+
     async fn spawn_listener(
         &mut self,
         myself: &ActorRef<ServerMsg>,
@@ -342,6 +382,8 @@ impl Server {
                 socket_path: self.context.socket_path.clone(),
                 faults_enabled: self.faults_enabled,
                 changes: self.changes.clone(),
+                limits: self.client_limits.clone(),
+                orphans: self.orphans.clone(),
             },
             myself.get_cell(),
         )
@@ -497,6 +539,7 @@ impl Server {
             snapshot,
             restore_note: self.restore_note.clone(),
             restore_degraded: self.restore_degraded,
+            orphans: *self.orphans.borrow(),
         }
     }
 }

@@ -132,6 +132,11 @@ impl Terminal {
         }
     }
 
+    /// The program's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("the program's pid")
+    }
+
     /// Waits for the program to end; returns its exit code.
     pub fn wait_exit(&mut self) -> u32 {
         wait_for(

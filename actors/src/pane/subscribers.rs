@@ -138,6 +138,12 @@ impl Subscribers {
         self.clients.is_empty()
     }
 
+    /// Whether a client is attached now: one that went away is only
+    /// forgotten at the next offer, but its queue is already closed.
+    pub fn watching(&self) -> bool {
+        self.clients.iter().any(|c| !c.queue.is_closed())
+    }
+
     /// Offers the newest output (the ring's end) to every client. Returns
     /// whether a client is still lagging: the caller retries
     /// [`Self::catch_up`] a little later.
@@ -418,7 +424,11 @@ mod tests {
     fn a_gone_client_is_forgotten() {
         let mut ring = OutputRing::new(64);
         let mut subs = Subscribers::default();
-        drop(subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact));
+        let frames = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
+        assert!(subs.watching());
+        drop(frames);
+        // Not looking any more, even before the next offer forgets it.
+        assert!(!subs.watching());
         push(&mut ring, &mut subs, b"x");
         assert!(subs.is_empty());
     }
