@@ -123,7 +123,13 @@ pub fn run(endpoint: &Endpoint, workspace: Option<&str>) -> Result<ExitCode> {
         }
         End::Signalled => Ok(ExitCode::SUCCESS),
         End::ServerGone => {
-            eprintln!("signaltty: the server went away; its panes are gone with it");
+            match endpoint.host() {
+                Some(host) => eprintln!(
+                    "signaltty: the connection to {host} dropped; nothing there stopped: \
+                     `signaltty --host {host}` to come back"
+                ),
+                None => eprintln!("signaltty: the server went away; its panes are gone with it"),
+            }
             Ok(ExitCode::from(1))
         }
     }
@@ -313,7 +319,7 @@ impl Mux {
             Event::StdinClosed => self.end = Some(End::Detached),
             // Listed again once the events that came together are handled.
             Event::Changed => self.changed = true,
-            Event::ServerGone => self.end = Some(End::ServerGone),
+            Event::ServerGone => self.on_server_gone(),
             Event::PaneDirty => self.render.panes = true,
             Event::PaneClosed(id) => {
                 // Attached again after the next listing (a pane replaced
@@ -381,6 +387,10 @@ impl Mux {
     }
 
     fn on_key(&mut self, key: Key, raw: Vec<u8>) {
+        if let Mode::Lost { .. } = self.mode {
+            // Nothing reaches a pane until the connection is back.
+            return self.modal_key(key);
+        }
         if key == self.config.bindings.prefix && !matches!(self.mode, Mode::Prefix) {
             if let Mode::Prompt(_) = self.mode {
                 // A prompt takes every key, the prefix's too.
@@ -591,6 +601,41 @@ impl Mux {
             .bindings
             .hint(action)
             .unwrap_or_else(|| action.name())
+    }
+
+    /// The event connection ended. A local server is gone; a remote one
+    /// may well run on, behind a dropped ssh: offer to reconnect.
+    fn on_server_gone(&mut self) {
+        match self.server.endpoint().host() {
+            Some(host) => {
+                self.mode = Mode::Lost {
+                    host: host.to_string(),
+                };
+                self.links.clear();
+                self.render.invalidate();
+            }
+            None => self.end = Some(End::ServerGone),
+        }
+    }
+
+    /// Opens the connections to the `--host` server again: events first
+    /// (which fails fast when ssh cannot connect), then the listing, which
+    /// attaches the visible panes again.
+    pub(super) fn reconnect(&mut self, host: String) {
+        self.say(format!("reconnecting to {host}…"));
+        self.draw();
+        self.server.disconnect();
+        match server::follow(self.server.endpoint(), self.events.clone()) {
+            Ok(()) => {
+                self.refresh();
+                self.say(format!("reconnected to {host}"));
+            }
+            Err(e) => {
+                self.mode = Mode::Lost { host };
+                self.complain(format!("could not reconnect: {e:#}"));
+            }
+        }
+        self.render.invalidate();
     }
 
     fn say(&mut self, text: impl Into<String>) {

@@ -23,6 +23,10 @@ pub enum Mode {
         selected: usize,
     },
     Help,
+    /// The connection to a `--host` server dropped: reconnect or leave.
+    Lost {
+        host: String,
+    },
 }
 
 /// A text field on the status line, and what its text is for.
@@ -66,6 +70,11 @@ impl Mux {
                 }
             }
             Mode::Picker { selected } => self.picker_key(selected, key),
+            Mode::Lost { host } => match key {
+                Key::Char('r' | 'R' | 'y' | 'Y') | Key::Enter => self.reconnect(host),
+                Key::Char('d' | 'q' | 'n' | 'N') => self.end = Some(super::End::ServerGone),
+                _ => self.mode = Mode::Lost { host },
+            },
             Mode::Help | Mode::Normal | Mode::Prefix => {}
         }
     }

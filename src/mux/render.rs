@@ -349,6 +349,14 @@ impl Mux {
                 chrome::Left::Prompt(format!("{} {}", prompt.label, prompt.edit.text))
             }
             Mode::Confirm { question, .. } => chrome::Left::Question(question.clone()),
+            Mode::Lost { host } => match &self.message {
+                Some(message) if message.error => {
+                    chrome::Left::Error(format!("{} · r retry · d leave", message.text))
+                }
+                _ => chrome::Left::Question(format!(
+                    "the connection to {host} dropped; nothing there stopped · r reconnect · d leave"
+                )),
+            },
             Mode::Copy(copy) => match copy.input() {
                 Some((text, forward)) => chrome::Left::Prompt(format!(
                     "search {} {text}",
@@ -367,10 +375,14 @@ impl Mux {
         chrome::StatusLine { left, right }
     }
 
-    /// `workspace › tab › pane`.
+    /// `workspace › tab › pane`, after `host: ` for a `--host` server.
     fn where_am_i(&self) -> String {
+        let host = match self.server.endpoint().host() {
+            Some(host) => format!("{host}: "),
+            None => String::new(),
+        };
         let Some(ws) = self.view.workspace(&self.workspace) else {
-            return String::new();
+            return host;
         };
         let mut parts = vec![ws.name.clone()];
         if let Some(tab) = self.view.active_tab(ws) {
@@ -379,7 +391,7 @@ impl Mux {
                 parts.push(format!("{} [{}]", pane.title, pane.state));
             }
         }
-        parts.join(" › ")
+        host + &parts.join(" › ")
     }
 }
 

@@ -33,6 +33,11 @@ impl Server {
         &self.endpoint
     }
 
+    /// Forgets the request connection; the next call opens a new one.
+    pub fn disconnect(&mut self) {
+        self.client = None;
+    }
+
     /// One request; the error is one line for the status line.
     pub fn call(&mut self, method: &str, params: impl Serialize) -> Result<Value, String> {
         let params = serde_json::to_value(params).map_err(|e| e.to_string())?;
