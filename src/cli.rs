@@ -47,6 +47,7 @@ pub struct Cli {
     /// Machine-readable output (and errors as {"error":{"code","message"}})
     #[arg(long, global = true)]
     pub json: bool,
+    /// Without a command: the multiplexer (as `ui`)
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -99,16 +100,18 @@ impl Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Start the server (if it is not running)
+    /// Start the server (if it is not running); on a terminal, open the
+    /// multiplexer
     Up(Up),
     /// Talk to the running server
     #[command(subcommand)]
     Ctl(Ctl),
-    /// The terminal UI: every workspace, tab and pane, one key per action
+    /// The multiplexer: every pane of a tab on screen, tmux's keys (C-b ?
+    /// lists them); starts the server if needed
     Ui {
-        /// The key that detaches from a pane back to the UI
-        #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
-        detach_key: String,
+        /// The workspace to open (created if there is none of that name)
+        /// [default: the one used last, else a new `default`]
+        workspace: Option<String>,
     },
     /// Show a pane in this terminal; the detach key leaves it running
     Attach {
@@ -143,7 +146,7 @@ fn session_from_env(value: Option<String>) -> Result<Option<SessionName>, BadSes
     }
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct Up {
     /// Start the server in the background and return once it answers
     #[arg(short = 'd', long, conflicts_with = "foreground")]
@@ -154,9 +157,6 @@ pub struct Up {
     /// Start empty; the saved snapshot is set aside in archive/, not deleted
     #[arg(long)]
     pub no_restore: bool,
-    /// In the UI, the key that detaches from a pane
-    #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
-    pub detach_key: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -247,6 +247,17 @@ pub enum Ctl {
     },
     /// Mark a pane as seen: its attention clears and its notifications are read
     Seen { pane: String },
+    /// Rename a pane, tab or workspace (a pane's name is kept over any title
+    /// its program sets; an empty name gives it back the program's title)
+    Rename {
+        /// A pane, tab or workspace: an id, a unique id prefix or a
+        /// workspace name
+        target: String,
+        name: String,
+        /// Say what the target is, when it could be more than one
+        #[arg(long, value_enum)]
+        kind: Option<TargetKind>,
+    },
     /// The newest notifications (at most 200 are kept)
     Notifications {
         #[arg(long)]
@@ -349,6 +360,13 @@ pub struct NewPane {
     /// The command to run [default: $SHELL]
     #[arg(last = true)]
     pub command: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum TargetKind {
+    Pane,
+    Tab,
+    Workspace,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

@@ -12,10 +12,9 @@ use signaltty_protocol::{
     params,
 };
 
-use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
+use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
 use crate::client::Client;
 use crate::clock;
-use crate::ui::attention_badge;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
     let endpoint = cli.endpoint()?;
@@ -246,6 +245,18 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
         Ctl::Notifications { unread } => (
             method::NOTIFICATIONS,
             value(params::Notifications { unread: *unread })?,
+        ),
+        Ctl::Rename { target, name, kind } => (
+            method::RENAME,
+            value(params::Rename {
+                target: target.clone(),
+                name: name.clone(),
+                kind: kind.map(|kind| match kind {
+                    TargetKind::Pane => params::TargetKind::Pane,
+                    TargetKind::Tab => params::TargetKind::Tab,
+                    TargetKind::Workspace => params::TargetKind::Workspace,
+                }),
+            })?,
         ),
         Ctl::Next => (method::NEXT, value(params::Empty {})?),
         Ctl::Explain {
@@ -550,6 +561,14 @@ fn pane_line(pane: &LsPane) -> String {
         shorten_home(&pane.cwd),
         attention_badge(pane.attention)
     )
+}
+
+/// `  !level` for an outstanding attention, else nothing.
+fn attention_badge(attention: signaltty_persistence::Attention) -> String {
+    match attention {
+        signaltty_persistence::Attention::None => String::new(),
+        other => format!("  !{}", wire_name(other)),
+    }
 }
 
 fn shorten_home(path: &str) -> String {

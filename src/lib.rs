@@ -3,9 +3,12 @@
 //! This crate owns argument parsing, the IPC client (to a local socket, or
 //! through ssh to a server on another machine), the `up` command that
 //! starts a server (in this process or in the background), the `bridge`
-//! that is the far end of a remote connection, and the output of `ctl`.
-//! It must never own durable state: everything it shows, it asks the
-//! server (or, for sessions that are not running, the saved files) for.
+//! that is the far end of a remote connection, the output of `ctl`,
+//! `attach` and the multiplexer (`mux`). It must never own durable state:
+//! everything it shows, it asks the server (or, for sessions that are not
+//! running, the saved files) for. Its clients (`ctl`, `attach`, `mux`) use
+//! `signaltty-protocol` and `signaltty-screen` only, never the server
+//! stack, and open every connection through `client::connect_stream`.
 
 mod attach;
 mod bridge;
@@ -15,15 +18,15 @@ mod clock;
 mod ctl;
 mod docs;
 mod hook;
+mod mux;
 pub mod remote;
 mod sessions;
-mod ui;
+mod stream;
+mod term;
 mod up;
 
 use std::io::Write;
 use std::process::ExitCode;
-
-use clap::{Args, FromArgMatches};
 
 use cli::{Cli, Command, Up};
 
@@ -49,8 +52,9 @@ pub fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
-        // Plain `signaltty` is `signaltty up`: start if needed, open the UI.
-        None => up::run(cli, &default_up()?),
+        // Plain `signaltty` is `signaltty up`: start if needed, then on a
+        // terminal open the multiplexer.
+        None => up::run(cli, &Up::default()),
         Some(Command::Up(up)) => up::run(cli, up),
         Some(Command::Ctl(ctl)) => ctl::run(cli, ctl),
         Some(Command::Attach {
@@ -64,22 +68,12 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             };
             attach::run(&cli.endpoint()?, pane, options)
         }
-        Some(Command::Ui { detach_key }) => {
-            let key = attach::parse_key(detach_key)?;
-            ui::run(&cli.endpoint()?, key)
-        }
+        Some(Command::Ui { workspace }) => up::open_mux(cli, workspace.as_deref()),
         Some(Command::Sessions) => sessions::run(cli),
         Some(Command::Bridge) => bridge::run(cli),
         Some(Command::Completions { shell }) => docs::completions(*shell, cli.json),
         Some(Command::Man) => docs::man(cli.json),
     }
-}
-
-/// `up` with every default (and `SIGNALTTY_DETACH_KEY`), as clap would
-/// have parsed a bare `signaltty up`.
-fn default_up() -> anyhow::Result<Up> {
-    let matches = Up::augment_args(clap::Command::new("up")).try_get_matches_from(["up"])?;
-    Ok(Up::from_arg_matches(&matches)?)
 }
 
 /// One line on stderr that says what went wrong; with `--json`, the same

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use signaltty_persistence::StateDir;
 use signaltty_protocol::socket_path;
-use signaltty_protocol::{LsReply, method, params};
+use signaltty_protocol::{method, params};
 use signaltty_supervisor::ServerConfig;
 
 use crate::cli::{Cli, Up};
@@ -35,11 +35,8 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
         return foreground(&socket, &state_dir, up.no_restore);
     }
     let started = start_unless_running(cli, up.no_restore)?;
-    let endpoint = Endpoint::Local(socket.clone());
     if interactive(up) {
-        first_workspace(&endpoint)?;
-        let key = crate::attach::parse_key(&up.detach_key)?;
-        return crate::ui::run(&endpoint, key);
+        return crate::mux::run(&Endpoint::Local(socket), None);
     }
     if !started {
         println!(
@@ -55,12 +52,23 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `signaltty ui [WORKSPACE]`: the server is started if it is not running
+/// (on a `--host` machine, the bridge starts it), then the multiplexer
+/// opens.
+pub fn open_mux(cli: &Cli, workspace: Option<&str>) -> Result<ExitCode> {
+    if cli.host().is_none() {
+        socket_path::check_length(&cli.local_socket())?;
+        start_unless_running(cli, false)?;
+    }
+    crate::mux::run(&cli.endpoint()?, workspace)
+}
+
 fn interactive(up: &Up) -> bool {
     !up.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
 /// `up` for the `--host` machine: its own `up -d` there (through ssh),
-/// then, on a terminal, the UI here.
+/// then, on a terminal, the multiplexer here.
 fn remote(cli: &Cli, up: &Up, host: &str) -> Result<ExitCode> {
     if up.foreground {
         bail!(
@@ -73,10 +81,7 @@ fn remote(cli: &Cli, up: &Up, host: &str) -> Result<ExitCode> {
     }
     let said = cli.remote(host)?.output(&args)?;
     if interactive(up) {
-        let endpoint = cli.endpoint()?;
-        first_workspace(&endpoint)?;
-        let key = crate::attach::parse_key(&up.detach_key)?;
-        return crate::ui::run(&endpoint, key);
+        return crate::mux::run(&cli.endpoint()?, None);
     }
     let mut out = std::io::stdout().lock();
     write!(out, "{host}: ")?;
@@ -108,26 +113,6 @@ fn start_unless_running(cli: &Cli, no_restore: bool) -> Result<bool> {
     let state_dir = StateDir::resolve(cli.state_dir.clone(), cli.session.as_ref())?;
     start_in_background(&socket, &state_dir, no_restore)?;
     Ok(true)
-}
-
-/// A newcomer's first start lands somewhere useful: a workspace with a
-/// shell in it.
-fn first_workspace(endpoint: &Endpoint) -> Result<()> {
-    let mut client = Client::connect(endpoint)?;
-    let ls: LsReply = serde_json::from_value(client.call(method::LS, params::Empty {})?)?;
-    if !ls.workspaces.is_empty() {
-        return Ok(());
-    }
-    let created = client.call(method::WORKSPACE_NEW, params::WorkspaceNew::here("default"))?;
-    let workspace = created["id"].as_str().unwrap_or("default").to_string();
-    client.call(
-        method::PANE_NEW,
-        params::PaneNew {
-            workspace,
-            ..params::PaneNew::default()
-        },
-    )?;
-    Ok(())
 }
 
 fn print_usage() {

@@ -1,6 +1,7 @@
-//! Fitting in like a tool people already use: plain `signaltty` opens it,
-//! shell completions and a man page generated from the command line, and a
-//! systemd user unit whose command line really starts the server.
+//! Fitting in like a tool people already use: shell completions and a man
+//! page generated from the command line, and a systemd user unit whose
+//! command line really starts the server. (Plain `signaltty` opening the
+//! multiplexer is tested in `tests/mux.rs`.)
 
 mod support;
 
@@ -9,8 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
-use support::terminal::Terminal;
-use support::{BIN, TestServer, wait_for};
+use support::{BIN, wait_for};
 
 fn stdout(args: &[&str]) -> String {
     let out = Command::new(BIN)
@@ -24,27 +24,6 @@ fn stdout(args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-#[test]
-fn plain_signaltty_starts_the_server_and_opens_the_ui() {
-    let mut server = TestServer::prepare(false, Vec::new());
-    let mut ui = Terminal::run(&server.command(), 24, 120);
-    // A first start lands somewhere useful: a workspace with a shell.
-    ui.wait_text("the UI with the first workspace", |t| {
-        t.contains("default") && t.contains("LIVE")
-    });
-    ui.type_bytes(b"q");
-    assert_eq!(ui.wait_exit(), 0);
-    // Leaving the UI leaves the server running.
-    let status = server.ctl_json(&["status"]);
-    assert_eq!(status["workspaces"], 1);
-    server.ctl_ok(&["shutdown"]);
-    let pid = status["pid"].as_i64().unwrap() as i32;
-    wait_for("the server to stop", Duration::from_secs(20), || {
-        (!support::procs::alive(pid)).then_some(())
-    });
-    server.kill9();
 }
 
 /// What bash offers after `words` (the last one being completed), through

@@ -1,7 +1,7 @@
 //! Servers on other machines, through a real OpenSSH server on 127.0.0.1
-//! that each test starts itself (see `support::sshd`): `ctl`, `attach`,
-//! `sessions` and `up` with `--host`, the bridge on its own, and ssh's own
-//! errors shown as they are.
+//! that each test starts itself (see `support::sshd`): `ctl`, `attach`, the
+//! multiplexer, `sessions` and `up` with `--host`, the bridge on its own,
+//! and ssh's own errors shown as they are.
 //!
 //! The "remote" server is a `TestServer` on this machine: sshd hands every
 //! session its socket and state dir, so what runs behind ssh is exactly
@@ -196,6 +196,60 @@ fn attach_works_through_ssh_and_a_dropped_connection_stops_nothing_there() {
     server.ctl_ok(&["send", &pane, "echo still-$((1+1))", "--enter"]);
     server.wait_output(&pane, "still-2");
     assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE");
+    wait_bridges_gone(&server);
+}
+
+#[test]
+fn the_multiplexer_works_through_ssh_names_the_host_and_reconnects_after_a_drop() {
+    let server = TestServer::start();
+    let sshd = sshd_for(&server);
+    let ws = server.workspace("far", &[]);
+    let left = server.ctl_ok(&["new", &ws]);
+    let right = server.ctl_ok(&["new", &ws, "--split", &left, "--direction", "right"]);
+    for (pane, word) in [(&left, "left"), (&right, "right")] {
+        server.ctl_ok(&["send", pane, &format!("echo {word}-$((20+1))"), "--enter"]);
+        server.wait_output(pane, &format!("{word}-21"));
+    }
+
+    let mut command = remote(&sshd, sshd::HOST, &["ui", "far"]);
+    // This machine's own config must not change the keys under test.
+    command.env("SIGNALTTY_CONFIG", server.dir.path().join("none.toml"));
+    let mut terminal = Terminal::run(&command, 30, 120);
+    let shown = terminal.wait_text("both panes, and the host in the status line", |t| {
+        t.contains("left-21") && t.contains("right-21") && t.contains("? help")
+    });
+    assert!(shown.contains(&format!("{}: far", sshd::HOST)), "{shown}");
+    terminal.type_bytes(b"echo typed-$((6*7))\r");
+    terminal.wait_text("the typed command's output", |t| t.contains("typed-42"));
+
+    // Every ssh the multiplexer holds dies: it says so and offers more.
+    let ssh = procs::children_named(terminal.pid(), "ssh");
+    assert!(
+        ssh.len() >= 3,
+        "events, requests and a link per pane: {ssh:?}"
+    );
+    for pid in ssh {
+        // SAFETY: kill(2) on an ssh this test's client started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let said = terminal.wait_text("the dropped connection", |t| t.contains("r reconnect"));
+    assert!(said.contains("nothing there stopped"), "{said}");
+    for pane in [&left, &right] {
+        assert_eq!(server.pane(pane).unwrap()["state"], "LIVE");
+    }
+    // Keys typed while it is away reach no pane.
+    terminal.type_bytes(b"x");
+    server.ctl_ok(&["send", &left, "echo while-away", "--enter"]);
+    server.wait_output(&left, "while-away");
+
+    terminal.type_bytes(b"r");
+    terminal.wait_text("the panes again, with what happened meanwhile", |t| {
+        t.contains("while-away") && t.contains("right-21") && !t.contains("r reconnect")
+    });
+    terminal.type_bytes(b"echo back-$((50+5))\r");
+    terminal.wait_text("typing works again", |t| t.contains("back-55"));
+    terminal.type_bytes(b"\x02d");
+    assert_eq!(terminal.wait_exit(), 0);
     wait_bridges_gone(&server);
 }
 

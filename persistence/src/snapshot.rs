@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::layout::{Direction, Layout, MAX_RATIO, MIN_RATIO};
+pub use crate::layout::{Branch, Direction, Layout, MAX_RATIO, MIN_RATIO};
 
 /// The snapshot format this build writes and the newest it can read.
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -143,6 +143,10 @@ pub struct WorkspaceRecord {
     pub auto_resume: bool,
     #[serde(default)]
     pub created_at: Millis,
+    /// When a client last focused something in it: the multiplexer reopens
+    /// the workspace used last.
+    #[serde(default)]
+    pub last_used_at: Millis,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -237,6 +241,7 @@ impl WorkspaceRecord {
             active_tab_id: None,
             auto_resume: false,
             created_at: 0,
+            last_used_at: 0,
         }
     }
 }

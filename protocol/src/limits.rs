@@ -223,6 +223,42 @@ impl Bounded for PaneWait {
     }
 }
 
+impl Bounded for Rename {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("target", &self.target)?;
+        // The name becomes a workspace's name or a tab's or pane's title:
+        // the tighter bound of the two, and no control characters.
+        text(
+            "the new name",
+            &self.name,
+            MAX_NAME_BYTES.min(MAX_TITLE_BYTES),
+        )?;
+        title("the new name", &Some(self.name.clone()))
+    }
+}
+
+impl Bounded for Focus {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("target", &self.target)
+    }
+}
+
+impl Bounded for SplitRatio {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("tab", &self.tab)?;
+        if self.path.len() > MAX_PANES {
+            return Err(WireError::new(
+                ErrorCode::BadParams,
+                format!(
+                    "the split path has {} steps; a tab has at most {MAX_PANES} panes",
+                    self.path.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

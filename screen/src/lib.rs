@@ -35,10 +35,14 @@
 //! emulator's own events, so they agree with what it actually parsed: a BEL
 //! that ends an OSC or sits in a DCS never rings.
 //!
+//! A client that draws panes itself reads them cell by cell
+//! ([`Screen::row_cells`], [`Screen::modes`]).
+//!
 //! Synchronized updates (mode 2026) are applied immediately instead of being
 //! buffered: a headless model must always reflect every byte consumed, or a
 //! client attaching mid-update would never see the buffered part.
 
+mod cells;
 mod emu;
 mod fresh;
 mod osc;
@@ -63,6 +67,9 @@ use crate::emu::{Emu, Listener, NeverSync, Tracked, with_primary};
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
 
+pub use crate::cells::{
+    Attrs, Cell, Color, CursorShape, Modes, MouseEncoding, MouseReporting, Width,
+};
 pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
 /// Default label of the line [`Screen::load_history`] draws under restored

@@ -13,7 +13,7 @@ use ractor::RpcReplyPort;
 use serde_json::json;
 use signaltty_actors::ActorError;
 use signaltty_actors::pane::PaneMsg;
-use signaltty_actors::pane::subscribers::PaneFrame;
+use signaltty_actors::pane::subscribers::{self, PaneFrame};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
@@ -22,7 +22,10 @@ use crate::handlers::{self, parse, resolve_pane};
 use crate::input;
 use crate::limits::{ClientLimits, HeldInput};
 use signaltty_actors::pane::input::InputQueue;
-use signaltty_protocol::{AttachReply, Request, Response, StateFrame, WireError, frame, params};
+use signaltty_protocol::{
+    AttachReply, CatchUp, Request, Response, Revive, ReviveAction, StateFrame, WireError, frame,
+    params,
+};
 
 /// How long an attaching client waits for the pane.
 const ATTACH_MS: u64 = 10_000;
@@ -55,11 +58,21 @@ pub async fn serve(
         while let Some(next) = frames.recv().await {
             let bytes = match next {
                 PaneFrame::Output(bytes) => frame::encode(frame::OUTPUT, &bytes),
-                PaneFrame::Snapshot(bytes) => frame::encode(frame::SNAPSHOT, &bytes),
-                PaneFrame::State { state, exit_code } => {
+                PaneFrame::Snapshot { bytes, rows, cols } => {
+                    // The size first, so the client paints at the right size.
+                    let mut both = frame::size(rows, cols);
+                    both.extend_from_slice(&frame::encode(frame::SNAPSHOT, &bytes));
+                    both
+                }
+                PaneFrame::State {
+                    state,
+                    exit_code,
+                    revive,
+                } => {
                     let payload = json!(StateFrame {
                         state: state.as_str().to_string(),
-                        exit_code
+                        exit_code,
+                        revive: revive.map(wire_revive),
                     })
                     .to_string();
                     frame::encode(frame::STATE, payload.as_bytes())
@@ -135,6 +148,10 @@ async fn attach(request: Request) -> Result<Attachment, WireError> {
         |reply: RpcReplyPort<_>| PaneMsg::Attach {
             size,
             keep_attention: p.keep_attention,
+            catch_up: match p.catch_up {
+                CatchUp::Exact => subscribers::CatchUp::Exact,
+                CatchUp::Screen => subscribers::CatchUp::Screen,
+            },
             reply
         },
         ATTACH_MS
@@ -152,8 +169,17 @@ async fn attach(request: Request) -> Result<Attachment, WireError> {
         offset: attached.offset,
         rows: attached.size.rows,
         cols: attached.size.cols,
+        revive: attached.revive.map(wire_revive),
     };
     Ok((pane, reply, attached.frames, attached.input))
+}
+
+fn wire_revive(revive: subscribers::Revive) -> Revive {
+    let (action, argv) = match revive {
+        subscribers::Revive::Resume(argv) => (ReviveAction::Resume, argv),
+        subscribers::Revive::Respawn(argv) => (ReviveAction::Respawn, argv),
+    };
+    Revive { action, argv }
 }
 
 async fn write_line(writer: &mut OwnedWriteHalf, response: &Response) -> std::io::Result<()> {

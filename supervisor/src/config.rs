@@ -9,6 +9,9 @@
 //! command = ["notify-send", "{title}", "{body}"]
 //! ```
 //!
+//! The multiplexer's own settings (`mouse`, `[keys]`) live in the same file;
+//! the server only lets them be.
+//!
 //! A missing file is an empty config; a file that does not parse, or names
 //! a setting that does not exist, stops the server with the file's name and
 //! what is wrong, rather than being half-applied.
@@ -24,6 +27,11 @@ use signaltty_actors::notifier::CommandTemplate;
 pub struct Config {
     #[serde(default)]
     pub workspace: BTreeMap<String, WorkspaceConfig>,
+    /// The multiplexer's settings: it reads and checks them itself.
+    #[serde(default)]
+    pub mouse: Option<bool>,
+    #[serde(default)]
+    pub keys: Option<toml::Table>,
     #[serde(default)]
     pub notify: Option<NotifyConfig>,
     /// `notify.command`, checked when the file is loaded.
@@ -69,14 +77,7 @@ impl Config {
 /// `$SIGNALTTY_CONFIG`, else `$XDG_CONFIG_HOME/signaltty/config.toml`, else
 /// `~/.config/signaltty/config.toml`.
 pub fn path() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("SIGNALTTY_CONFIG").filter(|p| !p.is_empty()) {
-        return Some(PathBuf::from(path));
-    }
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("signaltty").join("config.toml"))
+    signaltty_protocol::config_path::resolve()
 }
 
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -121,6 +122,18 @@ mod tests {
         assert_eq!(config.auto_resume("api"), Some(true));
         assert_eq!(config.auto_resume("web"), None);
         assert_eq!(config.auto_resume("other"), None);
+    }
+
+    #[test]
+    fn the_multiplexer_s_settings_are_let_be() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "mouse = false\n[keys]\nprefix = \"C-a\"\n[workspace.api]\nauto_resume = true\n",
+        )
+        .unwrap();
+        assert_eq!(load(&path).unwrap().auto_resume("api"), Some(true));
     }
 
     #[test]

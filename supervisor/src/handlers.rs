@@ -68,6 +68,9 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::NEXT => next().await,
         method::SHUTDOWN => shutdown(ctx),
         method::DEBUG_PANIC => debug_panic(ctx, parse(params)?).await,
+        method::RENAME => crate::arrange::rename(ctx, parse(params)?).await,
+        method::FOCUS => crate::arrange::focus(parse(params)?).await,
+        method::TAB_SPLIT_RATIO => crate::arrange::split_ratio(parse(params)?).await,
         method::PANE_EXPLAIN => crate::aware::explain(parse(params)?).await,
         method::PANE_WAIT => crate::aware::wait(parse(params)?).await,
         other => Err(WireError::new(
@@ -124,7 +127,7 @@ pub(crate) fn unavailable<T>(err: RactorErr<T>) -> WireError {
     )
 }
 
-async fn model() -> Result<Model, WireError> {
+pub(crate) async fn model() -> Result<Model, WireError> {
     snapshot::model().await.ok_or_else(|| {
         WireError::new(
             ErrorCode::Unavailable,
@@ -142,7 +145,7 @@ pub(crate) fn pane_actor(view: &PaneView) -> Result<ActorRef<PaneMsg>, WireError
     actor(names::pane(id), ActorError::NoSuchPane(id.clone()))
 }
 
-fn workspace_actor(id: &str) -> Result<ActorRef<WorkspaceMsg>, WireError> {
+pub(crate) fn workspace_actor(id: &str) -> Result<ActorRef<WorkspaceMsg>, WireError> {
     actor(
         names::workspace(id),
         ActorError::NoSuchWorkspace(id.to_string()),
@@ -218,8 +221,11 @@ async fn ls() -> Result<Value, WireError> {
                     title: tab.title.clone(),
                     layout: tab.layout.clone(),
                     panes: model.panes_of(tab).map(ls_pane).collect(),
+                    active_pane: tab.active_pane_id.clone(),
                 })
                 .collect(),
+            active_tab: ws.active_tab_id.clone(),
+            last_used_at: ws.last_used_at,
         })
         .collect();
     to_value(LsReply { workspaces })

@@ -11,13 +11,15 @@
 //! - [`restore`]: the saved snapshot read back into actors; [`orphans`]:
 //!   what the previous server left running, ended; [`config`]: the config
 //!   file;
-//! - [`listener`], [`handlers`]: connections and the one handler per request;
-//!   [`input`]: input on its way to a pane, held back while its queue is
-//!   full; [`limits`]: how many connections, and how much unfinished input,
-//!   all clients together may make the server hold;
+//! - [`listener`], [`handlers`]: connections and the one handler per request
+//!   (`arrange`: renames, focus and split ratios); [`input`]: input on its
+//!   way to a pane, held back while its queue is full; [`limits`]: how many
+//!   connections, and how much unfinished input, all clients together may
+//!   make the server hold;
 //! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock.
 
+mod arrange;
 pub mod attach;
 pub mod aware;
 pub mod config;

@@ -55,6 +55,12 @@ pub enum ServerMsg {
         id: String,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
+    /// A new name for a workspace; names stay unique.
+    RenameWorkspace {
+        id: String,
+        name: String,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
     Status(RpcReplyPort<ServerStatus>),
     /// Final snapshot, hang up every child, stop.
     Shutdown,
@@ -180,6 +186,9 @@ impl Actor for ServerActor {
             }
             ServerMsg::CloseWorkspace { id, reply } => {
                 let _ = reply.send(server.close_workspace(&id).await);
+            }
+            ServerMsg::RenameWorkspace { id, name, reply } => {
+                let _ = reply.send(server.rename_workspace(&id, name).await);
             }
             ServerMsg::Status(reply) => {
                 let _ = reply.send(server.status().await);
@@ -413,6 +422,22 @@ impl Server {
         Ok(())
     }
 
+    async fn rename_workspace(&mut self, id: &str, name: String) -> Result<(), ActorError> {
+        let name = checked_name(name)?;
+        if self.workspaces.iter().any(|(w, n)| *n == name && w != id) {
+            return Err(ActorError::NameTaken(name));
+        }
+        let Some(slot) = self.workspaces.iter_mut().find(|(w, _)| w == id) else {
+            return Err(ActorError::NoSuchWorkspace(id.to_string()));
+        };
+        let actor = names::lookup::<WorkspaceMsg>(&names::workspace(id))
+            .ok_or_else(|| ActorError::NoSuchWorkspace(id.to_string()))?;
+        ractor::call_t!(actor, WorkspaceMsg::Rename, 10_000, name.clone())
+            .map_err(|e| ActorError::Unavailable(e.to_string()))?;
+        slot.1 = name;
+        Ok(())
+    }
+
     async fn new_workspace(
         &mut self,
         myself: &ActorRef<ServerMsg>,
@@ -420,12 +445,7 @@ impl Server {
         cwd: String,
         auto_resume: bool,
     ) -> Result<String, ActorError> {
-        let name = name.trim().to_string();
-        if name.is_empty() || name.chars().any(char::is_control) {
-            return Err(ActorError::BadRequest(
-                "a workspace name must be non-empty text without control characters".into(),
-            ));
-        }
+        let name = checked_name(name)?;
         if self.workspaces.iter().any(|(_, n)| *n == name) {
             return Err(ActorError::NameTaken(name));
         }
@@ -444,6 +464,7 @@ impl Server {
             active_tab_id: None,
             auto_resume,
             created_at: now_millis(),
+            last_used_at: 0,
         };
         self.spawn_workspace(
             myself,
@@ -521,4 +542,16 @@ impl Server {
             orphans: *self.orphans.borrow(),
         }
     }
+}
+
+/// A workspace name as given, trimmed; refused if empty or with control
+/// characters.
+fn checked_name(name: String) -> Result<String, ActorError> {
+    let name = name.trim().to_string();
+    if name.is_empty() || name.chars().any(char::is_control) {
+        return Err(ActorError::BadRequest(
+            "a workspace name must be non-empty text without control characters".into(),
+        ));
+    }
+    Ok(name)
 }

@@ -194,6 +194,15 @@ impl TestServer {
         self.ctl_ok(&args)
     }
 
+    /// One request on the socket: its `result`, or its `error`.
+    pub fn call(&self, method: &str, params: Value) -> Result<Value, Value> {
+        let response = self.raw_call(method, params);
+        match response.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok(response["result"].clone()),
+        }
+    }
+
     /// Sends one request over a connection of its own, as any client
     /// could, and returns the response line as JSON (`result` or `error`).
     pub fn raw_call(&self, method: &str, params: Value) -> Value {

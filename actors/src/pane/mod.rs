@@ -15,6 +15,7 @@ pub mod procfs;
 mod revive;
 pub mod ring;
 pub mod subscribers;
+mod title;
 pub mod wait;
 
 use std::path::PathBuf;
@@ -38,7 +39,7 @@ use flood::OutputGates;
 use input::{InputPiece, InputQueue};
 use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
-use subscribers::{Output, PaneFrame, Subscribers};
+use subscribers::{CatchUp, Output, PaneFrame, Revive, Subscribers};
 
 /// How often a pane with new output renders and publishes its tail.
 pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
@@ -51,8 +52,9 @@ const EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// A resumed or respawned child that fails within this long fails the
 /// command, and the pane goes back to being a tombstone.
 pub const REVIVE_GRACE: Duration = Duration::from_millis(1500);
-/// How soon a lagging client is offered a fresh snapshot again.
-const CATCH_UP: Duration = Duration::from_millis(50);
+/// How soon a lagging client is offered a fresh snapshot again (a frame:
+/// the multiplexer gets a picture of a flooding pane this often).
+const CATCH_UP: Duration = Duration::from_millis(16);
 /// Lines of scrollback the screen keeps, as tmux does by default: the
 /// persisted tail needs far fewer, and a longer history costs every pane
 /// memory and every flood parse time (a cold grid is a slow grid).
@@ -109,6 +111,8 @@ pub struct Attached {
     pub state: PaneState,
     pub exit_code: Option<i32>,
     pub size: PtySize,
+    /// For a pane with no process: what reviving it runs.
+    pub revive: Option<Revive>,
     /// Starts with the snapshot, then output, in order.
     pub frames: tokio::sync::mpsc::Receiver<PaneFrame>,
 }
@@ -120,8 +124,12 @@ pub enum PaneMsg {
     Attach {
         size: Option<(u16, u16)>,
         keep_attention: bool,
+        catch_up: CatchUp,
         reply: RpcReplyPort<Attached>,
     },
+    /// A name chosen by the user, kept over any title the program sets;
+    /// `None` gives the pane back its program's title.
+    Rename(Option<String>, RpcReplyPort<()>),
     /// The user has seen the pane.
     Seen(RpcReplyPort<()>),
     /// `ctl notify` aimed at this pane.
@@ -244,7 +252,7 @@ pub struct Pane {
     subscribers: Subscribers,
     catch_up_due: bool,
     /// The state attached clients were last told about.
-    announced: (PaneState, Option<i32>),
+    announced: (PaneState, Option<i32>, Option<Revive>),
     /// Bounds what output can cost: notifications and record publishes.
     gates: OutputGates,
     input: InputQueue,
@@ -296,7 +304,7 @@ impl Actor for PaneActor {
             revival: None,
             subscribers: Subscribers::default(),
             catch_up_due: false,
-            announced: (PaneState::Exited, None),
+            announced: (PaneState::Exited, None, None),
             gates: OutputGates::default(),
             input: InputQueue::default(),
             context: args.context,
@@ -354,6 +362,7 @@ impl Actor for PaneActor {
             PaneMsg::Attach {
                 size,
                 keep_attention,
+                catch_up,
                 reply,
             } => {
                 if let Some((rows, cols)) = size {
@@ -365,15 +374,26 @@ impl Actor for PaneActor {
                 // One message: the snapshot and the offset are taken at
                 // the same instant, so the stream neither repeats nor
                 // skips a byte.
-                let frames = pane.subscribers.add(pane.screen.replay(), pane.ring.end());
+                let PtySize { rows, cols } = pane.record.pty_size;
+                let frames = pane.subscribers.add(
+                    pane.screen.replay(),
+                    pane.ring.end(),
+                    (rows, cols),
+                    catch_up,
+                );
                 let _ = reply.send(Attached {
                     offset: pane.ring.end(),
                     input: pane.input.clone(),
                     state: pane.state,
                     exit_code: pane.record.exit_code,
                     size: pane.record.pty_size,
+                    revive: pane.revive_offer(),
                     frames,
                 });
+            }
+            PaneMsg::Rename(name, reply) => {
+                pane.rename(name);
+                let _ = reply.send(());
             }
             PaneMsg::Seen(reply) => {
                 pane.seen();
@@ -527,12 +547,13 @@ impl Pane {
         self.gates.record_published();
         publish(SnapshotMsg::Pane(Box::new(self.view())));
         self.check_waiters(0);
-        let now = (self.state, self.record.exit_code);
+        let now = (self.state, self.record.exit_code, self.revive_offer());
         if now != self.announced {
-            self.announced = now;
+            self.announced = now.clone();
             self.subscribers.state(
                 now.0,
                 now.1,
+                now.2,
                 Output {
                     ring: &self.ring,
                     snapshot: || self.screen.replay(),
@@ -813,10 +834,13 @@ impl Pane {
             }
             self.record.pty_size = size;
             self.publish();
-            self.subscribers.repaint(Output {
-                ring: &self.ring,
-                snapshot: || self.screen.replay(),
-            });
+            self.subscribers.repaint(
+                (size.rows, size.cols),
+                Output {
+                    ring: &self.ring,
+                    snapshot: || self.screen.replay(),
+                },
+            );
         }
         size
     }

@@ -19,6 +19,7 @@ use signaltty_persistence::AgentRecord;
 use signaltty_screen::{Screen, Size, Style};
 use tracing::{info, warn};
 
+use super::subscribers::Revive;
 use super::{Pane, PaneMsg, REVIVE_GRACE, Revival};
 use crate::error::ActorError;
 use crate::model::{PaneState, resume_command};
@@ -32,6 +33,21 @@ impl Pane {
             )));
         }
         Ok(())
+    }
+
+    /// What `r` on this pane runs, for clients to say before they do it:
+    /// the agent's resume when it has a session to resume (even after its
+    /// process ended: a resumed agent's saved command is its resume
+    /// anyway), else the saved command. `None` while a process runs.
+    pub(super) fn revive_offer(&self) -> Option<Revive> {
+        if self.state == PaneState::Live {
+            return None;
+        }
+        match resume_command(&self.record) {
+            Some(argv) => Some(Revive::Resume(argv)),
+            None if self.record.argv.is_empty() => None,
+            None => Some(Revive::Respawn(self.record.argv.clone())),
+        }
     }
 
     /// What a resume spawns, and the agent that must come up.
