@@ -4,7 +4,8 @@
 //! Figures print as a table with ratios to their anchors and are written,
 //! with two SVG plots, to `$SIGNALTTY_BENCH_OUT` (default `target/bench`).
 //! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run;
-//! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half.
+//! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half, `=throughput`
+//! only the throughput rounds, `=detection` only detection's cost.
 //! These are measurements, not tests: nothing here asserts a time.
 
 use std::fmt::Write as _;
@@ -27,6 +28,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
 
 #[path = "support/mux.rs"]
 mod mux;
+#[path = "support/throughput.rs"]
+mod throughput;
 const ROWS: u16 = 50;
 const COLS: u16 = 200;
 
@@ -38,6 +41,8 @@ struct Scale {
     keystrokes: usize,
     /// Alternating tmux / signaltty rounds of the multiplexer flood.
     mux_rounds: usize,
+    /// Rounds of the throughput floods, each running every system once.
+    throughput_rounds: usize,
 }
 
 fn main() {
@@ -56,6 +61,7 @@ fn main() {
             idle: Duration::from_secs(5),
             keystrokes: 50,
             mux_rounds: 1,
+            throughput_rounds: 2,
         }
     } else {
         Scale {
@@ -65,6 +71,7 @@ fn main() {
             idle: Duration::from_secs(60),
             keystrokes: 300,
             mux_rounds: 3,
+            throughput_rounds: 5,
         }
     };
     let out_dir = PathBuf::from(
@@ -92,13 +99,16 @@ fn main() {
         .output()
         .is_ok_and(|o| o.status.success());
 
-    // SIGNALTTY_BENCH_ONLY=server or =mux runs one half.
+    // SIGNALTTY_BENCH_ONLY=server or =mux runs one half, =throughput the
+    // throughput rounds alone.
     let only = std::env::var("SIGNALTTY_BENCH_ONLY").ok();
-    if only.as_deref() != Some("mux") {
+    if only.as_deref() == Some("throughput") {
+        throughput::throughput(&scale, &log, work.path(), has_tmux, &mut report);
+    } else if only.as_deref() != Some("mux") {
         server_figures(&scale, &log, work.path(), has_tmux, &mut report);
         detection(work.path(), scale.idle, &mut report);
     }
-    if only.as_deref() != Some("server") {
+    if only.as_deref().is_none_or(|only| only == "mux") {
         mux::multiplexer(&scale, &log, work.path(), has_tmux, &mut report);
     }
 
@@ -106,35 +116,19 @@ fn main() {
     let json = serde_json::to_string_pretty(&report.json).unwrap_or_default();
     std::fs::write(out_dir.join("results.json"), json).expect("results.json");
     std::fs::write(out_dir.join("throughput.svg"), report.throughput_svg()).expect("svg");
-    std::fs::write(out_dir.join("restore.svg"), report.restore_svg()).expect("svg");
+    if !report.restores.is_empty() {
+        std::fs::write(out_dir.join("restore.svg"), report.restore_svg()).expect("svg");
+    }
     eprintln!("wrote {}", out_dir.display());
 }
 
 /// The server's figures: throughput, latency, snapshots, restore, memory,
 /// idleness.
 fn server_figures(scale: &Scale, log: &Path, dir: &Path, has_tmux: bool, report: &mut Report) {
-    eprintln!(
-        "throughput: {} MiB of coloured text, {COLS}x{ROWS}",
-        scale.log_mib
-    );
-    let bytes = (scale.log_mib << 20) as f64;
-    let raw = raw_pty_cat(log);
-    report.throughput("raw PTY", bytes / raw);
-    if has_tmux {
-        report.throughput("tmux, no client", bytes / tmux_cat(log, dir, false));
-        report.throughput("tmux, one client", bytes / tmux_cat(log, dir, true));
-    }
-    let server = Server::start(dir, "tp");
-    report.throughput(
-        "signaltty, no client",
-        bytes / signaltty_cat(&server, log, false),
-    );
-    report.throughput(
-        "signaltty, one client",
-        bytes / signaltty_cat(&server, log, true),
-    );
+    throughput::throughput(scale, log, dir, has_tmux, report);
 
     eprintln!("keystroke round trip through attach");
+    let server = Server::start(dir, "keys");
     report.latency("raw PTY keystroke", keystrokes_raw(scale.keystrokes));
     if has_tmux {
         report.latency("tmux keystroke", keystrokes_tmux(scale.keystrokes));
@@ -257,26 +251,6 @@ fn open_pty() -> portable_pty::PtyPair {
         .expect("pty")
 }
 
-/// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads.
-fn raw_pty_cat(log: &Path) -> f64 {
-    let pair = open_pty();
-    let mut cmd = CommandBuilder::new("cat");
-    cmd.arg(log);
-    let start = Instant::now();
-    let mut child = pair.slave.spawn_command(cmd).expect("cat");
-    drop(pair.slave);
-    let mut reader = pair.master.try_clone_reader().expect("reader");
-    let mut buf = vec![0u8; 64 * 1024];
-    while let Ok(n) = reader.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    let _ = child.wait();
-    seconds
-}
-
 fn tmux(socket: &str, args: &[&str]) -> Command {
     let mut command = Command::new("tmux");
     command.args(["-L", socket, "-f", "/dev/null"]).args(args);
@@ -393,29 +367,6 @@ impl Drop for Viewer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
-    let socket = format!("sttb{}", std::process::id());
-    let go = dir.join("tmux.go");
-    let _ = std::fs::remove_file(&go);
-    let script = format!(
-        "while [ ! -e '{}' ]; do sleep 0.01; done; cat '{}'; tmux -L {socket} wait-for -S done",
-        go.display(),
-        log.display()
-    );
-    if !tmux_session(&socket, "b", &script) {
-        return f64::NAN;
-    }
-    let viewer = attached.then(|| {
-        let viewer = tmux_client(&socket, "b");
-        std::thread::sleep(Duration::from_millis(300));
-        viewer
-    });
-    let seconds = time_tmux_flood(&socket, &go);
-    drop(viewer);
-    let _ = tmux(&socket, &["kill-server"]).status();
-    seconds
 }
 
 /// Seconds from creating `go` until the tmux session on `socket` says
@@ -538,35 +489,6 @@ fn wait_file(path: &Path, timeout: Duration) {
         );
         std::thread::sleep(Duration::from_millis(2));
     }
-}
-
-fn signaltty_cat(server: &Server, log: &Path, attached: bool) -> f64 {
-    let dir = server.socket.parent().unwrap_or(Path::new("/tmp"));
-    let go = dir.join(format!("stt-go-{attached}"));
-    let done = dir.join(format!("stt-done-{attached}"));
-    let script = format!(
-        "while [ ! -e '{}' ]; do sleep 0.01; done; cat '{}'; touch '{}'; sleep 100000",
-        go.display(),
-        log.display(),
-        done.display()
-    );
-    let pane = server.new_pane(&["sh", "-c", &script]);
-    let viewer = attached.then(|| {
-        let socket = server.socket.display().to_string();
-        let viewer = Viewer::run(
-            &[BIN, "attach", &pane],
-            &[("SIGNALTTY_SOCKET", socket.as_str())],
-        );
-        std::thread::sleep(Duration::from_millis(300));
-        viewer
-    });
-    let start = Instant::now();
-    std::fs::write(&go, "").expect("go");
-    wait_file(&done, Duration::from_secs(600));
-    let seconds = start.elapsed().as_secs_f64();
-    drop(viewer);
-    server.call("pane.close", json!({"pane": pane}));
-    seconds
 }
 
 /// Round trips of one keystroke echoed back by `cat` on a PTY.
@@ -796,18 +718,114 @@ fn percentile(samples: &[f64], p: f64) -> f64 {
 #[derive(Default)]
 struct Report {
     lines: Vec<String>,
-    throughputs: Vec<(String, f64)>,
+    /// MB/s of each system, one sample per round, in round order.
+    throughputs: Vec<(String, Vec<f64>)>,
+    /// CPU seconds per flood of each signaltty system: server, client.
+    flood_cpu: Vec<(String, Vec<f64>, Vec<f64>)>,
     restores: Vec<(usize, f64)>,
     memory: Vec<(usize, u64)>,
     json: serde_json::Map<String, Value>,
 }
 
 impl Report {
+    /// One round's throughput of `system`.
     fn throughput(&mut self, system: &str, bytes_per_second: f64) {
         let mb = bytes_per_second / 1e6;
-        self.throughputs.push((system.to_string(), mb));
-        self.json
-            .insert(format!("throughput {system} MB/s"), json!(mb));
+        match self.throughputs.iter_mut().find(|(s, _)| s == system) {
+            Some((_, samples)) => samples.push(mb),
+            None => self.throughputs.push((system.to_string(), vec![mb])),
+        }
+    }
+
+    /// One round's CPU seconds for a flood through signaltty.
+    fn flood_cpu(&mut self, system: &str, server: f64, client: Option<f64>) {
+        let at = match self.flood_cpu.iter().position(|(s, _, _)| s == system) {
+            Some(at) => at,
+            None => {
+                self.flood_cpu
+                    .push((system.to_string(), Vec::new(), Vec::new()));
+                self.flood_cpu.len() - 1
+            }
+        };
+        let (_, servers, clients) = &mut self.flood_cpu[at];
+        servers.push(server);
+        clients.extend(client);
+    }
+
+    fn throughput_samples(&self, system: &str) -> Option<&[f64]> {
+        self.throughputs
+            .iter()
+            .find(|(s, _)| s == system)
+            .map(|(_, samples)| samples.as_slice())
+    }
+
+    /// `system`'s throughput over `anchor`'s, round by round.
+    fn ratios(&self, system: &str, anchor: &str) -> Vec<f64> {
+        let (Some(ours), Some(theirs)) = (
+            self.throughput_samples(system),
+            self.throughput_samples(anchor),
+        ) else {
+            return Vec::new();
+        };
+        ours.iter()
+            .zip(theirs)
+            .map(|(o, t)| o / t)
+            .filter(|r| r.is_finite())
+            .collect()
+    }
+
+    /// Throughput medians, spreads and ratios, into the table and the JSON.
+    fn throughput_table(&mut self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "median MB/s of {} rounds (min-max); ratios are round by round",
+            self.throughputs.first().map_or(0, |(_, s)| s.len())
+        );
+        let mut json = serde_json::Map::new();
+        for (system, samples) in &self.throughputs {
+            // Like with like: a client costs tmux too.
+            let tmux = if system.ends_with("one client") {
+                throughput::TMUX_CLIENT
+            } else {
+                throughput::TMUX
+            };
+            let mut line = format!("{system:<24} {:>14}", spread(samples, 1));
+            let raw = self.ratios(system, throughput::RAW);
+            let vs_tmux = self.ratios(system, tmux);
+            if system != throughput::RAW {
+                let _ = write!(line, "   {:>17} raw", spread(&raw, 2));
+            }
+            if !system.starts_with("tmux") && !vs_tmux.is_empty() {
+                let _ = write!(line, "   {:>17} tmux", spread(&vs_tmux, 2));
+            }
+            let _ = writeln!(out, "{line}");
+            json.insert(
+                system.clone(),
+                json!({
+                    "MB/s median": percentile(samples, 0.5),
+                    "MB/s rounds": samples,
+                    "vs raw median": percentile(&raw, 0.5),
+                    "vs tmux median": percentile(&vs_tmux, 0.5),
+                }),
+            );
+        }
+        for (system, servers, clients) in &self.flood_cpu {
+            let client = if clients.is_empty() {
+                String::new()
+            } else {
+                format!(", client {} s", spread(clients, 2))
+            };
+            let _ = writeln!(
+                out,
+                "{system:<24} CPU per flood: server {} s{client}",
+                spread(servers, 2)
+            );
+            json.insert(
+                format!("{system} cpu s (server, client)"),
+                json!([servers, clients]),
+            );
+        }
+        self.json.insert("throughput".into(), json.into());
     }
 
     fn latency(&mut self, what: &str, samples_ms: Vec<f64>) {
@@ -919,30 +937,9 @@ impl Report {
         self.json.insert("idle agents cpu %".into(), json!(idle));
     }
 
-    fn table(&self) -> String {
+    fn table(&mut self) -> String {
         let mut out = String::from("\n== throughput (cat of coloured text) ==\n");
-        let anchor = |name: &str| {
-            self.throughputs
-                .iter()
-                .find(|(s, _)| s == name)
-                .map(|(_, v)| *v)
-        };
-        let raw = anchor("raw PTY");
-        for (system, mb) in &self.throughputs {
-            // Like with like: a client costs tmux too.
-            let tmux = if system.ends_with("one client") {
-                anchor("tmux, one client")
-            } else {
-                anchor("tmux, no client")
-            };
-            let vs_raw = raw
-                .map(|r| format!("{:>5.0}% of raw", mb / r * 100.0))
-                .unwrap_or_default();
-            let vs_tmux = tmux
-                .map(|t| format!("{:>5.2}x tmux", mb / t))
-                .unwrap_or_default();
-            let _ = writeln!(out, "{system:<24} {mb:>8.1} MB/s   {vs_raw}   {vs_tmux}");
-        }
+        self.throughput_table(&mut out);
         out.push_str("\n== latency ==\n");
         for line in &self.lines {
             let _ = writeln!(out, "{line}");
@@ -972,19 +969,31 @@ impl Report {
     }
 
     fn throughput_svg(&self) -> String {
-        let bars: Vec<(String, f64)> = self.throughputs.clone();
+        let bars: Vec<Bar> = self
+            .throughputs
+            .iter()
+            .map(|(system, samples)| Bar {
+                label: system.clone(),
+                value: percentile(samples, 0.5),
+                range: range(samples),
+            })
+            .collect();
         bar_chart(
-            "Output throughput, cat of coloured text (MB/s, higher is better)",
+            "Output throughput, cat of coloured text (median MB/s and min-max, higher is better)",
             &bars,
             "MB/s",
         )
     }
 
     fn restore_svg(&self) -> String {
-        let bars: Vec<(String, f64)> = self
+        let bars: Vec<Bar> = self
             .restores
             .iter()
-            .map(|(n, s)| (format!("{n} panes"), s * 1000.0))
+            .map(|(n, s)| Bar {
+                label: format!("{n} panes"),
+                value: s * 1000.0,
+                range: None,
+            })
             .collect();
         bar_chart(
             "Restore: start to first answered ls (ms, lower is better)",
@@ -994,11 +1003,37 @@ impl Report {
     }
 }
 
-/// A plain horizontal bar chart.
-fn bar_chart(title: &str, bars: &[(String, f64)], unit: &str) -> String {
+/// The smallest and the largest sample.
+fn range(samples: &[f64]) -> Option<(f64, f64)> {
+    let finite = samples.iter().copied().filter(|v| v.is_finite());
+    let min = finite.clone().reduce(f64::min)?;
+    let max = finite.reduce(f64::max)?;
+    Some((min, max))
+}
+
+/// "median (min-max)" of `samples`, with `digits` decimals.
+fn spread(samples: &[f64], digits: usize) -> String {
+    match range(samples) {
+        Some((min, max)) => format!(
+            "{:.digits$} ({min:.digits$}-{max:.digits$})",
+            percentile(samples, 0.5)
+        ),
+        None => "-".to_string(),
+    }
+}
+
+/// One bar of a chart, with the spread it stands for, if any.
+struct Bar {
+    label: String,
+    value: f64,
+    range: Option<(f64, f64)>,
+}
+
+/// A plain horizontal bar chart; a bar with a range gets a whisker.
+fn bar_chart(title: &str, bars: &[Bar], unit: &str) -> String {
     let max = bars
         .iter()
-        .map(|(_, v)| *v)
+        .flat_map(|b| [b.value, b.range.map_or(0.0, |(_, max)| max)])
         .filter(|v| v.is_finite())
         .fold(0.0_f64, f64::max)
         .max(1e-9);
@@ -1008,21 +1043,37 @@ fn bar_chart(title: &str, bars: &[(String, f64)], unit: &str) -> String {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"700\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"13\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"22\" font-size=\"15\">{title}</text>\n"
     );
-    for (i, (label, value)) in bars.iter().enumerate() {
+    let scale = |v: f64| if v.is_finite() { v / max * width } else { 0.0 };
+    for (i, bar) in bars.iter().enumerate() {
         let y = 40.0 + row * i as f64;
-        let w = if value.is_finite() {
-            value / max * width
-        } else {
-            0.0
-        };
-        let _ = writeln!(
+        let (label, value) = (&bar.label, bar.value);
+        let w = scale(value);
+        let mut end = left + w;
+        let _ = write!(
             svg,
             "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{label}</text>\
-             <rect x=\"{left}\" y=\"{y}\" width=\"{w:.1}\" height=\"18\" fill=\"#4a7ab5\"/>\
-             <text x=\"{:.1}\" y=\"{}\">{value:.1} {unit}</text>",
+             <rect x=\"{left}\" y=\"{y}\" width=\"{w:.1}\" height=\"18\" fill=\"#4a7ab5\"/>",
             left - 8.0,
             y + 14.0,
-            left + w + 6.0,
+        );
+        if let Some((min, max)) = bar.range {
+            let (x0, x1, mid) = (left + scale(min), left + scale(max), y + 9.0);
+            end = end.max(x1);
+            let _ = write!(
+                svg,
+                "<line x1=\"{x0:.1}\" y1=\"{mid}\" x2=\"{x1:.1}\" y2=\"{mid}\" stroke=\"black\"/>\
+                 <line x1=\"{x0:.1}\" y1=\"{}\" x2=\"{x0:.1}\" y2=\"{}\" stroke=\"black\"/>\
+                 <line x1=\"{x1:.1}\" y1=\"{}\" x2=\"{x1:.1}\" y2=\"{}\" stroke=\"black\"/>",
+                y + 4.0,
+                y + 14.0,
+                y + 4.0,
+                y + 14.0,
+            );
+        }
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{}\">{value:.1} {unit}</text>",
+            end + 6.0,
             y + 14.0
         );
     }

@@ -1,0 +1,156 @@
+//! Output throughput, side by side: `cat` of the coloured log into a bare
+//! PTY, into a signaltty pane and into a tmux pane, each with no client and
+//! with one attached client. A module of the harness (`signaltty.rs`),
+//! whose helpers it uses.
+//!
+//! One run swings widely on a shared machine (the raw PTY alone from 46 to
+//! 96 MB/s), so the systems take turns within each round and the report
+//! gives each one's median and spread over the rounds, and its ratio to the
+//! raw PTY and to tmux round by round.
+
+use std::io::Read;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use portable_pty::CommandBuilder;
+use serde_json::json;
+
+use super::{
+    BIN, Report, Scale, Server, Viewer, cpu_seconds, open_pty, time_tmux_flood, tmux, tmux_client,
+    tmux_session, wait_file,
+};
+
+/// The systems in the order each round runs them.
+pub(super) const RAW: &str = "raw PTY";
+pub(super) const OURS: &str = "signaltty, no client";
+pub(super) const TMUX: &str = "tmux, no client";
+pub(super) const OURS_CLIENT: &str = "signaltty, one client";
+pub(super) const TMUX_CLIENT: &str = "tmux, one client";
+
+pub(super) fn throughput(
+    scale: &Scale,
+    log: &Path,
+    dir: &Path,
+    has_tmux: bool,
+    report: &mut Report,
+) {
+    eprintln!(
+        "throughput: {} MiB of coloured text, {}x{}, {} alternating rounds",
+        scale.log_mib,
+        super::COLS,
+        super::ROWS,
+        scale.throughput_rounds
+    );
+    let bytes = (scale.log_mib << 20) as f64;
+    let server = Server::start(dir, "tp");
+    for round in 1..=scale.throughput_rounds {
+        eprintln!("throughput round {round}");
+        report.throughput(RAW, bytes / raw_pty_cat(log));
+        for attached in [false, true] {
+            let ours = signaltty_cat(&server, log, attached);
+            let (name, tmux_name) = if attached {
+                (OURS_CLIENT, TMUX_CLIENT)
+            } else {
+                (OURS, TMUX)
+            };
+            report.throughput(name, bytes / ours.seconds);
+            report.flood_cpu(name, ours.server_cpu, ours.client_cpu);
+            if has_tmux {
+                report.throughput(tmux_name, bytes / tmux_cat(log, dir, attached));
+            }
+        }
+    }
+}
+
+/// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads.
+fn raw_pty_cat(log: &Path) -> f64 {
+    let pair = open_pty();
+    let mut cmd = CommandBuilder::new("cat");
+    cmd.arg(log);
+    let start = Instant::now();
+    let mut child = pair.slave.spawn_command(cmd).expect("cat");
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().expect("reader");
+    let mut buf = vec![0u8; 64 * 1024];
+    while let Ok(n) = reader.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let _ = child.wait();
+    seconds
+}
+
+fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
+    let socket = format!("sttb{}", std::process::id());
+    let go = dir.join("tmux.go");
+    let _ = std::fs::remove_file(&go);
+    let script = format!(
+        "while [ ! -e '{}' ]; do sleep 0.01; done; cat '{}'; tmux -L {socket} wait-for -S done",
+        go.display(),
+        log.display()
+    );
+    if !tmux_session(&socket, "b", &script) {
+        return f64::NAN;
+    }
+    let viewer = attached.then(|| {
+        let viewer = tmux_client(&socket, "b");
+        std::thread::sleep(Duration::from_millis(300));
+        viewer
+    });
+    let seconds = time_tmux_flood(&socket, &go);
+    drop(viewer);
+    let _ = tmux(&socket, &["kill-server"]).status();
+    seconds
+}
+
+/// One flood through signaltty: its time, and the CPU the server and the
+/// attached client (if any) spent on it.
+struct Flood {
+    seconds: f64,
+    server_cpu: f64,
+    client_cpu: Option<f64>,
+}
+
+fn signaltty_cat(server: &Server, log: &Path, attached: bool) -> Flood {
+    let dir = server.socket.parent().unwrap_or(Path::new("/tmp"));
+    let go = dir.join(format!("stt-go-{attached}"));
+    let done = dir.join(format!("stt-done-{attached}"));
+    let _ = std::fs::remove_file(&go);
+    let _ = std::fs::remove_file(&done);
+    let script = format!(
+        "while [ ! -e '{}' ]; do sleep 0.01; done; cat '{}'; touch '{}'; sleep 100000",
+        go.display(),
+        log.display(),
+        done.display()
+    );
+    let pane = server.new_pane(&["sh", "-c", &script]);
+    let viewer = attached.then(|| {
+        let socket = server.socket.display().to_string();
+        let viewer = Viewer::run(
+            &[BIN, "attach", &pane],
+            &[("SIGNALTTY_SOCKET", socket.as_str())],
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        viewer
+    });
+    let server_before = cpu_seconds(server.pid());
+    let client_before = viewer.as_ref().map(|v| cpu_seconds(v.pid()));
+    let start = Instant::now();
+    std::fs::write(&go, "").expect("go");
+    wait_file(&done, Duration::from_secs(600));
+    let seconds = start.elapsed().as_secs_f64();
+    let client_cpu = viewer
+        .as_ref()
+        .zip(client_before)
+        .map(|(v, before)| cpu_seconds(v.pid()) - before);
+    let flood = Flood {
+        seconds,
+        server_cpu: cpu_seconds(server.pid()) - server_before,
+        client_cpu,
+    };
+    drop(viewer);
+    server.call("pane.close", json!({"pane": pane}));
+    flood
+}
