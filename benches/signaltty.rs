@@ -6,6 +6,8 @@
 //! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run;
 //! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half, `=throughput`
 //! only the throughput rounds, `=detection` only detection's cost.
+//! `SIGNALTTY_BENCH_BASELINE=<path to another signaltty>` adds that build
+//! to every throughput round: a before and after under the same load.
 //! These are measurements, not tests: nothing here asserts a time.
 
 use std::fmt::Write as _;
@@ -403,6 +405,8 @@ struct Server {
     socket: PathBuf,
     state: PathBuf,
     workspace: String,
+    /// The signaltty it runs, and its clients should run.
+    bin: String,
 }
 
 impl Server {
@@ -411,9 +415,14 @@ impl Server {
     }
 
     fn start_with(dir: &Path, name: &str, with_workspace: bool) -> Server {
+        Self::start_binary(BIN, dir, name, with_workspace)
+    }
+
+    /// A server run by another build of signaltty at `bin`.
+    fn start_binary(bin: &str, dir: &Path, name: &str, with_workspace: bool) -> Server {
         let socket = dir.join(format!("{name}.sock"));
         let state = dir.join(format!("{name}.state"));
-        let child = Command::new(BIN)
+        let child = Command::new(bin)
             .env("SIGNALTTY_SOCKET", &socket)
             .env("SIGNALTTY_STATE_DIR", &state)
             .env("SIGNALTTY_LOG", "warn")
@@ -429,6 +438,7 @@ impl Server {
             socket,
             state,
             workspace: String::new(),
+            bin: bin.to_string(),
         };
         let deadline = Instant::now() + Duration::from_secs(60);
         while server.call("status", json!({})).is_none() {
@@ -784,18 +794,18 @@ impl Report {
         let mut json = serde_json::Map::new();
         for (system, samples) in &self.throughputs {
             // Like with like: a client costs tmux too.
-            let tmux = if system.ends_with("one client") {
+            let tmux = if system.contains("one client") {
                 throughput::TMUX_CLIENT
             } else {
                 throughput::TMUX
             };
-            let mut line = format!("{system:<24} {:>14}", spread(samples, 1));
+            let mut line = format!("{system:<34} {:>18}", spread(samples, 1));
             let raw = self.ratios(system, throughput::RAW);
             let vs_tmux = self.ratios(system, tmux);
             if system != throughput::RAW {
                 let _ = write!(line, "   {:>17} raw", spread(&raw, 2));
             }
-            if !system.starts_with("tmux") && !vs_tmux.is_empty() {
+            if system.starts_with("signaltty") && !vs_tmux.is_empty() {
                 let _ = write!(line, "   {:>17} tmux", spread(&vs_tmux, 2));
             }
             let _ = writeln!(out, "{line}");
@@ -817,7 +827,7 @@ impl Report {
             };
             let _ = writeln!(
                 out,
-                "{system:<24} CPU per flood: server {} s{client}",
+                "{system:<34} CPU per flood: server {} s{client}",
                 spread(servers, 2)
             );
             json.insert(

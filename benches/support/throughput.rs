@@ -16,7 +16,7 @@ use portable_pty::CommandBuilder;
 use serde_json::json;
 
 use super::{
-    BIN, Report, Scale, Server, Viewer, cpu_seconds, open_pty, time_tmux_flood, tmux, tmux_client,
+    Report, Scale, Server, Viewer, cpu_seconds, open_pty, time_tmux_flood, tmux, tmux_client,
     tmux_session, wait_file,
 };
 
@@ -43,24 +43,38 @@ pub(super) fn throughput(
     );
     let bytes = (scale.log_mib << 20) as f64;
     let server = Server::start(dir, "tp");
+    let baseline = std::env::var(BASELINE_VAR)
+        .ok()
+        .map(|bin| Server::start_binary(&bin, dir, "tpbase", true));
     for round in 1..=scale.throughput_rounds {
         eprintln!("throughput round {round}");
         report.throughput(RAW, bytes / raw_pty_cat(log));
         for attached in [false, true] {
-            let ours = signaltty_cat(&server, log, attached);
             let (name, tmux_name) = if attached {
                 (OURS_CLIENT, TMUX_CLIENT)
             } else {
                 (OURS, TMUX)
             };
-            report.throughput(name, bytes / ours.seconds);
-            report.flood_cpu(name, ours.server_cpu, ours.client_cpu);
+            let mut systems = vec![(name.to_string(), &server)];
+            if let Some(baseline) = &baseline {
+                systems.push((format!("{name} ({BASELINE})"), baseline));
+            }
+            for (name, server) in systems {
+                let flood = signaltty_cat(server, log, attached);
+                report.throughput(&name, bytes / flood.seconds);
+                report.flood_cpu(&name, flood.server_cpu, flood.client_cpu);
+            }
             if has_tmux {
                 report.throughput(tmux_name, bytes / tmux_cat(log, dir, attached));
             }
         }
     }
 }
+
+/// Names another build of signaltty to measure in the same rounds.
+const BASELINE_VAR: &str = "SIGNALTTY_BENCH_BASELINE";
+/// How the baseline's rows are marked.
+const BASELINE: &str = "baseline";
 
 /// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads.
 fn raw_pty_cat(log: &Path) -> f64 {
@@ -129,7 +143,7 @@ fn signaltty_cat(server: &Server, log: &Path, attached: bool) -> Flood {
     let viewer = attached.then(|| {
         let socket = server.socket.display().to_string();
         let viewer = Viewer::run(
-            &[BIN, "attach", &pane],
+            &[&server.bin, "attach", &pane],
             &[("SIGNALTTY_SOCKET", socket.as_str())],
         );
         std::thread::sleep(Duration::from_millis(300));

@@ -597,11 +597,16 @@ pub mod frame {
 
     pub fn encode(kind: u8, payload: &[u8]) -> Vec<u8> {
         let mut out = Vec::with_capacity(HEADER + payload.len());
-        out.push(kind);
-        let len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
-        out.extend_from_slice(&len.to_be_bytes());
+        out.extend_from_slice(&header(kind, payload.len()));
         out.extend_from_slice(payload);
         out
+    }
+
+    /// The header of a frame of `kind` whose payload is `len` bytes long,
+    /// for a sender that writes the payload from where it already is.
+    pub fn header(kind: u8, len: usize) -> [u8; HEADER] {
+        let [a, b, c, d] = u32::try_from(len).unwrap_or(u32::MAX).to_be_bytes();
+        [kind, a, b, c, d]
     }
 
     /// The kind and payload length of a header; an error for a payload

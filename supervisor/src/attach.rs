@@ -2,15 +2,14 @@
 //!
 //! The pane answers one `Attach` message with a snapshot and a queue that
 //! continues from exactly where the snapshot ends; this task writes that
-//! queue to the client as frames and turns the client's frames into
-//! keystrokes and resizes. The pane never waits for it: a slow client
+//! queue to the client as frames (several at once, in one vectored write:
+//! see `frames`) and turns the client's frames into keystrokes and resizes. The pane never waits for it: a slow client
 //! falls behind and is sent a fresh snapshot (see the pane's subscribers).
 //! The other way round, the client waits for the pane: while the pane's
 //! input queue is full its next frame is not read, and a frame's payload
 //! counts against the input all clients may make the server hold.
 
 use ractor::RpcReplyPort;
-use serde_json::json;
 use signaltty_actors::ActorError;
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::pane::subscribers::{self, PaneFrame};
@@ -18,13 +17,13 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
 
+use crate::frames;
 use crate::handlers::{self, parse, resolve_pane};
 use crate::input;
 use crate::limits::{ClientLimits, HeldInput};
 use signaltty_actors::pane::input::InputQueue;
 use signaltty_protocol::{
-    AttachReply, CatchUp, Request, Response, Revive, ReviveAction, StateFrame, WireError, frame,
-    params,
+    AttachReply, CatchUp, Request, Response, Revive, ReviveAction, WireError, frame, params,
 };
 
 /// How long an attaching client waits for the pane.
@@ -44,7 +43,7 @@ pub async fn serve(
             return;
         }
     };
-    let (pane, reply, mut frames, input_queue) = attached;
+    let (pane, reply, mut queue, input_queue) = attached;
     let Ok(result) = serde_json::to_value(&reply) else {
         return;
     };
@@ -54,35 +53,7 @@ pub async fn serve(
     {
         return;
     }
-    let to_client = async {
-        while let Some(next) = frames.recv().await {
-            let bytes = match next {
-                PaneFrame::Output(bytes) => frame::encode(frame::OUTPUT, &bytes),
-                PaneFrame::Snapshot { bytes, rows, cols } => {
-                    // The size first, so the client paints at the right size.
-                    let mut both = frame::size(rows, cols);
-                    both.extend_from_slice(&frame::encode(frame::SNAPSHOT, &bytes));
-                    both
-                }
-                PaneFrame::State {
-                    state,
-                    exit_code,
-                    revive,
-                } => {
-                    let payload = json!(StateFrame {
-                        state: state.as_str().to_string(),
-                        exit_code,
-                        revive: revive.map(wire_revive),
-                    })
-                    .to_string();
-                    frame::encode(frame::STATE, payload.as_bytes())
-                }
-            };
-            if writer.write_all(&bytes).await.is_err() {
-                return;
-            }
-        }
-    };
+    let to_client = frames::forward(&mut queue, &mut writer);
     let from_client = async {
         loop {
             let mut header = [0u8; frame::HEADER];
@@ -174,7 +145,7 @@ async fn attach(request: Request) -> Result<Attachment, WireError> {
     Ok((pane, reply, attached.frames, attached.input))
 }
 
-fn wire_revive(revive: subscribers::Revive) -> Revive {
+pub(crate) fn wire_revive(revive: subscribers::Revive) -> Revive {
     let (action, argv) = match revive {
         subscribers::Revive::Resume(argv) => (ReviveAction::Resume, argv),
         subscribers::Revive::Respawn(argv) => (ReviveAction::Respawn, argv),

@@ -16,6 +16,8 @@
 //!   way to a pane, held back while its queue is full; [`limits`]: how many
 //!   connections, and how much unfinished input, all clients together may
 //!   make the server hold;
+//! - [`attach`]: an attached client's connection, its frames written
+//!   several at a time in one vectored write (`frames`);
 //! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock.
 
@@ -23,6 +25,7 @@ mod arrange;
 pub mod attach;
 pub mod aware;
 pub mod config;
+mod frames;
 pub mod handlers;
 pub mod input;
 pub mod limits;

@@ -675,7 +675,7 @@ impl Pane {
     async fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
-                if self.on_output(myself, &bytes).await {
+                if self.on_output(myself, bytes).await {
                     self.schedule_catch_up(myself);
                 }
                 self.inspect_soon(myself);
@@ -711,12 +711,13 @@ impl Pane {
         }
     }
 
-    /// Returns whether an attached client is lagging.
-    async fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: &[u8]) -> bool {
-        self.ring.push(bytes);
+    /// Returns whether an attached client is lagging. The chunk is shared
+    /// by the ring and every client, not copied.
+    async fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: bytes::Bytes) -> bool {
+        self.ring.push(bytes.clone());
         let fresh_before = self.screen.fresh_lines();
         let mut events = std::mem::take(&mut self.events);
-        self.feed_screen(bytes, &mut events).await;
+        self.feed_screen(&bytes, &mut events).await;
         let mut changed = false;
         for event in events.drain(..) {
             match event {
@@ -763,7 +764,7 @@ impl Pane {
             self.publish_soon(myself);
         }
         self.subscribers.output(
-            bytes,
+            &bytes,
             Output {
                 ring: &self.ring,
                 snapshot: || self.screen.replay(),

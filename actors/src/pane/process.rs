@@ -37,7 +37,7 @@ const HANGUP_GRACE: Duration = Duration::from_secs(2);
 /// process that was replaced is ignored.
 #[derive(Debug)]
 pub enum ProcessEvent {
-    Output { spawn: u64, bytes: Vec<u8> },
+    Output { spawn: u64, bytes: bytes::Bytes },
     Eof { spawn: u64 },
     Exited { spawn: u64, code: i32 },
 }
@@ -320,7 +320,7 @@ fn spawn_reader(
                     }
                 }
                 if filled > 0 {
-                    let bytes = buf[..filled].to_vec();
+                    let bytes = bytes::Bytes::copy_from_slice(&buf[..filled]);
                     if !sink(ProcessEvent::Output { spawn, bytes }) {
                         return;
                     }

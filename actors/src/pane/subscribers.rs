@@ -9,9 +9,9 @@
 //! a fresh snapshot of the screen. The pane never waits for a client, and a
 //! client never costs more than its queue.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use tokio::sync::mpsc::{self, Receiver, Sender, error::TrySendError};
 
 use super::ring::OutputRing;
@@ -49,18 +49,15 @@ pub enum Revive {
     Respawn(Vec<String>),
 }
 
-/// What an attached client receives.
+/// What an attached client receives. Output and pictures are shared by
+/// every client they go to (and output by the ring), not copied.
 #[derive(Debug, Clone)]
 pub enum PaneFrame {
     /// PTY output, in order, continuing exactly where the last frame ended.
-    Output(Arc<[u8]>),
+    Output(Bytes),
     /// Escape sequences that repaint the whole screen as it is now, on a
     /// terminal of `rows` x `cols`.
-    Snapshot {
-        bytes: Vec<u8>,
-        rows: u16,
-        cols: u16,
-    },
+    Snapshot { bytes: Bytes, rows: u16, cols: u16 },
     /// The pane's state changed (it exited, or was resumed).
     State {
         state: PaneState,
@@ -114,7 +111,7 @@ impl Subscribers {
         };
         let (queue, frames) = mpsc::channel(capacity);
         // A fresh channel has room for its first frame.
-        let _ = queue.try_send(self.picture(snapshot));
+        let _ = queue.try_send(self.picture(Bytes::from(snapshot)));
         self.clients.push(Client {
             queue,
             catch_up,
@@ -126,7 +123,7 @@ impl Subscribers {
         frames
     }
 
-    fn picture(&self, bytes: Vec<u8>) -> PaneFrame {
+    fn picture(&self, bytes: Bytes) -> PaneFrame {
         PaneFrame::Snapshot {
             bytes,
             rows: self.size.0,
@@ -147,12 +144,11 @@ impl Subscribers {
     /// Offers the newest output (the ring's end) to every client. Returns
     /// whether a client is still lagging: the caller retries
     /// [`Self::catch_up`] a little later.
-    pub fn output(&mut self, chunk: &[u8], now: Output<'_, impl FnMut() -> Vec<u8>>) -> bool {
+    pub fn output(&mut self, chunk: &Bytes, now: Output<'_, impl FnMut() -> Vec<u8>>) -> bool {
         if self.clients.is_empty() {
             return false;
         }
-        let frame = PaneFrame::Output(Arc::from(chunk));
-        self.offer(Some(frame), now)
+        self.offer(Some(PaneFrame::Output(chunk.clone())), now)
     }
 
     /// Lets lagging clients catch up, if they have room now.
@@ -196,7 +192,7 @@ impl Subscribers {
         let (rows, cols) = self.size;
         let at = Instant::now();
         let state = matches!(frame, Some(PaneFrame::State { .. }));
-        let mut picture: Option<Vec<u8>> = None;
+        let mut picture: Option<Bytes> = None;
         self.clients.retain_mut(|client| {
             let paced = client.catch_up == CatchUp::Screen;
             if paced && at.duration_since(client.window) >= PICTURE_EVERY {
@@ -211,9 +207,11 @@ impl Subscribers {
                     _ => None,
                 };
                 let missed = match exact {
-                    Some(bytes) => PaneFrame::Output(Arc::from(bytes)),
+                    Some(bytes) => PaneFrame::Output(bytes),
                     None => PaneFrame::Snapshot {
-                        bytes: picture.get_or_insert_with(&mut now.snapshot).clone(),
+                        bytes: picture
+                            .get_or_insert_with(|| Bytes::from((now.snapshot)()))
+                            .clone(),
                         rows,
                         cols,
                     },
@@ -282,8 +280,9 @@ mod tests {
     }
 
     fn push(ring: &mut OutputRing, subs: &mut Subscribers, chunk: &[u8]) -> bool {
-        ring.push(chunk);
-        subs.output(chunk, now(ring))
+        let chunk = Bytes::copy_from_slice(chunk);
+        ring.push(chunk.clone());
+        subs.output(&chunk, now(ring))
     }
 
     #[test]
@@ -337,7 +336,7 @@ mod tests {
         subs.catch_up(now(&ring));
         match drain(&mut slow).as_slice() {
             [PaneFrame::Snapshot { bytes, rows, cols }] => {
-                assert_eq!(bytes, b"picture");
+                assert_eq!(&bytes[..], b"picture");
                 assert_eq!((*rows, *cols), (24, 80));
             }
             other => panic!("{other:?}"),
@@ -363,7 +362,8 @@ mod tests {
         match drain(&mut screen).as_slice() {
             [PaneFrame::Snapshot { bytes, rows, cols }] => {
                 assert_eq!(
-                    bytes, b"picture",
+                    &bytes[..],
+                    b"picture",
                     "the ring still holds the bytes, yet a picture"
                 );
                 assert_eq!((*rows, *cols), (10, 40));
@@ -418,6 +418,26 @@ mod tests {
         drain(&mut screen);
         push(&mut ring, &mut subs, b"k");
         assert!(matches!(drain(&mut screen).as_slice(), [PaneFrame::Output(b)] if &b[..] == b"k"));
+    }
+
+    #[test]
+    fn every_client_and_the_ring_share_one_chunk() {
+        let mut ring = OutputRing::new(1 << 20);
+        let mut subs = Subscribers::default();
+        let mut first = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
+        let mut second = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
+        drain(&mut first);
+        drain(&mut second);
+        let chunk = Bytes::from(vec![b'x'; 64 * 1024]);
+        ring.push(chunk.clone());
+        subs.output(&chunk, now(&ring));
+        for frames in [&mut first, &mut second] {
+            match drain(frames).as_slice() {
+                [PaneFrame::Output(sent)] => assert_eq!(sent.as_ptr(), chunk.as_ptr()),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(ring.read_from(0).unwrap().as_ptr(), chunk.as_ptr());
     }
 
     #[test]
