@@ -1047,7 +1047,7 @@ fn bar_chart(title: &str, bars: &[Bar], unit: &str) -> String {
         .filter(|v| v.is_finite())
         .fold(0.0_f64, f64::max)
         .max(1e-9);
-    let (left, width, row) = (190.0, 420.0, 28.0);
+    let (left, width, row) = (250.0, 380.0, 28.0);
     let height = 50.0 + row * bars.len() as f64;
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"700\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"13\">\n\
