@@ -1,0 +1,75 @@
+//! A screen kept as bytes while nobody looks at it.
+
+use signaltty_screen::{Screen, ScreenEvent, Size, Style};
+
+fn feed(screen: &mut Screen, bytes: &[u8]) -> Vec<ScreenEvent> {
+    let mut events = Vec::new();
+    screen.feed(bytes, &mut events);
+    events
+}
+
+fn seq(lines: usize) -> String {
+    (1..=lines).map(|i| format!("{i}\r\n")).collect()
+}
+
+#[test]
+fn a_frozen_screen_is_its_replay_and_history() {
+    let mut screen = Screen::new(Size { rows: 24, cols: 80 }, 2_000);
+    feed(&mut screen, seq(12_000).as_bytes());
+    feed(&mut screen, b"\x1b]2;building\x07\x1b[32m$ \x1b[0m");
+    let replay = screen.replay();
+    let tail = screen.tail_text(5, Style::Plain);
+    let live = screen.heap_bytes();
+
+    let frozen = screen.freeze();
+    assert_eq!(frozen.replay(), &replay[..]);
+    assert_eq!(frozen.title(), "building");
+    assert_eq!(frozen.size(), Size { rows: 24, cols: 80 });
+    assert!(
+        frozen.heap_bytes() * 3 < live,
+        "frozen {} vs live {live}",
+        frozen.heap_bytes()
+    );
+
+    let screen = frozen.thaw();
+    assert_eq!(screen.tail_text(5, Style::Plain), tail);
+    assert_eq!(screen.title(), "building");
+    assert_eq!(screen.history_rows(), 2_000);
+    assert!(
+        screen
+            .history_for_tail(usize::MAX)
+            .starts_with("9978\n9979\n")
+    );
+}
+
+#[test]
+fn output_cut_inside_a_sequence_goes_on_after_a_thaw() {
+    let mut screen = Screen::new(Size { rows: 5, cols: 20 }, 10);
+    feed(&mut screen, b"plain \x1b[3");
+    let mut screen = screen.freeze().thaw();
+    feed(&mut screen, b"1mred\x1b[0m \x1b]0;ti");
+    let mut screen = screen.freeze().thaw();
+    let events = feed(&mut screen, b"tle\x07");
+    assert_eq!(events, [ScreenEvent::Title("title".into())]);
+    assert_eq!(
+        screen.screen_text(Style::Ansi),
+        "plain \x1b[0;31mred\x1b[0m"
+    );
+}
+
+#[test]
+fn a_thawed_screen_scrolls_its_history_like_before() {
+    let mut screen = Screen::new(Size { rows: 4, cols: 10 }, 100);
+    feed(&mut screen, seq(30).as_bytes());
+    let before: Vec<_> = (0..30)
+        .map(|o| screen.scrolled_rows(o, Style::Plain))
+        .collect();
+    let screen = screen.freeze().thaw();
+    let after: Vec<_> = (0..30)
+        .map(|o| screen.scrolled_rows(o, Style::Plain))
+        .collect();
+    assert_eq!(before, after);
+    assert_eq!(after[0], ["28", "29", "30", ""]);
+    assert_eq!(after[27], ["1", "2", "3", "4"]);
+    assert_eq!(after[29], after[27], "scrolling stops at the oldest row");
+}
