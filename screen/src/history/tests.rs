@@ -457,3 +457,24 @@ fn a_flood_holds_its_rows_until_it_calms_down() {
     assert_eq!(history.len(), 10);
     assert_eq!(history.newest_first().next(), Some("line 996"));
 }
+
+#[test]
+fn a_flood_stays_bounded_before_it_calms_down() {
+    let mut screen = Screen::new(Size { rows: 4, cols: 200 }, 50);
+    // 30 rows a feed: a flood, never calm.
+    let chunk = ("y".repeat(150) + "\r\n").repeat(30);
+    for _ in 0..2_000 {
+        screen.feed(chunk.as_bytes(), &mut Vec::new());
+        let history = screen.engine.history_mut();
+        // A block of copied rows being filled and one kept for reuse.
+        assert!(
+            history.heap_bytes() < 2 * 1024 * 1024 + 64 * 1024,
+            "{}",
+            history.heap_bytes()
+        );
+    }
+    let history = screen.engine.history_mut();
+    history.settle();
+    assert_eq!(history.len(), 50);
+    assert!(history.heap_bytes() < 64 * 1024, "{}", history.heap_bytes());
+}
