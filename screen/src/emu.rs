@@ -10,10 +10,10 @@
 //! [`History`] just before each call that scrolls them off. Only
 //! `Grid::scroll_up` with a region starting at the top row moves rows into
 //! alacritty's history; the callbacks that reach it are line feeds at the
-//! region's bottom (and a character that wraps there), `CSI S`, `CSI M` on
-//! the top row and erasing the whole primary screen, which alacritty
-//! scrolls into history. `history::tests::matches_alacritty_scrollback` checks the
-//! copies against a `Term` that keeps its own scrollback.
+//! region's bottom (and a character or tab that wraps there), `CSI S`,
+//! `CSI M` on the top row and erasing the whole primary screen, which
+//! alacritty scrolls into history. `history::tests` checks the copies
+//! against a `Term` that keeps its own scrollback.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -188,8 +188,8 @@ impl Emu<'_> {
         }
     }
 
-    /// A character wraps at the bottom of a region feeding history: the top row
-    /// leaves. In a one-row region that is the cursor's own row, which
+    /// A character wraps at the bottom of a region feeding history: the top
+    /// row leaves. In a one-row region that is the cursor's own row, which
     /// `wrapline` first marks as wrapped (after turning the cursor cell into
     /// a spacer if a wide character does not fit).
     fn save_wrapping_row(&mut self) {

@@ -76,6 +76,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use alacritty_terminal::event::Event;
 use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::index::Line;
+use alacritty_terminal::term::cell::Cell;
 use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
 use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::Processor;
@@ -383,20 +385,19 @@ impl Screen {
         if size == self.size {
             return;
         }
-        let term = self
-            .engine
+        let engine = &mut self.engine;
+        let term = engine
             .term
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        let history = self
-            .engine
+        let history = engine
             .history
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
         history.settle();
         reflow::resize(term, history, TermSize(size));
-        self.engine.tracked.reset_region(usize::from(size.rows));
-        self.engine.tracked.resize_tabs(usize::from(size.cols));
+        engine.tracked.reset_region(usize::from(size.rows));
+        engine.tracked.resize_tabs(usize::from(size.cols));
         self.size = size;
     }
 
@@ -441,7 +442,7 @@ impl Screen {
         let grid = term.grid();
         self.engine
             .history()
-            .row_count(grid.columns(), &grid[alacritty_terminal::index::Line(0)])
+            .row_count(grid.columns(), &grid[Line(0)])
     }
 
     /// What the screen shows scrolled back `offset` rows into its history
@@ -461,7 +462,7 @@ impl Screen {
     /// history and its pending rows.
     pub fn heap_bytes(&self) -> usize {
         let cells = usize::from(self.size.rows) * usize::from(self.size.cols);
-        let grids = 2 * cells * std::mem::size_of::<alacritty_terminal::term::cell::Cell>();
+        let grids = 2 * cells * size_of::<Cell>();
         let history = self
             .engine
             .history
@@ -537,14 +538,14 @@ impl Screen {
     /// recreated by repeating such operations. Known gaps, all invisible or
     /// nearly so: tab cells are painted as spaces; the bottom row's
     /// soft-wrap flag cannot be set without scrolling; the title stack is
-    /// not transferred; a pending wrap away from the last column, on a row that
-    /// already wraps, or on a stray spacer is not recreated, nor is a cursor
-    /// outside the scrolling region in origin mode (it lands on the region's
-    /// edge); a wide-character fragment next to another one in the last
-    /// column is painted blank; a wide char's second half takes the wide
-    /// char's colours; while the alternate screen is active, the primary
-    /// screen's DECSC slot is its cursor (what entering the alternate
-    /// screen saved there, unless a resize moved the cursor since).
+    /// not transferred; a pending wrap away from the last column, on a row
+    /// that already wraps, or on a stray spacer is not recreated, nor is a
+    /// cursor outside the scrolling region in origin mode (it lands on the
+    /// region's edge); a wide-character fragment next to another one in the
+    /// last column is painted blank; a wide char's second half takes the
+    /// wide char's colours; while the alternate screen is active, the
+    /// primary screen's DECSC slot is its cursor (what entering the
+    /// alternate screen saved there, unless a resize moved the cursor).
     pub fn replay(&self) -> Vec<u8> {
         let mut term = self.engine.lock();
         serialize::replay(&mut term, &self.engine.tracked, &self.engine.title)

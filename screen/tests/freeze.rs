@@ -73,3 +73,9 @@ fn a_thawed_screen_scrolls_its_history_like_before() {
     assert_eq!(after[27], ["1", "2", "3", "4"]);
     assert_eq!(after[29], after[27], "scrolling stops at the oldest row");
 }
+
+#[test]
+fn a_frozen_screen_can_move_between_threads() {
+    fn check<T: Send + Sync>() {}
+    check::<signaltty_screen::FrozenScreen>();
+}

@@ -102,8 +102,8 @@ impl History {
             return;
         }
         let wraps = wraps(row);
-        // A wrapping row ends where it wrapped; another one is trimmed now,
-        // the cells are copied anyway.
+        // A wrapping row is kept whole (its trailing blanks are part of the
+        // line), another one without its trailing blanks.
         let used = if wraps {
             row.len()
         } else {
