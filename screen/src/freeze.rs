@@ -9,17 +9,20 @@
 //! screen of the same size: the grid, cursor, modes, colours and title come
 //! back as an attaching client would see them, so whatever `replay` cannot
 //! carry (its documented gaps, such as the title stack) is lost, but for
-//! the bottom rows' soft wraps, which are kept aside and put back.
+//! the rows' soft wraps (the bottom row's, and one where a wrap is
+//! pending) and what DECSC (or entering the alternate screen) saved: with
+//! a pending wrap, or on an inactive alternate screen, which alacritty
+//! keeps from one visit to the next. Those are kept aside and put back.
 
 use std::sync::PoisonError;
 
-use alacritty_terminal::grid::{Dimensions, Grid};
+use alacritty_terminal::grid::{Cursor, Dimensions, Grid};
 use alacritty_terminal::index::{Column, Line};
-use alacritty_terminal::term::TermMode;
 use alacritty_terminal::term::cell::{Cell, Flags};
+use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::Processor;
 
-use crate::emu::{NeverSync, with_primary, with_primary_mut};
+use crate::emu::{Listener, NeverSync, with_primary, with_primary_mut};
 use crate::history::History;
 use crate::osc::{Interpreter, Scanner};
 use crate::{Engine, Screen, Size};
@@ -29,10 +32,12 @@ use crate::{Engine, Screen, Size};
 pub struct FrozenScreen {
     size: Size,
     replay: Box<[u8]>,
-    /// How the bottom row of the primary and of the alternate screen end:
-    /// a soft wrap (and the spacer a wide character leaves when it wraps),
-    /// which a replay cannot recreate without scrolling.
-    bottom_ends: [Flags; 2],
+    /// How each row of the primary and (if active) the alternate screen
+    /// ends: a soft wrap, and the spacer a wide character leaves when it
+    /// wraps. A replay cannot recreate the bottom row's without scrolling,
+    /// nor a wrap on the row of a pending wrap.
+    row_ends: [Box<[Flags]>; 2],
+    saved_cursors: SavedCursors,
     history: History,
     title: String,
     processor: Processor<NeverSync>,
@@ -55,7 +60,8 @@ impl Screen {
     /// or writes to it; [`FrozenScreen::thaw`] makes it a screen again.
     pub fn freeze(self) -> FrozenScreen {
         let replay = self.replay().into_boxed_slice();
-        let bottom_ends = self.bottom_ends();
+        let row_ends = self.row_ends();
+        let saved_cursors = self.saved_cursors();
         let Screen {
             engine,
             mut scanner,
@@ -75,7 +81,8 @@ impl Screen {
         FrozenScreen {
             size,
             replay,
-            bottom_ends,
+            row_ends,
+            saved_cursors,
             history,
             title,
             processor,
@@ -86,41 +93,106 @@ impl Screen {
 }
 
 impl Screen {
-    fn bottom_ends(&self) -> [Flags; 2] {
+    /// The row ends of the primary screen and, if it is active, of the
+    /// alternate screen.
+    fn row_ends(&self) -> [Box<[Flags]>; 2] {
         let mut term = self.engine.lock();
         let alt = term.mode().contains(TermMode::ALT_SCREEN);
-        let primary = with_primary(&mut term, bottom_end);
+        let primary = with_primary(&mut term, row_ends);
         let alt = if alt {
-            bottom_end(term.grid())
+            row_ends(term.grid())
         } else {
-            Flags::empty()
+            Box::default()
         };
         [primary, alt]
     }
 
-    fn set_bottom_ends(&mut self, [primary, alt]: [Flags; 2]) {
+    fn set_row_ends(&mut self, [primary, alt]: &[Box<[Flags]>; 2]) {
         let term = self
             .engine
             .term
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        set_bottom_end(term.grid_mut(), alt);
-        with_primary_mut(term, |grid| set_bottom_end(grid, primary));
+        if term.mode().contains(TermMode::ALT_SCREEN) {
+            set_row_ends(term.grid_mut(), alt);
+        }
+        with_primary_mut(term, |grid| set_row_ends(grid, primary));
     }
 }
 
-/// The row-ending flags of the bottom row's last cell.
+/// The flags of a row's last cell that say how it ends.
 const ROW_END: Flags = Flags::WRAPLINE.union(Flags::LEADING_WIDE_CHAR_SPACER);
 
-fn bottom_end(grid: &Grid<Cell>) -> Flags {
-    let bottom = Line(grid.screen_lines() as i32 - 1);
-    grid[bottom][Column(grid.columns() - 1)].flags & ROW_END
+/// How each row of `grid` ends, top first.
+fn row_ends(grid: &Grid<Cell>) -> Box<[Flags]> {
+    let last = Column(grid.columns() - 1);
+    (0..grid.screen_lines())
+        .map(|line| grid[Line(line as i32)][last].flags & ROW_END)
+        .collect()
 }
 
-fn set_bottom_end(grid: &mut Grid<Cell>, end: Flags) {
-    let bottom = Line(grid.screen_lines() as i32 - 1);
+fn set_row_ends(grid: &mut Grid<Cell>, ends: &[Flags]) {
     let last = Column(grid.columns() - 1);
-    grid[bottom][last].flags.insert(end);
+    for (line, &end) in ends.iter().enumerate().take(grid.screen_lines()) {
+        let flags = &mut grid[Line(line as i32)][last].flags;
+        flags.remove(ROW_END);
+        flags.insert(end);
+    }
+}
+
+/// What DECSC saved, exactly: a replay restores the slots without a
+/// pending wrap, and cannot reach the alternate screen's while the primary
+/// one is active.
+struct SavedCursors {
+    /// The active screen's slot.
+    active: Cursor<Cell>,
+    /// The inactive screen's: the alternate screen's slot, or the primary
+    /// screen's cursor, which is its slot as well (see `with_primary`;
+    /// the replay was made that way before this is read).
+    inactive: Cursor<Cell>,
+}
+
+impl Screen {
+    fn saved_cursors(&self) -> SavedCursors {
+        let mut term = self.engine.lock();
+        let active = term.grid().saved_cursor.clone();
+        let inactive = if term.mode().contains(TermMode::ALT_SCREEN) {
+            with_primary(&mut term, |grid| grid.cursor.clone())
+        } else {
+            with_inactive_alt(&mut term, |grid| grid.saved_cursor.clone())
+        };
+        SavedCursors { active, inactive }
+    }
+
+    fn set_saved_cursors(&mut self, saved: SavedCursors) {
+        let term = self
+            .engine
+            .term
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        term.grid_mut().saved_cursor = saved.active;
+        if term.mode().contains(TermMode::ALT_SCREEN) {
+            // Swapping back makes the primary's slot its cursor.
+            with_primary_mut(term, |grid| grid.cursor = saved.inactive);
+        } else {
+            with_inactive_alt(term, |grid| grid.saved_cursor = saved.inactive);
+        }
+    }
+}
+
+/// Runs `f` on the alternate grid while the primary screen is active.
+/// `Term` keeps the inactive grid private, so this swaps the screens and
+/// back, and undoes what swapping changes: the primary's DECSC slot, which
+/// entering the alternate screen overwrites. (It also clears the alternate
+/// grid, which entering it does anyway.)
+fn with_inactive_alt<R>(term: &mut Term<Listener>, f: impl FnOnce(&mut Grid<Cell>) -> R) -> R {
+    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
+    let primary_saved = term.grid().saved_cursor.clone();
+    term.swap_alt();
+    let result = f(term.grid_mut());
+    term.swap_alt();
+    term.grid_mut().saved_cursor = primary_saved;
+    result
 }
 
 impl FrozenScreen {
@@ -130,7 +202,8 @@ impl FrozenScreen {
         let mut screen = Screen::new(self.size, self.history.max_lines());
         // The replay never scrolls, so nothing reaches the new history.
         screen.feed(&self.replay, &mut Vec::new());
-        screen.set_bottom_ends(self.bottom_ends);
+        screen.set_row_ends(&self.row_ends);
+        screen.set_saved_cursors(self.saved_cursors);
         *screen.engine.history_mut() = self.history;
         screen.engine.processor = self.processor;
         screen.scanner = self.scanner;

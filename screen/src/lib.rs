@@ -545,7 +545,10 @@ impl Screen {
     /// last column is painted blank; a wide char's second half takes the
     /// wide char's colours; while the alternate screen is active, the
     /// primary screen's DECSC slot is its cursor (what entering the
-    /// alternate screen saved there, unless a resize moved the cursor).
+    /// alternate screen saved there, unless a resize moved the cursor);
+    /// while the primary screen is active, what DECSC saved on the
+    /// alternate screen (alacritty keeps it for the next visit) is not
+    /// transferred.
     pub fn replay(&self) -> Vec<u8> {
         let mut term = self.engine.lock();
         serialize::replay(&mut term, &self.engine.tracked, &self.engine.title)

@@ -507,11 +507,13 @@ proptest! {
 }
 
 /// Anything but what runs into the replay's documented gaps: origin mode
-/// (a cursor restored outside the scrolling region lands on its edge) and
-/// shifting cells sideways (wide-character fragments it paints blank).
+/// (a cursor restored outside the scrolling region lands on its edge),
+/// shifting cells sideways (wide-character fragments it paints blank) and
+/// a backward tab (alacritty keeps a pending wrap through it, away from
+/// the last column).
 fn thawable_token() -> impl Strategy<Value = String> {
     rich_token().prop_filter("a documented gap", |token| {
-        !["\x1b[?6h", "\x1b[4h", "\x1b[3@", "\x1b[2P"].contains(&token.as_str())
+        !["\x1b[?6h", "\x1b[4h", "\x1b[3@", "\x1b[2P", "\x1b[Z"].contains(&token.as_str())
     })
 }
 
@@ -532,5 +534,7 @@ fn assert_same_for_readers(a: &Screen, b: &Screen) -> Result<(), TestCaseError> 
     prop_assert_eq!(a.title(), b.title());
     prop_assert_eq!(a.cursor(), b.cursor());
     prop_assert_eq!(a.alt_screen(), b.alt_screen());
+    // What an attaching client is sent, byte for byte.
+    prop_assert_eq!(a.replay(), b.replay());
     Ok(())
 }

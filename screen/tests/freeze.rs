@@ -79,3 +79,55 @@ fn a_frozen_screen_can_move_between_threads() {
     fn check<T: Send + Sync>() {}
     check::<signaltty_screen::FrozenScreen>();
 }
+
+/// Output a replay alone would not carry through a freeze (the property
+/// test `thawing_gives_the_screen_back` found these).
+#[test]
+fn state_no_replay_carries_survives_a_thaw() {
+    let size = Size { rows: 4, cols: 16 };
+    let cases: [(&[u8], &[u8], &str); 4] = [
+        // A full-screen program saves its cursor, leaves, and later comes
+        // back to restore it: alacritty keeps the alternate screen's slot.
+        (
+            b"\x1b[?1049h\x1b[3;7H\x1b7\x1b[?1049l$ ",
+            b"\x1b[?1049h\x1b8here",
+            "\n\n      here",
+        ),
+        // DECSC with a wrap pending: restoring it wraps first.
+        (
+            b"0123456789abcdef\x1b7\r\n",
+            b"\x1b8X",
+            "0123456789abcdef\nX",
+        ),
+        // Entering the alternate screen with a wrap pending, and leaving.
+        (
+            b"0123456789abcdef\x1b[?1049h",
+            b"\x1b[?1049lX",
+            "0123456789abcdef\nX",
+        ),
+        // A wrap pending on a row that soft-wraps already: the wrap stays.
+        (
+            b"\x1b[2;1H0123456789abcdefg\x1b[1;1H0123456789abcdef\n",
+            b"",
+            "0123456789abcdef\n0123456789abcdef\ng",
+        ),
+    ];
+    for (before, after, text) in cases {
+        let mut live = Screen::new(size, 10);
+        feed(&mut live, before);
+        let mut thawed = Screen::new(size, 10);
+        feed(&mut thawed, before);
+        let mut thawed = thawed.freeze().thaw();
+        assert_eq!(thawed.replay(), live.replay(), "{before:?}");
+        feed(&mut live, after);
+        feed(&mut thawed, after);
+        assert_eq!(live.screen_text(Style::Plain), text, "{before:?}");
+        assert_eq!(thawed.screen_text(Style::Plain), text, "{before:?}");
+        assert_eq!(thawed.cursor(), live.cursor(), "{before:?}");
+        assert_eq!(
+            thawed.history_for_tail(usize::MAX),
+            live.history_for_tail(usize::MAX),
+            "{before:?}"
+        );
+    }
+}
