@@ -53,9 +53,13 @@ pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
 /// settles early rather than hold more than this.
 const PENDING_CELLS_PER_LINE: usize = 256;
 
-/// Dead bytes at the front of the buffer tolerated before it is compacted
-/// (and then only once they are half of it), so eviction is amortized O(1).
-const COMPACT_AFTER: usize = 4096;
+/// The buffer grows by at least this, or an eighth of itself: not by
+/// doubling, which would leave up to twice the byte bound allocated.
+const MIN_GROWTH: usize = 256;
+
+/// A rendered row is built here first, so the buffer grows by exactly what
+/// it needs; a scratch buffer grown past this (a very long row) is freed.
+const SCRATCH_KEPT: usize = 16 * 1024;
 
 /// Logical lines that left the top of the primary screen, oldest first.
 #[derive(Debug)]
@@ -70,6 +74,8 @@ pub(crate) struct History {
     open: bool,
     /// Rows newer than every line in `text`, not rendered yet.
     pending: Pending,
+    /// The row being rendered.
+    scratch: String,
     /// Rows that have left the screen so far.
     scrolled: u64,
     max_lines: usize,
@@ -85,6 +91,7 @@ impl History {
             lines: VecDeque::new(),
             open: false,
             pending: Pending::default(),
+            scratch: String::new(),
             scrolled: 0,
             max_lines,
             max_bytes: max_lines.saturating_mul(BYTES_PER_LINE),
@@ -143,9 +150,33 @@ impl History {
 
     /// Appends the rendered row `cells` to the lines.
     fn render(&mut self, cells: &[Cell], wraps: bool) {
+        self.scratch.clear();
+        render_row(&mut self.scratch, cells, Style::Ansi, !wraps);
+        self.make_room(self.scratch.len());
         let before = self.text.len();
-        render_row(&mut self.text, cells, Style::Ansi, !wraps);
+        self.text.push_str(&self.scratch);
+        if self.scratch.capacity() > SCRATCH_KEPT {
+            self.scratch = String::new();
+        }
         self.append(before, wraps);
+    }
+
+    /// Makes room for `bytes` more text: by dropping the evicted front of
+    /// the buffer once that is an eighth of it (each compaction copies at
+    /// most seven bytes per byte it frees), otherwise by growing it by an
+    /// eighth. So the buffer holds at most about 9/7 of the byte bound.
+    fn make_room(&mut self, bytes: usize) {
+        if self.text.capacity() - self.text.len() >= bytes {
+            return;
+        }
+        if self.head > 0 && self.head >= self.text.len() / 8 {
+            self.text.drain(..self.head);
+            self.head = 0;
+        }
+        if self.text.capacity() - self.text.len() < bytes {
+            let growth = (self.text.len() / 8).max(MIN_GROWTH);
+            self.text.reserve_exact(bytes.max(growth));
+        }
     }
 
     /// Accounts for the row `text[before..]`, just written: it continues
@@ -180,10 +211,6 @@ impl History {
                 break;
             };
             self.head += line.len();
-        }
-        if self.head >= COMPACT_AFTER && self.head * 2 >= self.text.len() {
-            self.text.drain(..self.head);
-            self.head = 0;
         }
     }
 
@@ -229,7 +256,10 @@ impl History {
 
     /// Heap bytes held, buffers' spare capacity included.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.text.capacity() + self.lines.capacity() * size_of::<Meta>() + self.pending.heap_bytes()
+        self.text.capacity()
+            + self.scratch.capacity()
+            + self.lines.capacity() * size_of::<Meta>()
+            + self.pending.heap_bytes()
     }
 
     /// The line bound this history was made with.
@@ -321,6 +351,7 @@ impl History {
         self.text.drain(..self.head);
         self.head = 0;
         self.text.shrink_to_fit();
+        self.scratch = String::new();
         self.lines.shrink_to_fit();
     }
 }

@@ -107,11 +107,7 @@ fn eviction_compacts_the_buffer() {
     }
     let history = &screen.engine.history();
     assert_eq!(history.len(), 10);
-    assert!(
-        history.heap_bytes() < 4 * COMPACT_AFTER,
-        "{}",
-        history.heap_bytes()
-    );
+    assert!(history.heap_bytes() < 4096, "{}", history.heap_bytes());
 }
 
 #[test]
