@@ -179,10 +179,7 @@ fn explain_reads_a_saved_screen_with_the_named_agents_rules() {
 fn a_spinner_and_top_redrawing_never_raise_unread() {
     let server = TestServer::start();
     let ws = server.workspace("quiet", &[]);
-    let spinner = server.ctl_ok(&[
-        "new", &ws, "--", "sh", "-c",
-        "echo start; i=0; while :; do i=$((i+1)); printf '\\r%s working %s' '|/-\\' $i; sleep 0.05; done",
-    ]);
+    let spinner = server.new_sh(&ws, "echo start; i=0; while :; do i=$((i+1)); printf '\\r%s working %s' '|/-\\' $i; sleep 0.05; done");
     let top = server.ctl_ok(&["new", &ws, "--", "top", "-d", "0.2"]);
     server.wait_output(&top, "load average");
     server.wait_output(&spinner, "working");
@@ -205,14 +202,7 @@ fn a_spinner_and_top_redrawing_never_raise_unread() {
         );
     }
     // New lines are news.
-    let lines = server.ctl_ok(&[
-        "new",
-        &ws,
-        "--",
-        "sh",
-        "-c",
-        "sleep 0.5; echo one; echo two; sleep 1000",
-    ]);
+    let lines = server.new_sh(&ws, "sleep 0.5; echo one; echo two; sleep 1000");
     server.ctl_ok(&["seen", &lines]);
     server.wait_pane(&lines, "unread from new lines", |p| {
         p["attention"] == "unread"
@@ -223,14 +213,7 @@ fn a_spinner_and_top_redrawing_never_raise_unread() {
 fn ctl_wait_for_text_lifecycle_exit_and_a_timeout() {
     let (server, _root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
     let ws = server.workspace("wait", &[]);
-    let pane = server.ctl_ok(&[
-        "new",
-        &ws,
-        "--",
-        "sh",
-        "-c",
-        "echo ready-now; read x; echo later-$x; read y; exit 3",
-    ]);
+    let pane = server.new_sh(&ws, "echo ready-now; read x; echo later-$x; read y; exit 3");
     // Text already on screen matches at once, and prints the line.
     assert_eq!(
         server.ctl_ok(&["wait", &pane, "--text", "ready-\\w+", "--timeout", "10"]),
