@@ -3,11 +3,13 @@
 //!
 //! Figures print as a table with ratios to their anchors and are written,
 //! with two SVG plots, to `$SIGNALTTY_BENCH_OUT` (default `target/bench`).
-//! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run.
+//! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run;
+//! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half.
 //! These are measurements, not tests: nothing here asserts a time.
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -22,6 +24,9 @@ use signaltty_persistence::{
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
+
+#[path = "support/mux.rs"]
+mod mux;
 const ROWS: u16 = 50;
 const COLS: u16 = 200;
 
@@ -31,6 +36,8 @@ struct Scale {
     snapshot_changes: usize,
     idle: Duration,
     keystrokes: usize,
+    /// Alternating tmux / signaltty rounds of the multiplexer flood.
+    mux_rounds: usize,
 }
 
 fn main() {
@@ -48,6 +55,7 @@ fn main() {
             snapshot_changes: 4,
             idle: Duration::from_secs(5),
             keystrokes: 50,
+            mux_rounds: 1,
         }
     } else {
         Scale {
@@ -56,6 +64,7 @@ fn main() {
             snapshot_changes: 10,
             idle: Duration::from_secs(60),
             keystrokes: 300,
+            mux_rounds: 3,
         }
     };
     let out_dir = PathBuf::from(
@@ -66,39 +75,63 @@ fn main() {
         .prefix("sttb")
         .tempdir_in("/tmp")
         .expect("temp dir");
+    // The servers' sockets live here: a socket's directory must be private.
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o700))
+        .expect("private temp dir");
+    let mut report = Report::default();
+    // `SIGNALTTY_BENCH_ONLY=detection` measures detection's cost alone.
+    if std::env::var("SIGNALTTY_BENCH_ONLY").is_ok_and(|only| only == "detection") {
+        detection(work.path(), scale.idle, &mut report);
+        print!("{}", report.table());
+        return;
+    }
     let log = work.path().join("colored.log");
     write_coloured_log(&log, scale.log_mib << 20);
-    let mut report = Report::default();
     let has_tmux = Command::new("tmux")
         .arg("-V")
         .output()
         .is_ok_and(|o| o.status.success());
 
+    // SIGNALTTY_BENCH_ONLY=server or =mux runs one half.
+    let only = std::env::var("SIGNALTTY_BENCH_ONLY").ok();
+    if only.as_deref() != Some("mux") {
+        server_figures(&scale, &log, work.path(), has_tmux, &mut report);
+        detection(work.path(), scale.idle, &mut report);
+    }
+    if only.as_deref() != Some("server") {
+        mux::multiplexer(&scale, &log, work.path(), has_tmux, &mut report);
+    }
+
+    print!("{}", report.table());
+    let json = serde_json::to_string_pretty(&report.json).unwrap_or_default();
+    std::fs::write(out_dir.join("results.json"), json).expect("results.json");
+    std::fs::write(out_dir.join("throughput.svg"), report.throughput_svg()).expect("svg");
+    std::fs::write(out_dir.join("restore.svg"), report.restore_svg()).expect("svg");
+    eprintln!("wrote {}", out_dir.display());
+}
+
+/// The server's figures: throughput, latency, snapshots, restore, memory,
+/// idleness.
+fn server_figures(scale: &Scale, log: &Path, dir: &Path, has_tmux: bool, report: &mut Report) {
     eprintln!(
         "throughput: {} MiB of coloured text, {COLS}x{ROWS}",
         scale.log_mib
     );
     let bytes = (scale.log_mib << 20) as f64;
-    let raw = raw_pty_cat(&log);
+    let raw = raw_pty_cat(log);
     report.throughput("raw PTY", bytes / raw);
     if has_tmux {
-        report.throughput(
-            "tmux, no client",
-            bytes / tmux_cat(&log, work.path(), false),
-        );
-        report.throughput(
-            "tmux, one client",
-            bytes / tmux_cat(&log, work.path(), true),
-        );
+        report.throughput("tmux, no client", bytes / tmux_cat(log, dir, false));
+        report.throughput("tmux, one client", bytes / tmux_cat(log, dir, true));
     }
-    let server = Server::start(work.path(), "tp");
+    let server = Server::start(dir, "tp");
     report.throughput(
         "signaltty, no client",
-        bytes / signaltty_cat(&server, &log, false),
+        bytes / signaltty_cat(&server, log, false),
     );
     report.throughput(
         "signaltty, one client",
-        bytes / signaltty_cat(&server, &log, true),
+        bytes / signaltty_cat(&server, log, true),
     );
 
     eprintln!("keystroke round trip through attach");
@@ -114,45 +147,82 @@ fn main() {
 
     for &panes in scale.pane_counts.iter().filter(|&&n| n > 0) {
         eprintln!("snapshot: a structural change with {panes} panes");
-        let server = Server::start(work.path(), &format!("snap{panes}"));
+        let server = Server::start(dir, &format!("snap{panes}"));
         spawn_idle_panes(&server, panes, &["sleep", "100000"]);
         report.latency(
             &format!("change on disk, {panes} panes"),
             change_to_disk(&server, scale.snapshot_changes),
         );
-        report.latency(
-            &format!("one write, {panes} panes"),
-            one_write(work.path(), panes),
-        );
+        report.latency(&format!("one write, {panes} panes"), one_write(dir, panes));
     }
 
     for &panes in scale.pane_counts {
         eprintln!("restore with {panes} panes and 64 KiB tails");
-        report.restore(panes, restore_time(work.path(), panes));
+        report.restore(panes, restore_time(dir, panes));
     }
 
     for &panes in scale.pane_counts {
         eprintln!("memory with {panes} idle shells");
-        let server = Server::start(work.path(), &format!("mem{panes}"));
+        let server = Server::start(dir, &format!("mem{panes}"));
         spawn_idle_panes(&server, panes, &["/bin/sh"]);
         report.memory(panes, rss_kib(server.pid()));
     }
 
     let idle_panes = scale.pane_counts[1].max(1);
     eprintln!("idle: {idle_panes} idle shells for {:?}", scale.idle);
-    let server = Server::start(work.path(), "idle");
+    let server = Server::start(dir, "idle");
     spawn_idle_panes(&server, idle_panes, &["/bin/sh"]);
     let (cpu, writes) = idle(&server, scale.idle);
     report.idle(idle_panes, scale.idle, cpu, writes);
     drop(server);
-
-    print!("{}", report.table());
-    let json = serde_json::to_string_pretty(&report.json).unwrap_or_default();
-    std::fs::write(out_dir.join("results.json"), json).expect("results.json");
-    std::fs::write(out_dir.join("throughput.svg"), report.throughput_svg()).expect("svg");
-    std::fs::write(out_dir.join("restore.svg"), report.restore_svg()).expect("svg");
-    eprintln!("wrote {}", out_dir.display());
 }
+
+/// Agent detection's cost: 50 panes repainting a spinner under an agent's
+/// name (their screens read against claude's rules) against the same 50
+/// under a name no rules apply to, and 100 idle agent panes.
+fn detection(dir: &Path, window: Duration, report: &mut Report) {
+    let bin = dir.join("agents");
+    std::fs::create_dir_all(&bin).expect("agents dir");
+    let screen = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("adapters/tests/screens/claude-working-spinner.txt");
+    let spinner = format!(
+        "sed 's/$/\\r/' '{}'\ni=0\nwhile :; do i=$((i+1)); printf '\\r\\033[2K✻ Warping… %s (esc to interrupt)' $i; sleep 0.1; done\n",
+        screen.display()
+    );
+    let idle_agent = format!("sed 's/$/\\r/' '{}'\nexec sleep 100000\n", screen.display());
+    for (name, body) in [
+        ("claude", &spinner),
+        ("spinner", &spinner),
+        ("codex", &idle_agent),
+    ] {
+        std::fs::write(bin.join(name), body).expect("stand-in");
+    }
+    let cpu_of = |label: &str, script: &str, panes: usize| {
+        let server = Server::start(dir, label);
+        let path = bin.join(script).display().to_string();
+        spawn_idle_panes(&server, panes, &["sh", &path]);
+        let (cpu, _) = idle(&server, window);
+        eprintln!("detection: {label}: {cpu:.2}% of one core");
+        cpu
+    };
+    // Alternating rounds, so that a change in the machine's load during
+    // the run weighs on both sides alike; the difference is detection's.
+    let (mut agents, mut plain) = (Vec::new(), Vec::new());
+    for round in 0..DETECTION_ROUNDS {
+        agents.push(cpu_of(&format!("spinning agents {round}"), "claude", 50));
+        plain.push(cpu_of(
+            &format!("spinning, no agent {round}"),
+            "spinner",
+            50,
+        ));
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let idle_agents = cpu_of("idle agents", "codex", 100);
+    report.detection(mean(&agents), mean(&plain), idle_agents, window);
+}
+
+/// Rounds of each side of the detection benchmark.
+const DETECTION_ROUNDS: usize = 2;
 
 /// Deterministic coloured log lines, like a verbose build.
 fn write_coloured_log(path: &Path, bytes: usize) {
@@ -312,6 +382,10 @@ impl Viewer {
     fn drain(&self) {
         while self.seen.try_recv().is_ok() {}
     }
+
+    fn pid(&self) -> u32 {
+        self.child.process_id().unwrap_or(0)
+    }
 }
 
 impl Drop for Viewer {
@@ -338,13 +412,38 @@ fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
         std::thread::sleep(Duration::from_millis(300));
         viewer
     });
-    let start = Instant::now();
-    std::fs::write(&go, "").expect("go");
-    let _ = tmux(&socket, &["wait-for", "done"]).status();
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = time_tmux_flood(&socket, &go);
     drop(viewer);
     let _ = tmux(&socket, &["kill-server"]).status();
     seconds
+}
+
+/// Seconds from creating `go` until the tmux session on `socket` says
+/// `done`.
+fn time_tmux_flood(socket: &str, go: &Path) -> f64 {
+    let start = Instant::now();
+    std::fs::write(go, "").expect("go");
+    let _ = tmux(socket, &["wait-for", "done"]).status();
+    start.elapsed().as_secs_f64()
+}
+
+/// The pid of the tmux server on `socket`.
+fn tmux_pid(socket: &str) -> u32 {
+    tmux(socket, &["display-message", "-p", "#{pid}"])
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU seconds of a server and its client.
+type CpuPair = (f64, f64);
+
+/// Seconds of CPU a process has used.
+fn cpu_seconds(pid: u32) -> f64 {
+    // SAFETY: sysconf takes a plain integer.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    cpu_ticks(pid) as f64 / hz
 }
 
 /// A signaltty server of its own.
@@ -410,12 +509,14 @@ impl Server {
     }
 
     fn new_pane(&self, argv: &[&str]) -> String {
-        let created = self
-            .call(
-                "pane.new",
-                json!({"workspace": self.workspace, "argv": argv, "rows": ROWS, "cols": COLS}),
-            )
-            .expect("a new pane");
+        self.create_pane(json!({"argv": argv, "rows": ROWS, "cols": COLS}))
+    }
+
+    /// A pane of the benchmark's workspace, as `params` (a `pane.new`
+    /// request without its workspace) say.
+    fn create_pane(&self, mut params: Value) -> String {
+        params["workspace"] = json!(self.workspace);
+        let created = self.call("pane.new", params).expect("a new pane");
         created["id"].as_str().unwrap_or_default().to_string()
     }
 }
@@ -719,6 +820,65 @@ impl Report {
         self.json.insert(format!("{what} p99 ms"), json!(p99));
     }
 
+    /// Flood-pane throughput of each round, MB/s: tmux's (if any), ours.
+    fn mux_rounds(&mut self, rounds: &[(Option<f64>, f64)]) {
+        let mut ratios = Vec::new();
+        for (i, (tmux, ours)) in rounds.iter().enumerate() {
+            let versus = match tmux {
+                Some(tmux) => {
+                    ratios.push(ours / tmux);
+                    format!(
+                        "tmux 4 panes + client {tmux:>6.1} MB/s   {:.2}x tmux",
+                        ours / tmux
+                    )
+                }
+                None => String::new(),
+            };
+            self.lines.push(format!(
+                "mux flood, round {}: signaltty {ours:>6.1} MB/s   {versus}",
+                i + 1
+            ));
+        }
+        let ours: Vec<f64> = rounds.iter().map(|(_, o)| *o).collect();
+        let tmux: Vec<f64> = rounds.iter().filter_map(|(t, _)| *t).collect();
+        self.json
+            .insert("mux flood signaltty MB/s".into(), json!(ours));
+        self.json.insert("mux flood tmux MB/s".into(), json!(tmux));
+        self.json.insert(
+            "mux flood ratio median".into(),
+            json!(percentile(&ratios, 0.5)),
+        );
+    }
+
+    /// CPU seconds (server, client) during one flood of each round:
+    /// tmux's (if any), ours.
+    fn mux_profile(&mut self, rounds: &[(Option<CpuPair>, CpuPair)]) {
+        for (i, (tmux, ours)) in rounds.iter().enumerate() {
+            let tmux = tmux
+                .map(|(server, client)| format!("tmux server {server:.2} s, client {client:.2} s"))
+                .unwrap_or_default();
+            self.lines.push(format!(
+                "mux flood CPU, round {}: signaltty server {:.2} s, client {:.2} s   {tmux}",
+                i + 1,
+                ours.0,
+                ours.1
+            ));
+        }
+        self.json
+            .insert("mux flood cpu s (server, client)".into(), json!(rounds));
+    }
+
+    fn mux_idle(&mut self, window: Duration, client: f64, server: f64) {
+        self.lines.push(format!(
+            "idle multiplexer, 4 panes, {:>3}s: client CPU {client:.2}%, server {server:.2}% of one core",
+            window.as_secs()
+        ));
+        self.json
+            .insert("idle mux client cpu %".into(), json!(client));
+        self.json
+            .insert("idle mux server cpu %".into(), json!(server));
+    }
+
     fn restore(&mut self, panes: usize, seconds: f64) {
         self.restores.push((panes, seconds));
         self.json
@@ -742,6 +902,21 @@ impl Report {
             format!("idle {panes} panes writes in {}s", window.as_secs()),
             json!(writes),
         );
+    }
+
+    fn detection(&mut self, agents: f64, plain: f64, idle: f64, window: Duration) {
+        self.lines.push(format!(
+            "detection, {DETECTION_ROUNDS}x{:>3}s: 50 spinning agent panes {agents:.2}% of one \
+             core, the same without an agent {plain:.2}% (detection {:.2}%); 100 idle agent \
+             panes {idle:.2}%",
+            window.as_secs(),
+            agents - plain
+        ));
+        self.json
+            .insert("spinning agents cpu %".into(), json!(agents));
+        self.json
+            .insert("spinning non-agents cpu %".into(), json!(plain));
+        self.json.insert("idle agents cpu %".into(), json!(idle));
     }
 
     fn table(&self) -> String {

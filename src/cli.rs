@@ -4,41 +4,114 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use signaltty_persistence::BadSessionName;
+use signaltty_protocol::socket_path::{self, SESSION_ENV, SessionName};
+
+use crate::client::{ClientError, Endpoint};
+use crate::remote::{Remote, SSH_COMMAND_ENV};
+
+/// Picks the machine for every client command, like `--host`.
+pub const HOST_ENV: &str = "SIGNALTTY_HOST";
 
 #[derive(Debug, Parser)]
 #[command(
     name = "signaltty",
     version,
-    about = "A terminal session server for people who run many AI coding agents"
+    about = "A terminal session server for people who run many AI coding agents",
+    after_help = "With no command, `signaltty` starts the server if needed and opens the UI."
 )]
 pub struct Cli {
-    /// The server's socket [default: $SIGNALTTY_SOCKET, else
-    /// $XDG_RUNTIME_DIR/signaltty/signaltty.sock, else a per-user temp dir]
-    #[arg(long, global = true, env = "SIGNALTTY_SOCKET", value_name = "PATH")]
+    /// The server's socket [default: the session's; without --session
+    /// $SIGNALTTY_SOCKET, else $XDG_RUNTIME_DIR/signaltty/signaltty.sock,
+    /// else a per-user temp dir]
+    #[arg(long, global = true, value_name = "PATH")]
     pub socket: Option<PathBuf>,
-    /// Where state is kept [default: $SIGNALTTY_STATE_DIR, else
-    /// $XDG_STATE_HOME/signaltty, else ~/.local/state/signaltty]
-    #[arg(long, global = true, env = "SIGNALTTY_STATE_DIR", value_name = "DIR")]
+    /// Where state is kept [default: the session's; without --session
+    /// $SIGNALTTY_STATE_DIR, else $XDG_STATE_HOME/signaltty, else
+    /// ~/.local/state/signaltty]
+    #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// A named session: a server of its own, with its socket and state under
+    /// …/signaltty/sessions/NAME/ (`default` is the usual one)
+    /// [env: SIGNALTTY_SESSION]
+    #[arg(long, global = true, value_name = "NAME")]
+    pub session: Option<SessionName>,
+    /// The machine whose server to use, through ssh: anything ssh takes
+    /// (box, user@box, ssh://user@box:2222) [env: SIGNALTTY_HOST]
+    #[arg(long, global = true, value_name = "DEST")]
+    pub host: Option<String>,
+    /// signaltty's path on the --host machine [default: signaltty, on the
+    /// remote PATH]
+    #[arg(long, global = true, env = "SIGNALTTY_REMOTE_BIN", value_name = "PATH")]
+    pub remote_bin: Option<String>,
     /// Machine-readable output (and errors as {"error":{"code","message"}})
     #[arg(long, global = true)]
     pub json: bool,
+    /// Without a command: the multiplexer (as `ui`)
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+}
+
+impl Cli {
+    /// Parses the command line, then takes the session from
+    /// `$SIGNALTTY_SESSION` when `--session` was not given (an empty value
+    /// counts as unset, which clap's own `env` would not allow).
+    pub fn parse_with_env() -> Result<Cli, BadSessionName> {
+        let mut cli = Cli::parse();
+        if cli.session.is_none() {
+            cli.session = session_from_env(std::env::var(SESSION_ENV).ok())?;
+        }
+        Ok(cli)
+    }
+
+    /// `--host`, else `$SIGNALTTY_HOST`; empty counts as unset.
+    pub fn host(&self) -> Option<String> {
+        self.host
+            .clone()
+            .or_else(|| std::env::var(HOST_ENV).ok())
+            .filter(|h| !h.is_empty())
+    }
+
+    /// The socket of the chosen server on this machine.
+    pub fn local_socket(&self) -> PathBuf {
+        socket_path::resolve(self.socket.clone(), self.session.as_ref())
+    }
+
+    /// The server a client command talks to: this machine's, or the
+    /// `--host` machine's through ssh.
+    pub fn endpoint(&self) -> Result<Endpoint, ClientError> {
+        match self.host() {
+            None => Ok(Endpoint::Local(self.local_socket())),
+            Some(host) => Ok(Endpoint::Remote(self.remote(&host)?)),
+        }
+    }
+
+    /// The `--host` machine, reached with `$SIGNALTTY_SSH_COMMAND` or ssh.
+    pub fn remote(&self, host: &str) -> Result<Remote, ClientError> {
+        let ssh = std::env::var(SSH_COMMAND_ENV).ok();
+        Remote::new(
+            host,
+            self.remote_bin.as_deref(),
+            self.session.clone(),
+            ssh.as_deref(),
+        )
+    }
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Start the server (if it is not running)
+    /// Start the server (if it is not running); on a terminal, open the
+    /// multiplexer
     Up(Up),
     /// Talk to the running server
     #[command(subcommand)]
     Ctl(Ctl),
-    /// The terminal UI: every workspace, tab and pane, one key per action
+    /// The multiplexer: every pane of a tab on screen, tmux's keys (C-b ?
+    /// lists them); starts the server if needed
     Ui {
-        /// The key that detaches from a pane back to the UI
-        #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
-        detach_key: String,
+        /// The workspace to open (created if there is none of that name)
+        /// [default: the one used last, else a new `default`]
+        workspace: Option<String>,
     },
     /// Show a pane in this terminal; the detach key leaves it running
     Attach {
@@ -50,9 +123,30 @@ pub enum Command {
         #[arg(long)]
         keep_attention: bool,
     },
+    /// Every session, running or only saved, with its counts
+    Sessions,
+    /// The far end of `--host`: connects this machine's server (starting it
+    /// if needed) to stdin and stdout; run by ssh, not by hand
+    Bridge,
+    /// Print a shell completion script (e.g. `signaltty completions bash >
+    /// ~/.local/share/bash-completion/completions/signaltty`)
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (e.g. `signaltty man > ~/.local/share/man/man1/signaltty.1`)
+    Man,
 }
 
-#[derive(Debug, Args)]
+/// The session `$SIGNALTTY_SESSION` names, if it is set and not empty.
+fn session_from_env(value: Option<String>) -> Result<Option<SessionName>, BadSessionName> {
+    match value.filter(|v| !v.is_empty()) {
+        None => Ok(None),
+        Some(name) => SessionName::parse(&name).map(Some),
+    }
+}
+
+#[derive(Debug, Default, Args)]
 pub struct Up {
     /// Start the server in the background and return once it answers
     #[arg(short = 'd', long, conflicts_with = "foreground")]
@@ -63,9 +157,6 @@ pub struct Up {
     /// Start empty; the saved snapshot is set aside in archive/, not deleted
     #[arg(long)]
     pub no_restore: bool,
-    /// In the UI, the key that detaches from a pane
-    #[arg(long, env = "SIGNALTTY_DETACH_KEY", default_value = "C-]")]
-    pub detach_key: String,
 }
 
 #[derive(Debug, Subcommand)]
@@ -156,6 +247,17 @@ pub enum Ctl {
     },
     /// Mark a pane as seen: its attention clears and its notifications are read
     Seen { pane: String },
+    /// Rename a pane, tab or workspace (a pane's name is kept over any title
+    /// its program sets; an empty name gives it back the program's title)
+    Rename {
+        /// A pane, tab or workspace: an id, a unique id prefix or a
+        /// workspace name
+        target: String,
+        name: String,
+        /// Say what the target is, when it could be more than one
+        #[arg(long, value_enum)]
+        kind: Option<TargetKind>,
+    },
     /// The newest notifications (at most 200 are kept)
     Notifications {
         #[arg(long)]
@@ -163,6 +265,37 @@ pub enum Ctl {
     },
     /// The pane that needs you most; prints its id
     Next,
+    /// Why a pane's agent reads as it does: kind, state, rule, evidence
+    Explain {
+        /// The pane (or --file with --agent for a saved screen)
+        #[arg(required_unless_present = "file", conflicts_with = "file")]
+        pane: Option<String>,
+        /// A saved screen (e.g. `tmux capture-pane -p > screen.txt`)
+        #[arg(long, value_name = "SCREEN.txt", requires = "agent")]
+        file: Option<PathBuf>,
+        /// Whose rules read the saved screen: claude, codex, gemini, …
+        #[arg(long)]
+        agent: Option<String>,
+        /// The terminal title that went with the saved screen
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Wait until a pane's process exits, its agent reaches a state, or
+    /// text appears; exits 1 on timeout
+    Wait {
+        pane: String,
+        #[arg(long, conflicts_with_all = ["lifecycle", "text"], required_unless_present_any = ["lifecycle", "text"])]
+        exit: bool,
+        /// working, blocked, done, idle, failed, exited or unknown
+        #[arg(long, value_name = "STATE", conflicts_with = "text")]
+        lifecycle: Option<String>,
+        /// A regular expression matched against each line (prints it)
+        #[arg(long, value_name = "REGEX")]
+        text: Option<String>,
+        /// Give up after this many seconds [default: wait for ever]
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
+    },
     /// Save everything, hang up every pane and stop the server
     Shutdown,
     /// Fault injection for tests (needs SIGNALTTY_ENABLE_FAULTS=1 on the server)
@@ -230,6 +363,13 @@ pub struct NewPane {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum TargetKind {
+    Pane,
+    Tab,
+    Workspace,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum SplitDirection {
     Right,
     Down,
@@ -240,4 +380,30 @@ pub enum DebugCmd {
     /// Make an actor panic inside a message handler: a pane, tab or
     /// workspace by id, or `snapshot` or `listener`
     Panic { target: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_session_env_counts_only_when_set_and_is_checked() {
+        assert_eq!(session_from_env(None).unwrap(), None);
+        assert_eq!(session_from_env(Some(String::new())).unwrap(), None);
+        assert_eq!(
+            session_from_env(Some("work".into()))
+                .unwrap()
+                .unwrap()
+                .as_str(),
+            "work"
+        );
+        assert!(session_from_env(Some("../x".into())).is_err());
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }

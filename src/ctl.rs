@@ -1,35 +1,61 @@
 //! `signaltty ctl …`: one request per command, and how its answer is shown.
 
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
-use signaltty_protocol::{LsReply, NextReply, NotificationsReply, StatusReply, method, params};
+use signaltty_persistence::Lifecycle;
+use signaltty_protocol::{
+    ExplainReply, LsPane, LsReply, NextReply, NotificationsReply, StatusReply, WaitReply, method,
+    params,
+};
 
-use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, WorkspaceCmd};
+use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
 use crate::client::Client;
+use crate::clock;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
-    let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
-    let mut client = Client::connect(&socket)?;
-    let (method, params) = request(ctl)?;
+    let endpoint = cli.endpoint()?;
+    let mut client = Client::connect(&endpoint)?;
+    let (method, params) = request(ctl, endpoint.host().is_some())?;
     let result = client.call(method, params)?;
-    if cli.json {
-        println!("{result}");
+    let mut out = std::io::stdout().lock();
+    let shown = if cli.json {
+        writeln!(out, "{result}").map_err(anyhow::Error::from)
     } else {
-        render(ctl, &result)?;
+        render(ctl, &result, &mut out)
+    };
+    match shown.and_then(|()| Ok(out.flush()?)) {
+        // The reader went away (`ctl ls | head`): end quietly, as Unix
+        // tools do. The request itself was done.
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        other => other.map(|()| ExitCode::SUCCESS),
     }
-    Ok(ExitCode::SUCCESS)
 }
 
-fn here(cwd: &Option<std::path::PathBuf>) -> Result<Option<String>> {
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// A directory given on this command line, as the server should get it:
+/// made absolute against the current directory, unless the server is on
+/// another machine (`remote`), where this machine's directory means
+/// nothing and the path must be absolute already.
+fn here(cwd: &Option<std::path::PathBuf>, remote: bool) -> Result<Option<String>> {
     let dir = match cwd {
         Some(dir) => dir.clone(),
         None => return Ok(None),
     };
     let absolute = if dir.is_absolute() {
         dir
+    } else if remote {
+        bail!(
+            "--cwd {} is relative, but the server is on another machine; give an absolute path there",
+            dir.display()
+        );
     } else {
         std::env::current_dir()
             .context("could not read the current directory")?
@@ -42,8 +68,9 @@ fn value<T: serde::Serialize>(params: T) -> Result<Value> {
     Ok(serde_json::to_value(params)?)
 }
 
-/// The request a command sends.
-fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
+/// The request a command sends (to a server on another machine when
+/// `remote`).
+fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
     Ok(match ctl {
         Ctl::Status => (method::STATUS, value(params::Empty {})?),
         Ctl::Ls => (method::LS, value(params::Empty {})?),
@@ -52,18 +79,22 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
             cwd,
             auto_resume,
         }) => {
-            let cwd = match here(cwd)? {
-                Some(cwd) => cwd,
-                None => std::env::current_dir()
-                    .context("could not read the current directory; pass --cwd")?
-                    .display()
-                    .to_string(),
+            let cwd = match here(cwd, remote)? {
+                Some(cwd) => Some(cwd),
+                // A remote server starts it in its own directory.
+                None if remote => None,
+                None => Some(
+                    std::env::current_dir()
+                        .context("could not read the current directory; pass --cwd")?
+                        .display()
+                        .to_string(),
+                ),
             };
             (
                 method::WORKSPACE_NEW,
                 value(params::WorkspaceNew {
                     name: name.clone(),
-                    cwd: Some(cwd),
+                    cwd,
                     auto_resume: *auto_resume,
                 })?,
             )
@@ -94,7 +125,7 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
             value(params::TabNew {
                 workspace: workspace.clone(),
                 title: title.clone(),
-                cwd: here(cwd)?,
+                cwd: here(cwd, remote)?,
                 argv: command.clone(),
             })?,
         ),
@@ -114,7 +145,7 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
                     }
                     .to_string(),
                 ),
-                cwd: here(&new.cwd)?,
+                cwd: here(&new.cwd, remote)?,
                 title: new.title.clone(),
                 argv: new.command.clone(),
                 rows: None,
@@ -215,7 +246,62 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
             method::NOTIFICATIONS,
             value(params::Notifications { unread: *unread })?,
         ),
+        Ctl::Rename { target, name, kind } => (
+            method::RENAME,
+            value(params::Rename {
+                target: target.clone(),
+                name: name.clone(),
+                kind: kind.map(|kind| match kind {
+                    TargetKind::Pane => params::TargetKind::Pane,
+                    TargetKind::Tab => params::TargetKind::Tab,
+                    TargetKind::Workspace => params::TargetKind::Workspace,
+                }),
+            })?,
+        ),
         Ctl::Next => (method::NEXT, value(params::Empty {})?),
+        Ctl::Explain {
+            pane,
+            file,
+            agent,
+            title,
+        } => {
+            let screen = match file {
+                Some(path) => Some(read_screen(path)?),
+                None => None,
+            };
+            (
+                method::PANE_EXPLAIN,
+                value(params::PaneExplain {
+                    pane: pane.clone(),
+                    screen,
+                    title: title.clone(),
+                    agent: agent.clone(),
+                })?,
+            )
+        }
+        Ctl::Wait {
+            pane,
+            exit,
+            lifecycle,
+            text,
+            timeout,
+        } => {
+            let timeout_ms = match timeout {
+                Some(secs) if secs.is_finite() && *secs >= 0.0 => Some((secs * 1000.0) as u64),
+                Some(secs) => bail!("--timeout {secs} is not a number of seconds"),
+                None => None,
+            };
+            (
+                method::PANE_WAIT,
+                value(params::PaneWait {
+                    pane: pane.clone(),
+                    exit: *exit,
+                    lifecycle: lifecycle.clone(),
+                    text: text.clone(),
+                    timeout_ms,
+                })?,
+            )
+        }
         Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
         Ctl::Debug(DebugCmd::Panic { target }) => (
             method::DEBUG_PANIC,
@@ -227,112 +313,202 @@ fn request(ctl: &Ctl) -> Result<(&'static str, Value)> {
 }
 
 /// Shows a command's answer for a person.
-fn render(ctl: &Ctl, result: &Value) -> Result<()> {
+fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
     match ctl {
         Ctl::Status => {
             let status: StatusReply = serde_json::from_value(result.clone())?;
-            print_status(&status);
+            print_status(&status, out)?;
         }
         Ctl::Ls => {
             let ls: LsReply = serde_json::from_value(result.clone())?;
-            print_tree(&ls);
+            print_tree(&ls, out)?;
         }
         Ctl::Workspace(WorkspaceCmd::New { .. }) | Ctl::Tab(TabCmd::New { .. }) | Ctl::New(_) => {
-            println!("{}", result["id"].as_str().unwrap_or_default());
+            writeln!(out, "{}", result["id"].as_str().unwrap_or_default())?;
         }
         Ctl::Read { .. } => {
             let text = result["text"].as_str().unwrap_or_default();
             if text.ends_with('\n') || text.is_empty() {
-                print!("{text}");
+                write!(out, "{text}")?;
             } else {
-                println!("{text}");
+                writeln!(out, "{text}")?;
             }
         }
-        Ctl::Resize { .. } => println!("{}x{}", result["rows"], result["cols"]),
+        Ctl::Resize { .. } => writeln!(out, "{}x{}", result["rows"], result["cols"])?,
         Ctl::Next => {
             let next: NextReply = serde_json::from_value(result.clone())?;
             match next.pane {
-                Some(pane) => println!("{}", pane.id),
+                Some(pane) => writeln!(out, "{}", pane.id)?,
                 None => bail!("no pane needs you right now"),
             }
         }
         Ctl::Notifications { .. } => {
             let list: NotificationsReply = serde_json::from_value(result.clone())?;
-            print_notifications(&list);
+            print_notifications(&list, out)?;
+        }
+        Ctl::Explain { .. } => {
+            let explained: ExplainReply = serde_json::from_value(result.clone())?;
+            print_explained(&explained, out)?;
+        }
+        Ctl::Wait { .. } => {
+            let waited: WaitReply = serde_json::from_value(result.clone())?;
+            match (waited.line, waited.exit_code) {
+                (Some(line), _) => writeln!(out, "{line}")?,
+                (None, Some(code)) => writeln!(out, "exit {code}")?,
+                (None, None) => {}
+            }
         }
         _ => {}
     }
     Ok(())
 }
 
-fn print_notifications(list: &NotificationsReply) {
-    if list.notifications.is_empty() {
-        println!("no notifications");
-        return;
+/// The name a value has on the wire (`permission_required`, `warning`).
+fn wire_name(value: impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A saved screen for `explain --file`, at most the size the server reads.
+fn read_screen(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let max = params::MAX_EXPLAIN_SCREEN as u64;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .with_context(|| format!("could not open {}", path.display()))?
+        .take(max + 1)
+        .read_to_string(&mut text)
+        .with_context(|| format!("could not read {} as text", path.display()))?;
+    if text.len() as u64 > max {
+        bail!(
+            "{} is larger than {max} bytes; save only the screen",
+            path.display()
+        );
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0);
+    Ok(text)
+}
+
+fn print_explained(e: &ExplainReply, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "kind        {}", e.kind)?;
+    if let Some(argv) = &e.foreground {
+        writeln!(out, "foreground  {}", argv.join(" "))?;
+    }
+    writeln!(out, "screen      {}", e.state)?;
+    if let Some(lifecycle) = e.lifecycle {
+        writeln!(out, "lifecycle   {}", wire_name(lifecycle))?;
+    }
+    writeln!(
+        out,
+        "rule        {}",
+        e.rule.as_deref().unwrap_or("(none matched)")
+    )?;
+    writeln!(out, "rules       {}", e.rules)?;
+    if let Some(id) = &e.session_id {
+        match &e.session_file {
+            Some(file) => writeln!(out, "session     {id} (from {file})")?,
+            None => writeln!(out, "session     {id}")?,
+        }
+    }
+    if e.waiting > 0 {
+        writeln!(out, "waiting     {} `ctl wait` client(s)", e.waiting)?;
+    }
+    for line in &e.evidence {
+        writeln!(out, "  │ {line}")?;
+    }
+    Ok(())
+}
+
+fn print_notifications(list: &NotificationsReply, out: &mut impl Write) -> std::io::Result<()> {
+    if list.notifications.is_empty() {
+        return writeln!(out, "no notifications");
+    }
+    let now = clock::now_millis();
     for n in &list.notifications {
         let read = if n.read_at.is_some() { "    " } else { "new " };
-        let ago = now.saturating_sub(n.created_at) / 1000;
-        let severity = serde_json::to_value(n.severity)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let ago = clock::ago(n.created_at, now);
+        let severity = wire_name(n.severity);
         let pane = n.pane_id.as_deref().unwrap_or("-");
         let body = if n.body.is_empty() {
             String::new()
         } else {
             format!(" — {}", n.body)
         };
-        println!(
-            "{read}{:>6}s ago  {severity:<7} {:<12} {pane}  {}{body}",
-            ago, n.source, n.title
-        );
+        writeln!(
+            out,
+            "{read}{ago:>8}  {severity:<7} {:<12} {pane}  {}{body}",
+            n.source, n.title
+        )?;
     }
+    Ok(())
 }
 
-fn print_status(status: &StatusReply) {
-    println!(
+fn print_status(status: &StatusReply, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        out,
         "server      signaltty {} ({}), pid {}",
         status.version, status.protocol, status.pid
-    );
-    println!("socket      {}", status.socket);
-    println!("state dir   {}", status.state_dir);
-    println!("uptime      {}s", status.uptime_ms / 1000);
-    println!(
+    )?;
+    writeln!(out, "socket      {}", status.socket)?;
+    writeln!(out, "state dir   {}", status.state_dir)?;
+    writeln!(out, "uptime      {}s", status.uptime_ms / 1000)?;
+    writeln!(
+        out,
         "contents    {} workspaces, {} tabs, {} panes ({} live)",
         status.workspaces, status.tabs, status.panes, status.live_panes
-    );
+    )?;
     let snapshot = &status.snapshot;
     let saved = match snapshot.last_saved_at {
         Some(at) => format!(
-            "last saved at {at} (ms since epoch), {} writes",
+            "last saved {} ({}), {} writes",
+            clock::local_time(at),
+            clock::ago(at, clock::now_millis()),
             snapshot.writes
         ),
         None => "not saved yet".to_string(),
     };
-    println!("snapshot    {} — {saved}", snapshot.path);
+    writeln!(out, "snapshot    {} — {saved}", snapshot.path)?;
     if let Some(error) = &snapshot.last_error {
-        println!("SAVE ERROR  {error}");
+        writeln!(out, "SAVE ERROR  {error}")?;
+    }
+    if let Some(error) = &snapshot.tail_error {
+        println!("TAIL ERROR  {error}");
     }
     let restore = &status.restore;
     if restore.degraded {
-        println!("RESTORE     {}", restore.note);
+        writeln!(out, "RESTORE     {}", restore.note)?;
     } else {
-        println!("restore     {}", restore.note);
+        writeln!(out, "restore     {}", restore.note)?;
+    }
+    let orphans = &status.orphans;
+    if orphans.found > 0 {
+        let (label, still) = match orphans.survived {
+            0 => ("orphans", String::new()),
+            n => ("ORPHANS", format!(", {n} STILL RUNNING")),
+        };
+        let noun = if orphans.found == 1 {
+            "process"
+        } else {
+            "processes"
+        };
+        println!(
+            "{label:<11} {} {noun} the previous server left running: {} ended by TERM, {} by KILL{still}",
+            orphans.found, orphans.terminated, orphans.killed
+        );
     }
     if status.faults_enabled {
-        println!("faults      enabled (SIGNALTTY_ENABLE_FAULTS=1)");
+        writeln!(out, "faults      enabled (SIGNALTTY_ENABLE_FAULTS=1)")?;
     }
+    Ok(())
 }
 
-fn print_tree(ls: &LsReply) {
+fn print_tree(ls: &LsReply, out: &mut impl Write) -> std::io::Result<()> {
     if ls.workspaces.is_empty() {
-        println!("no workspaces; create one with `signaltty ctl workspace new NAME`");
-        return;
+        return writeln!(
+            out,
+            "no workspaces; create one with `signaltty ctl workspace new NAME`"
+        );
     }
     for ws in &ls.workspaces {
         let auto = if ws.auto_resume {
@@ -340,30 +516,58 @@ fn print_tree(ls: &LsReply) {
         } else {
             ""
         };
-        println!("{}  {}  {}{auto}", ws.name, ws.id, ws.cwd);
+        writeln!(
+            out,
+            "{}  {}  {}{auto}{}",
+            ws.name,
+            ws.id,
+            ws.cwd,
+            attention_badge(ws.attention)
+        )?;
         for tab in &ws.tabs {
-            println!("  tab {}  {}", tab.id, tab.title);
+            writeln!(out, "  tab {}  {}", tab.id, tab.title)?;
             for pane in &tab.panes {
-                let agent = match &pane.agent {
-                    Some(agent) => match &agent.session_id {
-                        Some(id) => format!("  {} session {id}", agent.kind),
-                        None => format!("  {}", agent.kind),
-                    },
-                    None => String::new(),
-                };
-                let exit = match pane.exit_code {
-                    Some(code) => format!("  exit {code}"),
-                    None => String::new(),
-                };
-                println!(
-                    "    {:<11} {}  {}  {}{agent}{exit}",
-                    format!("[{}]", pane.state),
-                    pane.id,
-                    pane.title,
-                    shorten_home(&pane.cwd)
-                );
+                writeln!(out, "    {}", pane_line(pane))?;
             }
         }
+    }
+    Ok(())
+}
+
+fn pane_line(pane: &LsPane) -> String {
+    let agent = match &pane.agent {
+        Some(agent) => {
+            let ended = if agent.ended { " (ended)" } else { "" };
+            match &agent.session_id {
+                Some(id) => format!("  {}{ended} session {id}", agent.kind),
+                None => format!("  {}{ended}", agent.kind),
+            }
+        }
+        None => String::new(),
+    };
+    let lifecycle = match pane.lifecycle {
+        Lifecycle::Unknown => String::new(),
+        other => format!("  {}", wire_name(other)),
+    };
+    let exit = match pane.exit_code {
+        Some(code) => format!("  exit {code}"),
+        None => String::new(),
+    };
+    format!(
+        "{:<11} {}  {}  {}{agent}{lifecycle}{exit}{}",
+        format!("[{}]", pane.state),
+        pane.id,
+        pane.title,
+        shorten_home(&pane.cwd),
+        attention_badge(pane.attention)
+    )
+}
+
+/// `  !level` for an outstanding attention, else nothing.
+fn attention_badge(attention: signaltty_persistence::Attention) -> String {
+    match attention {
+        signaltty_persistence::Attention::None => String::new(),
+        other => format!("  !{}", wire_name(other)),
     }
 }
 

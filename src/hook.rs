@@ -4,14 +4,14 @@
 //! The payload is untrusted: at most [`MAX_PAYLOAD`] bytes, a JSON object
 //! whose known fields must have the right types (a field of the wrong type
 //! is an error, not ignored), unknown fields ignored. Only the session id,
-//! a message and (for codex) the event type are taken from it; the server's
-//! adapter decides what the event means.
+//! a message (cut to what the server keeps) and (for codex) the event type
+//! are taken from it; the server's adapter decides what the event means.
 
 use std::io::Read;
 
 use anyhow::{Result, bail};
 use serde::Deserialize;
-use signaltty_protocol::params;
+use signaltty_protocol::{limits, params};
 
 /// The most a hook may send.
 pub const MAX_PAYLOAD: usize = 1024 * 1024;
@@ -76,7 +76,14 @@ pub fn request(
             .or(payload.session_id_camel)
             .or(payload.conversation_id)
             .or(payload.thread_id),
-        message: payload.message.or(payload.last_assistant_message),
+        message: payload
+            .message
+            .or(payload.last_assistant_message)
+            .map(|mut message| {
+                // Codex sends the whole last answer; only its start is shown.
+                limits::truncate_saved(&mut message, limits::MAX_MESSAGE_BYTES);
+                message
+            }),
     })
 }
 
@@ -100,6 +107,18 @@ mod tests {
         let req = request("codex", "notify", "p1", &mut &json[..]).unwrap();
         assert_eq!(req.event, "agent-turn-complete");
         assert_eq!(req.session_id.as_deref(), Some("t1"));
+    }
+
+    #[test]
+    fn a_long_message_is_cut_to_what_the_server_keeps() {
+        let json = format!(
+            r#"{{"type":"agent-turn-complete","last-assistant-message":"{}"}}"#,
+            "é".repeat(limits::MAX_MESSAGE_BYTES)
+        );
+        let req = request("codex", "notify", "p1", &mut json.as_bytes()).unwrap();
+        let message = req.message.unwrap();
+        assert_eq!(message.len(), limits::MAX_MESSAGE_BYTES);
+        assert!(message.chars().all(|c| c == 'é'));
     }
 
     #[test]

@@ -1,47 +1,46 @@
 //! The `signaltty` command line: the server's front door and its clients.
 //!
-//! This crate owns argument parsing, the IPC client, the `up` command that
-//! starts a server (in this process or in the background) and the output
-//! of `ctl`. It must never own durable state: everything it shows, it asks
-//! the server for.
+//! This crate owns argument parsing, the IPC client (to a local socket, or
+//! through ssh to a server on another machine), the `up` command that
+//! starts a server (in this process or in the background), the `bridge`
+//! that is the far end of a remote connection, the output of `ctl`,
+//! `attach` and the multiplexer (`mux`). It must never own durable state:
+//! everything it shows, it asks the server (or, for sessions that are not
+//! running, the saved files) for. Its clients (`ctl`, `attach`, `mux`) use
+//! `signaltty-protocol` and `signaltty-screen` only, never the server
+//! stack, and open every connection through `client::connect_stream`.
 
 mod attach;
+mod bridge;
 pub mod cli;
 pub mod client;
+mod clock;
 mod ctl;
+mod docs;
 mod hook;
-mod ui;
+mod mux;
+pub mod remote;
+mod sessions;
+mod stream;
+mod term;
 mod up;
 
+use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use cli::{Cli, Command};
+use cli::{Cli, Command, Up};
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let json = cli.json;
-    let result = match cli.command {
-        Command::Up(ref up) => up::run(&cli, up),
-        Command::Ctl(ref ctl) => ctl::run(&cli, ctl),
-        Command::Attach {
-            ref pane,
-            ref detach_key,
-            keep_attention,
-        } => attach::parse_key(detach_key).and_then(|detach_key| {
-            let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
-            let options = attach::Options {
-                detach_key,
-                keep_attention,
-            };
-            attach::run(&socket, pane, options)
-        }),
-        Command::Ui { ref detach_key } => attach::parse_key(detach_key).and_then(|key| {
-            let socket = signaltty_protocol::socket_path::resolve(cli.socket.clone());
-            ui::run(&socket, key)
-        }),
+    let cli = match Cli::parse_with_env() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let err = anyhow::Error::from(e).context(signaltty_protocol::socket_path::SESSION_ENV);
+            report(&err, std::env::args().any(|a| a == "--json"));
+            return ExitCode::from(1);
+        }
     };
+    let json = cli.json;
+    let result = run(&cli);
     match result {
         Ok(code) => code,
         Err(err) => {
@@ -51,20 +50,61 @@ pub fn main() -> ExitCode {
     }
 }
 
+fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
+    match &cli.command {
+        // Plain `signaltty` is `signaltty up`: start if needed, then on a
+        // terminal open the multiplexer.
+        None => up::run(cli, &Up::default()),
+        Some(Command::Up(up)) => up::run(cli, up),
+        Some(Command::Ctl(ctl)) => ctl::run(cli, ctl),
+        Some(Command::Attach {
+            pane,
+            detach_key,
+            keep_attention,
+        }) => {
+            let options = attach::Options {
+                detach_key: attach::parse_key(detach_key)?,
+                keep_attention: *keep_attention,
+            };
+            attach::run(&cli.endpoint()?, pane, options)
+        }
+        Some(Command::Ui { workspace }) => up::open_mux(cli, workspace.as_deref()),
+        Some(Command::Sessions) => sessions::run(cli),
+        Some(Command::Bridge) => bridge::run(cli),
+        Some(Command::Completions { shell }) => docs::completions(*shell, cli.json),
+        Some(Command::Man) => docs::man(cli.json),
+    }
+}
+
 /// One line on stderr that says what went wrong; with `--json`, the same
 /// as `{"error":{"code","message"}}` on stdout.
 fn report(err: &anyhow::Error, json: bool) {
     let (code, message) = match err.downcast_ref::<client::ClientError>() {
         Some(client::ClientError::Server(wire)) => (wire.code.as_str(), wire.message.clone()),
+        Some(client::ClientError::Ssh(failure)) if !json => {
+            // ssh's own words, as it wrote them; then the hint, one line.
+            if !failure.stderr.is_empty() {
+                let _ = writeln!(std::io::stderr(), "{}", failure.stderr);
+            }
+            ("SSH", failure.hint())
+        }
+        Some(client::ClientError::Ssh(failure)) => ("SSH", failure.to_string()),
+        Some(spawn @ client::ClientError::SshSpawn { .. }) => ("SSH", spawn.to_string()),
         Some(other) => ("CLIENT", other.to_string()),
         None => ("CLIENT", format!("{err:#}")),
     };
+    // Nowhere to say it if the reader is gone: never panic over that.
     if json {
-        println!(
+        let _ = writeln!(
+            std::io::stdout(),
             "{}",
             serde_json::json!({ "error": { "code": code, "message": message } })
         );
     } else {
-        eprintln!("signaltty: {}", message.replace('\n', " "));
+        let _ = writeln!(
+            std::io::stderr(),
+            "signaltty: {}",
+            message.replace('\n', " ")
+        );
     }
 }

@@ -4,43 +4,41 @@
 //! re-executes this binary as `up --foreground` in a new session, with its
 //! output appended to `server.log`, and waits until the new server answers.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use signaltty_persistence::{StateDir, ensure_private_file};
+use signaltty_persistence::StateDir;
 use signaltty_protocol::socket_path;
-use signaltty_protocol::{LsReply, method, params};
+use signaltty_protocol::{method, params};
 use signaltty_supervisor::ServerConfig;
 
 use crate::cli::{Cli, Up};
-use crate::client::Client;
+use crate::client::{Client, Endpoint};
 
 /// How long a background start may take before `up -d` gives up.
 const START_DEADLINE: Duration = Duration::from_secs(15);
 
 pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
-    let socket = socket_path::resolve(cli.socket.clone());
+    if let Some(host) = cli.host() {
+        return remote(cli, up, &host);
+    }
+    let socket = cli.local_socket();
     socket_path::check_length(&socket)?;
-    let state_dir = StateDir::resolve(cli.state_dir.clone())?;
     if up.foreground {
-        return foreground(&socket, state_dir.root(), up.no_restore);
+        // The server opens the state dir itself, once it can log what it
+        // had to fix.
+        let state_dir = StateDir::resolve_path(cli.state_dir.clone(), cli.session.as_ref())?;
+        return foreground(&socket, &state_dir, up.no_restore);
     }
-    let running = answers(&socket);
-    if !running {
-        start_in_background(&socket, &state_dir, up.no_restore)?;
+    let started = start_unless_running(cli, up.no_restore)?;
+    if interactive(up) {
+        return crate::mux::run(&Endpoint::Local(socket), None);
     }
-    let interactive =
-        !up.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    if interactive {
-        first_workspace(&socket)?;
-        let key = crate::attach::parse_key(&up.detach_key)?;
-        return crate::ui::run(&socket, key);
-    }
-    if running {
+    if !started {
         println!(
             "a signaltty server is already running on {}",
             socket.display()
@@ -54,24 +52,67 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A newcomer's first start lands somewhere useful: a workspace with a
-/// shell in it.
-fn first_workspace(socket: &Path) -> Result<()> {
-    let mut client = Client::connect(socket)?;
-    let ls: LsReply = serde_json::from_value(client.call(method::LS, params::Empty {})?)?;
-    if !ls.workspaces.is_empty() {
-        return Ok(());
+/// `signaltty ui [WORKSPACE]`: the server is started if it is not running
+/// (on a `--host` machine, the bridge starts it), then the multiplexer
+/// opens.
+pub fn open_mux(cli: &Cli, workspace: Option<&str>) -> Result<ExitCode> {
+    if cli.host().is_none() {
+        socket_path::check_length(&cli.local_socket())?;
+        start_unless_running(cli, false)?;
     }
-    let created = client.call(method::WORKSPACE_NEW, params::WorkspaceNew::here("default"))?;
-    let workspace = created["id"].as_str().unwrap_or("default").to_string();
-    client.call(
-        method::PANE_NEW,
-        params::PaneNew {
-            workspace,
-            ..params::PaneNew::default()
-        },
-    )?;
-    Ok(())
+    crate::mux::run(&cli.endpoint()?, workspace)
+}
+
+fn interactive(up: &Up) -> bool {
+    !up.detach && std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
+}
+
+/// `up` for the `--host` machine: its own `up -d` there (through ssh),
+/// then, on a terminal, the multiplexer here.
+fn remote(cli: &Cli, up: &Up, host: &str) -> Result<ExitCode> {
+    if up.foreground {
+        bail!(
+            "`up --foreground` runs a server in this process, on this machine; it takes no --host"
+        );
+    }
+    let mut args = vec!["up", "-d"];
+    if up.no_restore {
+        args.push("--no-restore");
+    }
+    let said = cli.remote(host)?.output(&args)?;
+    if interactive(up) {
+        return crate::mux::run(&cli.endpoint()?, None);
+    }
+    let mut out = std::io::stdout().lock();
+    write!(out, "{host}: ")?;
+    out.write_all(&said)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Starts this machine's server for `cli` unless one answers (the bridge
+/// does this before it connects).
+pub fn ensure_running(cli: &Cli) -> Result<()> {
+    start_unless_running(cli, false).map(|_| ())
+}
+
+/// Starts the server in the background unless one answers; true when this
+/// call started it. Starters wait for each other on `<socket>.start` (a
+/// multiplexer opens several remote connections at once, each through a
+/// bridge that may find no server), so exactly one of them starts it and
+/// the others find it answering.
+fn start_unless_running(cli: &Cli, no_restore: bool) -> Result<bool> {
+    let socket = cli.local_socket();
+    socket_path::check_length(&socket)?;
+    if answers(&socket) {
+        return Ok(false);
+    }
+    let _starting = signaltty_supervisor::socket::hold_start_lock(&socket)?;
+    if answers(&socket) {
+        return Ok(false);
+    }
+    let state_dir = StateDir::resolve(cli.state_dir.clone(), cli.session.as_ref())?;
+    start_in_background(&socket, &state_dir, no_restore)?;
+    Ok(true)
 }
 
 fn print_usage() {
@@ -80,7 +121,7 @@ fn print_usage() {
 }
 
 fn answers(socket: &Path) -> bool {
-    Client::connect(socket)
+    Client::connect(&Endpoint::Local(socket.to_path_buf()))
         .and_then(|mut c| c.call(method::STATUS, params::Empty {}))
         .is_ok()
 }
@@ -111,12 +152,12 @@ fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitC
 
 fn start_in_background(socket: &Path, state_dir: &StateDir, no_restore: bool) -> Result<()> {
     let log_path = state_dir.log_path();
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)
-        .with_context(|| format!("could not open {}", log_path.display()))?;
-    ensure_private_file(&log_path)?;
+    let mut log = state_dir.open_log()?;
+    // Opening the state dir here fixed what the server would have logged.
+    for warning in state_dir.warnings() {
+        writeln!(log, "WARN signaltty up: {warning}")
+            .with_context(|| format!("could not write to {}", log_path.display()))?;
+    }
     let exe = std::env::current_exe().context("could not find this program's path")?;
     let mut command = Command::new(exe);
     command

@@ -63,7 +63,7 @@ fn a_full_screen_program_looks_right_after_detach_and_reattach() {
     let server = TestServer::start();
     let ws = server.workspace("full", &[]);
     let script = "printf '\\033[?1049h\\033[2J\\033[3;5Htop-left\\033[10;20H\\033[1;31mred\\033[0m\\033[24;1Hbottom-line\\033[12;30H'; sleep 1000";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(&ws, script);
     server.wait_output(&pane, "bottom-line");
     let mut terminal = attach(&server, &pane, 24, 80);
     let first = wait_mirror(&server, &terminal, &pane);
@@ -103,7 +103,7 @@ fn numbers_flowing_through_detach_and_reattach_are_never_doubled_or_lost() {
     let server = TestServer::start();
     let ws = server.workspace("flow", &[]);
     let count = "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo $i; [ $((i % 40)) -eq 0 ] && sleep 0.05; done; echo done-counting; sleep 1000";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", count]);
+    let pane = server.new_sh(&ws, count);
     let mut terminal = attach(&server, &pane, 24, 80);
     let seen = terminal.wait_text("numbers past 200", |t| {
         t.lines()
@@ -181,6 +181,7 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
             .ok()
             .filter(|t| t.contains("history-marker"))
     });
+    server.wait_snapshot("the pane on disk", |s| s.to_string().contains(&pane));
     server.kill9();
     server.launch();
 
@@ -199,7 +200,7 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
 }
 
 #[test]
-fn the_ui_resumes_a_resumable_pane_with_one_key() {
+fn the_multiplexer_resumes_a_resumable_pane_with_one_key() {
     let root = support::short_temp_dir();
     let fake = support::agents::FakeAgents::new(root.path());
     let mut server = TestServer::start_with(true, vec![fake.path_env()]);
@@ -213,26 +214,32 @@ fn the_ui_resumes_a_resumable_pane_with_one_key() {
     });
     server.kill9();
     server.launch();
-    assert_eq!(server.pane(&pane).unwrap()["state"], "RESUMABLE");
+    let resumable = server.pane(&pane).unwrap();
+    assert_eq!(resumable["state"], "RESUMABLE");
+    let session = resumable["agent"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     let mut command = server.command();
     command.arg("ui");
     let mut ui = Terminal::run(&command, 24, 120);
-    ui.wait_text("the pane in the UI", |t| {
-        t.contains(&pane) && t.contains("RESUMABLE")
+    let offer = format!("r resume: claude --resume {session}");
+    ui.wait_text("the offer on the pane", |t| {
+        t.contains("RESUMABLE") && t.contains(&offer)
     });
     ui.type_bytes(b"r");
     server.wait_pane(&pane, "LIVE after one key", |p| p["state"] == "LIVE");
-    // The UI follows the server: the new state shows without a key.
-    ui.wait_text("LIVE in the UI", |t| {
-        t.lines().any(|l| l.contains(&pane) && l.contains("LIVE"))
+    // The multiplexer follows the server: the agent shows without a key.
+    ui.wait_text("the resumed agent", |t| {
+        t.contains("fake claude ready --resume")
     });
-    ui.type_bytes(b"q");
+    ui.type_bytes(b"\x02d");
     assert_eq!(ui.wait_exit(), 0);
     assert_eq!(
         server.pane(&pane).unwrap()["state"],
         "LIVE",
-        "leaving the UI leaves the server running"
+        "leaving the multiplexer leaves the server running"
     );
 }
 
@@ -256,7 +263,7 @@ fn two_clients_see_the_same_pane() {
 fn the_client_says_so_and_gives_the_terminal_back_when_the_server_dies() {
     let mut server = TestServer::start();
     let ws = server.workspace("dies", &[]);
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo pane-is-up; sleep 1000"]);
+    let pane = server.new_sh(&ws, "echo pane-is-up; sleep 1000");
     let mut terminal = attach(&server, &pane, 24, 80);
     terminal.wait_text("the pane", |t| t.contains("pane-is-up"));
     server.kill9();
@@ -265,4 +272,32 @@ fn the_client_says_so_and_gives_the_terminal_back_when_the_server_dies() {
     // Back on the main screen: the pane's picture is gone with the
     // alternate screen.
     assert!(!after.contains("pane-is-up"), "{after}");
+}
+
+#[test]
+fn an_exited_agent_pane_says_that_r_resumes_it_and_r_does_exactly_that() {
+    // Issue 10 §7: the offer said "respawn" and ran the agent's resume.
+    let root = support::short_temp_dir();
+    let fake = support::agents::FakeAgents::new(root.path());
+    let server = TestServer::start_with(true, vec![fake.path_env()]);
+    let ws = server.workspace("offer", &[]);
+    fake.install("echo \"fake claude ran $*\"\nexit 0");
+    let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
+    let exited = server.wait_pane(&pane, "the agent to exit", |p| p["state"] == "EXITED");
+    let session = exited["agent"]["session_id"].as_str().unwrap().to_string();
+    fake.install("echo \"fake claude back $*\"\nexec sleep 1000");
+
+    let mut terminal = attach(&server, &pane, 24, 100);
+    let offer = format!("r resume: claude --resume {session}");
+    terminal.wait_text("the offer naming the resume", |t| t.contains(&offer));
+    terminal.type_bytes(b"r");
+    server.wait_pane(&pane, "LIVE after one key", |p| p["state"] == "LIVE");
+    terminal.wait_text("the resumed agent", |t| t.contains("fake claude back"));
+    let runs = fake.runs(&pane);
+    assert_eq!(
+        runs.last().unwrap(),
+        &format!("--resume {session}"),
+        "{runs:?}"
+    );
+    detach(&mut terminal);
 }

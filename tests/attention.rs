@@ -3,13 +3,11 @@
 
 mod support;
 
-use std::io::Write;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
 use support::terminal::Terminal;
-use support::{TestServer, wait_for};
+use support::{TestServer, hook, wait_for};
 
 fn notifications(server: &TestServer, unread: bool) -> Vec<Value> {
     let args: &[&str] = if unread {
@@ -23,36 +21,13 @@ fn notifications(server: &TestServer, unread: bool) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// `ctl hook AGENT EVENT --pane PANE` with `payload` on stdin.
-fn hook(
-    server: &TestServer,
-    agent: &str,
-    event: &str,
-    pane: &str,
-    payload: &[u8],
-) -> std::process::Output {
-    let mut child = server
-        .command()
-        .args(["ctl", "hook", agent, event, "--pane", pane])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    // A refused payload may close the pipe early.
-    let _ = stdin.write_all(payload);
-    drop(stdin);
-    child.wait_with_output().unwrap()
-}
-
 #[test]
 fn osc_notifications_split_across_writes_raise_attention_with_clean_text() {
     let server = TestServer::start();
     let ws = server.workspace("osc", &[]);
     let script = "printf '\\033]9;build '; sleep 0.3; printf 'finished\\007'; \
                   printf '\\033]777;notify;Deploy\\tnow;all \\001green'; sleep 0.3; printf '\\007'; sleep 1000";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(&ws, script);
     let list = wait_for("both notifications", Duration::from_secs(15), || {
         let list = notifications(&server, false);
         (list.len() >= 2).then_some(list)
@@ -150,12 +125,13 @@ fn claude_hooks_set_lifecycle_attention_and_the_session_id() {
     assert_eq!(listed["lifecycle"], "working");
     assert_eq!(listed["attention"], "none");
 
-    // ctl seen marks the notifications read and leaves lifecycle alone.
+    // ctl seen marks the notifications read; a turn that ended and has
+    // now been looked at is no longer `done` but `idle`.
     hook(&server, "claude", "Stop", &pane, stop.as_bytes());
     server.ctl_ok(&["seen", &pane]);
     let listed = server.pane(&pane).unwrap();
     assert_eq!(listed["attention"], "none");
-    assert_eq!(listed["lifecycle"], "done");
+    assert_eq!(listed["lifecycle"], "idle");
     assert!(notifications(&server, true).is_empty());
 }
 
@@ -269,7 +245,7 @@ fn hostile_hook_payloads_and_titles_are_refused_or_cleaned() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("known events"));
 
     let evil = "\u{1b}]0;pwned\u{7}Hello\u{1b}[31m world\u{202e}!";
-    server.ctl_ok(&["notify", "--pane", &pane, evil, &"x".repeat(5000)]);
+    server.ctl_ok(&["notify", "--pane", &pane, evil, &"x".repeat(4000)]);
     let list = notifications(&server, false);
     let last = list.last().unwrap();
     assert_eq!(last["title"], "Hello world!");

@@ -11,12 +11,21 @@
 //!   everything ([`model`]) and debounces it into atomic writes;
 //! - [`workspace`], [`tab`], [`pane`]: the tree of live actors; each
 //!   supervises its children and replaces a failed one from its last record;
-//! - [`names`]: ids, and the registry names actors are reached by.
+//! - [`names`]: ids, and the registry names actors are reached by;
+//! - [`procfs`]: what `/proc` says about a process, to recognise a pane's
+//!   processes after a crash;
+//! - [`rate`]: the rate limit and throttle that keep a pane's output from
+//!   turning into unbounded work for the snapshot actor;
+//! - [`notifier`]: runs the user's notification command when a pane nobody
+//!   watches becomes blocked, finishes or fails.
 
 pub mod error;
 pub mod model;
 pub mod names;
+pub mod notifier;
 pub mod pane;
+pub mod procfs;
+pub mod rate;
 pub mod snapshot;
 pub mod supervision;
 pub mod tab;

@@ -43,6 +43,8 @@ impl PaneState {
 pub struct PaneView {
     pub record: PaneRecord,
     pub state: PaneState,
+    /// A client was attached when this view was published.
+    pub watched: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -73,6 +75,7 @@ impl Model {
                     let view = PaneView {
                         record: p.clone(),
                         state: restored_state(p),
+                        watched: false,
                     };
                     (p.id.clone(), view)
                 })
@@ -243,6 +246,7 @@ mod tests {
                 PaneView {
                     record: PaneRecord::new(*id, "w", "t"),
                     state: PaneState::Live,
+                    watched: false,
                 },
             );
         }

@@ -9,6 +9,8 @@ use ractor::{ActorRef, Message};
 
 /// The snapshot actor's registered name.
 pub const SNAPSHOT: &str = "signaltty.snapshot";
+/// The notifier's, when the config has a notification command.
+pub const NOTIFIER: &str = "signaltty.notifier";
 
 pub fn pane(id: &str) -> String {
     format!("signaltty.pane.{id}")

@@ -7,6 +7,7 @@
 //! seconds, never waiting for a blind tick. Content identical to the last
 //! write is not rewritten; every [`PERIODIC`] a save happens regardless.
 //! Tails are written only for panes that sent a new one. A failing write
+//! (of the snapshot or of a tail), and a snapshot that stays inconsistent,
 //! is logged, kept for `ctl status`, retried, and never stops the server.
 
 use std::collections::{HashMap, HashSet};
@@ -30,6 +31,9 @@ pub const COALESCE: Duration = Duration::from_millis(100);
 pub const MIN_INTERVAL: Duration = Duration::from_secs(2);
 /// A save happens this often even when nothing changed.
 pub const PERIODIC: Duration = Duration::from_secs(60);
+/// How long the model may stay inconsistent (a record on its way) before
+/// `ctl status` calls it a save error.
+pub const INCONSISTENT_GRACE: Duration = Duration::from_secs(5);
 
 pub enum SnapshotMsg {
     Workspace(WorkspaceRecord),
@@ -69,6 +73,8 @@ pub struct SnapshotStatus {
     pub last_saved_at: Option<u64>,
     /// The last write's error, until a write succeeds again.
     pub last_error: Option<String>,
+    /// The last failed tail write, until every pending tail is written.
+    pub tail_error: Option<String>,
 }
 
 pub struct SnapshotArgs {
@@ -98,6 +104,8 @@ pub struct SnapshotState {
     last_write: Option<Instant>,
     /// The last snapshot written, with `saved_at` zeroed for comparison.
     last_written: Option<Snapshot>,
+    /// Since when the model has failed validation, while it does.
+    inconsistent_since: Option<Instant>,
     status: SnapshotStatus,
 }
 
@@ -128,6 +136,7 @@ impl Actor for SnapshotActor {
             write_scheduled: false,
             last_write: None,
             last_written: None,
+            inconsistent_since: None,
         })
     }
 
@@ -148,6 +157,12 @@ impl Actor for SnapshotActor {
             }
             SnapshotMsg::Pane(view) => {
                 if !state.closed_panes.contains(&view.record.id) {
+                    let before = state.model.panes.get(&view.record.id);
+                    crate::notifier::observe(
+                        before.map(|b| b.record.lifecycle),
+                        &view,
+                        &state.model,
+                    );
                     state.model.panes.insert(view.record.id.clone(), *view);
                     state.changed(&myself);
                 }
@@ -229,8 +244,12 @@ impl Actor for SnapshotActor {
             }
             SnapshotMsg::WriteDue => {
                 state.write_scheduled = false;
-                if state.dirty && state.write(false).await.is_err() {
-                    state.schedule(&myself);
+                if state.dirty {
+                    let _ = state.write(false).await;
+                    // Whatever failed (the snapshot or a tail) is retried.
+                    if state.dirty {
+                        state.schedule(&myself);
+                    }
                 }
             }
             SnapshotMsg::PeriodicSave => {
@@ -298,13 +317,25 @@ impl SnapshotState {
         let mut snapshot = self.model.to_snapshot(self.server.clone());
         if let Err(e) = snapshot.validate() {
             // Never write what a load would reject: that would lose the
-            // previous good file's place. Records catch up within moments.
+            // previous good file's place. Records catch up within moments;
+            // if they do not, that is a save error like any other.
             warn!(error = %e, "snapshot not consistent yet; retrying");
+            let since = *self.inconsistent_since.get_or_insert_with(Instant::now);
+            if since.elapsed() >= INCONSISTENT_GRACE {
+                let error = format!("the snapshot is inconsistent and is not saved: {e}");
+                if self.status.last_error.as_ref() != Some(&error) {
+                    error!(error = %e, "SNAPSHOT NOT SAVED; the previous file is intact");
+                }
+                self.status.last_error = Some(error);
+            }
             return Err(e.to_string());
         }
+        self.inconsistent_since = None;
         let unchanged = self.last_written.as_ref() == Some(&snapshot);
         let tails: Vec<(String, String)> = self.pending_tails.drain().collect();
         if unchanged && !force && tails.is_empty() {
+            // No tail is pending any more: none is failing either.
+            self.tails_written(Vec::new());
             self.dirty = false;
             return Ok(());
         }
@@ -317,24 +348,34 @@ impl SnapshotState {
         let outcome = tokio::task::spawn_blocking(move || {
             // Tails are files of their own: a failing snapshot write must
             // not cost them.
-            for (id, text) in &tails {
-                if let Err(e) = tail_store.write(id, text) {
-                    warn!(pane = %id, error = %e, "could not write a tail");
-                }
-            }
-            if write_snapshot {
-                dir.save(&snapshot).map_err(|e| e.to_string())?;
-            }
-            Ok::<bool, String>(write_snapshot)
+            let failed_tails: Vec<FailedTail> = tails
+                .into_iter()
+                .filter_map(|(id, text)| match tail_store.write(&id, &text) {
+                    Ok(_) => None,
+                    Err(e) => Some((id, text, e.to_string())),
+                })
+                .collect();
+            let saved = if write_snapshot {
+                dir.save(&snapshot).map_err(|e| e.to_string())
+            } else {
+                Ok(())
+            };
+            (failed_tails, saved.map(|()| write_snapshot))
         })
-        .await
-        .map_err(|e| format!("snapshot writer panicked: {e}"))
-        .and_then(|r| r);
+        .await;
+        let outcome = match outcome {
+            Ok((failed_tails, saved)) => {
+                self.tails_written(failed_tails);
+                saved
+            }
+            Err(e) => Err(format!("snapshot writer panicked: {e}")),
+        };
 
         self.last_write = Some(Instant::now());
         match outcome {
             Ok(wrote) => {
-                self.dirty = false;
+                // A failed tail keeps the state dirty, to be retried.
+                self.dirty = self.status.tail_error.is_some();
                 if wrote {
                     self.last_written = Some(compare);
                     self.status.writes += 1;
@@ -349,6 +390,33 @@ impl SnapshotState {
                 error!(path = %self.status.path.display(), error = %e, "SNAPSHOT WRITE FAILED; the previous file is intact");
                 self.status.last_error = Some(e.clone());
                 Err(e)
+            }
+        }
+    }
+}
+
+/// A tail that could not be written: its pane, its text, why.
+type FailedTail = (String, String, String);
+
+impl SnapshotState {
+    /// Keeps failed tails for the next write (unless a newer one came) and
+    /// says so in the status; logs only when that changes, so a tail that
+    /// keeps failing does not fill the log.
+    fn tails_written(&mut self, failed: Vec<FailedTail>) {
+        let Some((id, _, why)) = failed.last() else {
+            if self.status.tail_error.take().is_some() {
+                info!("tail writes work again");
+            }
+            return;
+        };
+        let error = format!("the tail of pane {id} could not be written: {why}");
+        if self.status.tail_error.as_ref() != Some(&error) {
+            error!(pane = %id, error = %why, "TAIL WRITE FAILED; it is retried");
+        }
+        self.status.tail_error = Some(error);
+        for (id, text, _) in failed {
+            if !self.closed_panes.contains(&id) {
+                self.pending_tails.entry(id).or_insert(text);
             }
         }
     }

@@ -5,7 +5,7 @@
 //! published record and tail. Its siblings never notice.
 
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use signaltty_persistence::{Direction, PaneRecord, TabRecord};
+use signaltty_persistence::{Branch, Direction, PaneRecord, TabRecord};
 use tracing::{Instrument, error, info_span, warn};
 
 use crate::error::ActorError;
@@ -45,6 +45,16 @@ pub enum TabMsg {
     },
     /// Stop every pane (the tab is being closed).
     CloseAll(RpcReplyPort<()>),
+    /// A title chosen by the user.
+    Rename(String, RpcReplyPort<()>),
+    /// Makes a pane of this tab its active pane.
+    Focus(String, RpcReplyPort<Result<(), ActorError>>),
+    /// Sets the ratio of the split at `path`; answers it as clamped.
+    SetRatio {
+        path: Vec<Branch>,
+        ratio: f32,
+        reply: RpcReplyPort<Result<f32, ActorError>>,
+    },
     Republish,
     /// Fault injection: panic inside this handler.
     DebugPanic,
@@ -107,6 +117,17 @@ impl Actor for TabActor {
                     tab.panes.closing_all();
                     myself.stop_children_and_wait(None, None).await;
                     let _ = reply.send(());
+                }
+                TabMsg::Rename(title, reply) => {
+                    tab.record.title = title;
+                    tab.publish();
+                    let _ = reply.send(());
+                }
+                TabMsg::Focus(pane, reply) => {
+                    let _ = reply.send(tab.focus(pane));
+                }
+                TabMsg::SetRatio { path, ratio, reply } => {
+                    let _ = reply.send(tab.set_ratio(&path, ratio));
                 }
                 TabMsg::DebugPanic => panic!("fault injected into tab {}", tab.record.id),
                 TabMsg::Republish => {
@@ -230,6 +251,27 @@ impl Tab {
         };
         publish(SnapshotMsg::RemovePane(pane_id.to_string()));
         Ok(empty)
+    }
+
+    fn focus(&mut self, pane: String) -> Result<(), ActorError> {
+        if !self.record.layout.contains(&pane) {
+            return Err(ActorError::NoSuchPane(pane));
+        }
+        if self.record.active_pane_id.as_deref() != Some(pane.as_str()) {
+            self.record.active_pane_id = Some(pane);
+            self.publish();
+        }
+        Ok(())
+    }
+
+    fn set_ratio(&mut self, path: &[Branch], ratio: f32) -> Result<f32, ActorError> {
+        let ratio = self
+            .record
+            .layout
+            .set_ratio(path, ratio)
+            .map_err(|e| ActorError::BadRequest(e.to_string()))?;
+        self.publish();
+        Ok(ratio)
     }
 
     async fn replace_with_tombstone(&mut self, myself: &ActorRef<TabMsg>, pane_id: &str) {

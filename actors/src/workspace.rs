@@ -55,6 +55,16 @@ pub enum WorkspaceMsg {
     },
     /// Stop every tab (the workspace is being closed).
     CloseAll(RpcReplyPort<()>),
+    /// A new name, already checked for uniqueness by the server.
+    Rename(String, RpcReplyPort<()>),
+    /// The user is here: `tab` (if given) becomes the active tab and `pane`
+    /// (if given) its active pane, and the workspace becomes the one used
+    /// last.
+    Focus {
+        tab: Option<String>,
+        pane: Option<String>,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
     SetAutoResume(bool, RpcReplyPort<()>),
     Republish,
     /// Fault injection: panic inside this handler.
@@ -137,6 +147,14 @@ impl Actor for WorkspaceActor {
                         ws.publish();
                     }
                     let _ = reply.send(());
+                }
+                WorkspaceMsg::Rename(name, reply) => {
+                    ws.record.name = name;
+                    ws.publish();
+                    let _ = reply.send(());
+                }
+                WorkspaceMsg::Focus { tab, pane, reply } => {
+                    let _ = reply.send(ws.focus(tab, pane).await);
                 }
                 WorkspaceMsg::DebugPanic => {
                     panic!("fault injected into workspace {}", ws.record.id)
@@ -305,6 +323,23 @@ impl Workspace {
         Ok(())
     }
 
+    async fn focus(&mut self, tab: Option<String>, pane: Option<String>) -> Result<(), ActorError> {
+        if let Some(tab) = &tab {
+            if !self.record.tabs.contains(tab) {
+                return Err(ActorError::NoSuchTab(tab.clone()));
+            }
+            if let Some(pane) = pane {
+                let actor = tab_actor(tab)?;
+                ractor::call_t!(actor, TabMsg::Focus, TAB_CALL_MS, pane)
+                    .map_err(|e| ActorError::Unavailable(e.to_string()))??;
+            }
+            self.record.active_tab_id = Some(tab.clone());
+        }
+        self.record.last_used_at = use_stamp();
+        self.publish();
+        Ok(())
+    }
+
     /// Stops a tab and its panes, on purpose.
     async fn stop_tab(&mut self, tab: &str) {
         self.tabs.closing(tab);
@@ -313,6 +348,21 @@ impl Workspace {
             let _ = actor.stop_and_wait(Some("closed".into()), None).await;
         }
     }
+}
+
+/// The time of a use, in ms since the epoch, strictly later than any
+/// stamp before it: two uses in the same millisecond still say which was
+/// last.
+fn use_stamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static LAST: AtomicU64 = AtomicU64::new(0);
+    let now = crate::now_millis();
+    let previous = LAST
+        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |last| {
+            Some(now.max(last + 1))
+        })
+        .unwrap_or(now);
+    now.max(previous + 1)
 }
 
 fn tab_actor(tab: &str) -> Result<ActorRef<TabMsg>, ActorError> {

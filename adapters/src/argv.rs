@@ -35,6 +35,15 @@ impl Invocation<'_> {
 /// unreadable, and so does an `env` with no program: `None`. An empty argv is
 /// `None` too.
 pub(crate) fn split(argv: &[String]) -> Option<Invocation<'_>> {
+    split_noting_assignments(argv, &mut Vec::new())
+}
+
+/// [`split`], also pushing the index of every `NAME=VALUE` operand of the
+/// `env` prefix onto `assignments`.
+pub(crate) fn split_noting_assignments<'a>(
+    argv: &'a [String],
+    assignments: &mut Vec<usize>,
+) -> Option<Invocation<'a>> {
     let mut at = 0;
     loop {
         let program = argv.get(at)?;
@@ -45,12 +54,17 @@ pub(crate) fn split(argv: &[String]) -> Option<Invocation<'_>> {
                 args: &argv[at + 1..],
             });
         }
-        at = skip_env_operands(argv, at + 1)?;
+        at = skip_env_operands(argv, at + 1, assignments)?;
     }
 }
 
-/// Given the index just after an `env`, the index of the command it runs.
-fn skip_env_operands(argv: &[String], mut at: usize) -> Option<usize> {
+/// Given the index just after an `env`, the index of the command it runs;
+/// the indices of its `NAME=VALUE` operands go onto `assignments`.
+fn skip_env_operands(
+    argv: &[String],
+    mut at: usize,
+    assignments: &mut Vec<usize>,
+) -> Option<usize> {
     let mut options_done = false;
     while let Some(token) = argv.get(at) {
         let token = token.as_str();
@@ -68,6 +82,7 @@ fn skip_env_operands(argv: &[String], mut at: usize) -> Option<usize> {
             };
         } else if is_assignment(token) {
             options_done = true;
+            assignments.push(at);
             at += 1;
         } else {
             return (at < argv.len()).then_some(at);
@@ -78,7 +93,7 @@ fn skip_env_operands(argv: &[String], mut at: usize) -> Option<usize> {
 
 /// `NAME=VALUE` as `env` understands it: an `=` that is not the first
 /// character.
-fn is_assignment(token: &str) -> bool {
+pub(crate) fn is_assignment(token: &str) -> bool {
     token.find('=').is_some_and(|eq| eq > 0)
 }
 

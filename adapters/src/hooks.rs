@@ -140,6 +140,15 @@ pub fn hook_effect(
     Ok(*effect)
 }
 
+/// Whether any of `kind`'s hook events reports `activity`: where hooks
+/// are wired, what they can report is theirs to say, not the screen's.
+pub fn hooks_report(kind: AgentKind, activity: AgentActivity) -> bool {
+    kind.spec()
+        .hooks
+        .iter()
+        .any(|(_, effect)| effect.activity == Some(activity))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

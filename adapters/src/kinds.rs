@@ -91,6 +91,37 @@ impl ResumeShape {
     }
 }
 
+/// Where a session store lives: `$env` (plus `env_suffix`) when the
+/// agent's environment sets it, else `$HOME/home_path`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct StoreRoot {
+    pub(crate) env: &'static str,
+    pub(crate) env_suffix: &'static str,
+    pub(crate) home_path: &'static str,
+}
+
+/// How an agent keeps its sessions on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionStore {
+    /// `<root>/sessions/<pid>.json`, written as soon as the UI is up, with
+    /// `sessionId` and `procStart` (the process's start in clock ticks).
+    PidFile(StoreRoot),
+    /// `<root>/tmp/<project>/chats/session-*.jsonl`, the project named by
+    /// `<root>/projects.json` from the cwd; first line has `sessionId`.
+    ProjectChats(StoreRoot),
+    /// `<root>/sessions/YYYY/MM/DD/rollout-*.jsonl`, written by a shared
+    /// daemon after the first prompt; first line is `session_meta` with the
+    /// id and cwd. Matched by cwd and time, never by open descriptors.
+    DatedRollouts(StoreRoot),
+    /// `<root>/storage/session/<project>/ses_*.json` with `id`,
+    /// `directory` and `time.updated`.
+    SessionFiles(StoreRoot),
+    /// `<root>/session-state/<id>/inuse.<pid>.lock`: a directory per
+    /// session, named by its id, holding a lock named after the process
+    /// that has it open — written as soon as the agent starts.
+    StateDirs(StoreRoot),
+}
+
 /// Everything signaltty knows about one agent CLI.
 #[derive(Debug)]
 pub(crate) struct AdapterSpec {
@@ -111,6 +142,16 @@ pub(crate) struct AdapterSpec {
     pub(crate) resume_subcommand: Option<&'static str>,
     /// What each of its hook events means (see `hooks.rs`).
     pub(crate) hooks: &'static [crate::hooks::HookRule],
+    /// Basenames its running process shows as its executable or argv[0],
+    /// or as the script an interpreter (node, bun, python…) runs.
+    pub(crate) process_names: &'static [&'static str],
+    /// Path fragments of its package: a script path containing one is this
+    /// kind whatever the script's own name (`…/@openai/codex/bin/codex.js`).
+    pub(crate) package_markers: &'static [&'static str],
+    /// Its screen rules, a TOML file (see `rules.rs` and `agents/`).
+    pub(crate) screen_rules: Option<&'static str>,
+    /// Where it writes its session ids by itself (see `discover.rs`).
+    pub(crate) sessions: Option<SessionStore>,
     /// Where these facts come from; kept for people, not read by code.
     #[allow(dead_code)]
     pub(crate) checked_against: &'static str,
@@ -209,6 +250,16 @@ pub(crate) const CLAUDE: AdapterSpec = AdapterSpec {
     ],
     resume_subcommand: None,
     hooks: crate::hooks::CLAUDE,
+    process_names: &["claude", "claude.exe"],
+    package_markers: &["/@anthropic-ai/claude-code/"],
+    screen_rules: Some(include_str!("../agents/claude.toml")),
+    // Seen with claude 2.1.197: sessions/<pid>.json with pid, sessionId,
+    // cwd, startedAt, procStart, status; CLAUDE_CONFIG_DIR moves ~/.claude.
+    sessions: Some(SessionStore::PidFile(StoreRoot {
+        env: "CLAUDE_CONFIG_DIR",
+        env_suffix: "",
+        home_path: ".claude",
+    })),
     checked_against: "claude 2.1.197 --help",
 };
 
@@ -287,6 +338,16 @@ pub(crate) const CODEX: AdapterSpec = AdapterSpec {
     ],
     resume_subcommand: Some("resume"),
     hooks: crate::hooks::CODEX,
+    process_names: &["codex", "codex.js"],
+    package_markers: &["/@openai/codex/"],
+    screen_rules: Some(include_str!("../agents/codex.toml")),
+    // Seen with codex-cli 0.171.0: the rollout appears after the first
+    // prompt, written by `codex app-server` (ppid 1); CODEX_HOME moves it.
+    sessions: Some(SessionStore::DatedRollouts(StoreRoot {
+        env: "CODEX_HOME",
+        env_suffix: "",
+        home_path: ".codex",
+    })),
     checked_against: "codex-cli 0.171.0 --help, resume --help, fork --help",
 };
 
@@ -364,6 +425,15 @@ pub(crate) const OPENCODE: AdapterSpec = AdapterSpec {
     ],
     resume_subcommand: None,
     hooks: crate::hooks::OPENCODE,
+    process_names: &["opencode"],
+    package_markers: &["/opencode-ai/"],
+    screen_rules: Some(include_str!("../agents/opencode.toml")),
+    // opencode's published storage layout (not checked against a binary).
+    sessions: Some(SessionStore::SessionFiles(StoreRoot {
+        env: "XDG_DATA_HOME",
+        env_suffix: "opencode",
+        home_path: ".local/share/opencode",
+    })),
     checked_against: "opencode 1.18.33 --help",
 };
 
@@ -419,6 +489,12 @@ pub(crate) const CURSOR: AdapterSpec = AdapterSpec {
     ],
     resume_subcommand: None,
     hooks: crate::hooks::CURSOR,
+    process_names: &["cursor-agent"],
+    package_markers: &[],
+    screen_rules: Some(include_str!("../agents/cursor.toml")),
+    // Its chats are SQLite databases under a hash of the workspace path:
+    // nothing this crate reads.
+    sessions: None,
     checked_against: "design.md §5 and Cursor's CLI docs (no binary available)",
 };
 
@@ -486,6 +562,17 @@ pub(crate) const GEMINI: AdapterSpec = AdapterSpec {
     ],
     resume_subcommand: None,
     hooks: crate::hooks::GEMINI,
+    process_names: &["gemini", "gemini.js"],
+    package_markers: &["/@google/gemini-cli/"],
+    screen_rules: Some(include_str!("../agents/gemini.toml")),
+    // Seen with gemini 0.61.0: chats/session-<time>-<id8>.jsonl at start,
+    // projects.json maps the cwd to the project; GEMINI_CLI_HOME replaces
+    // the home directory.
+    sessions: Some(SessionStore::ProjectChats(StoreRoot {
+        env: "GEMINI_CLI_HOME",
+        env_suffix: ".gemini",
+        home_path: ".gemini",
+    })),
     checked_against: "gemini 0.61.0 --help",
 };
 
@@ -575,7 +662,21 @@ pub(crate) const COPILOT: AdapterSpec = AdapterSpec {
     ],
     resume_subcommand: None,
     hooks: crate::hooks::COPILOT,
-    checked_against: "GitHub Copilot CLI 1.0.102 --help",
+    process_names: &["copilot"],
+    package_markers: &["/@github/copilot/"],
+    screen_rules: Some(include_str!("../agents/copilot.toml")),
+    // Seen with copilot 1.0.102 (npm `@github/copilot`, run offline with a
+    // temp HOME): at start, before any login, it makes
+    // `~/.copilot/session-state/<uuid>/` with `workspace.yaml` (id, cwd)
+    // and `inuse.<pid>.lock`, the pid being its native binary's — a child
+    // of the `node …/copilot` loader in the foreground. COPILOT_HOME
+    // replaces `~/.copilot` (`--config-dir` too, which is not followed).
+    sessions: Some(SessionStore::StateDirs(StoreRoot {
+        env: "COPILOT_HOME",
+        env_suffix: "",
+        home_path: ".copilot",
+    })),
+    checked_against: "GitHub Copilot CLI 1.0.102 --help, and its files at start",
 };
 
 /// Anything signaltty does not recognise: shells, editors, other agents.
@@ -596,6 +697,10 @@ pub(crate) const GENERIC: AdapterSpec = AdapterSpec {
     subcommands: &[],
     resume_subcommand: None,
     hooks: &[],
+    process_names: &[],
+    package_markers: &[],
+    screen_rules: None,
+    sessions: None,
     checked_against: "not an agent CLI",
 };
 

@@ -16,6 +16,13 @@
 //!   becomes an argument of a command signaltty runs.
 //! * [`resume_argv`] builds the agent's official resume command from the
 //!   command the pane was launched with and a validated id.
+//! * [`without_secrets`] drops the words of a command line that may hold a
+//!   secret, so what is saved and shown never has them.
+//! * [`detect_process`] tells the kind of a running process: its name, the
+//!   script its interpreter runs, or `SIGNALTTY_AGENT` in its environment.
+//! * [`RuleBook`] reads what an agent is doing from its screen, with one
+//!   TOML file of [`Rules`] per kind (`agents/<kind>.toml`, overridable).
+//! * [`discover_session`] finds an agent's session id in its own files.
 //! * [`plan_launch`] adds a preset session id to a launch command where the
 //!   agent accepts one (claude, gemini, copilot), and otherwise reports an id
 //!   the user already gave, so a pane can be resumable from its first second.
@@ -34,23 +41,33 @@
 //! * `session_id.rs` — [`SessionId`] and the id rules.
 //! * `argv.rs` — reading a command line: `env` prefixes, basenames, options.
 //! * `detect.rs`, `resume.rs`, `launch.rs` — the three operations.
+//! * `secrets.rs` — [`without_secrets`].
 //! * `hooks.rs` — what each agent's hook events mean ([`hook_effect`]).
+//! * `rules.rs` and `agents/*.toml` — screen rules; `discover.rs` — session
+//!   stores; `files.rs` — bounded reads of regular files only.
 //! * `error.rs` — [`AdapterError`], whose messages escape untrusted text.
 
 mod argv;
 mod detect;
+mod discover;
 mod error;
+mod files;
 mod hooks;
 mod kind;
 mod kinds;
 mod launch;
 mod resume;
+mod rules;
+mod secrets;
 mod session_id;
 
-pub use detect::detect;
+pub use detect::{ProcessFacts, detect, detect_process};
+pub use discover::{AgentProcess, Discovered, discover_session, store_env_names};
 pub use error::AdapterError;
-pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect};
+pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect, hooks_report};
 pub use kind::AgentKind;
 pub use launch::{LaunchPlan, plan_launch};
 pub use resume::resume_argv;
+pub use rules::{RuleBook, Rules, RulesSource, ScreenState, Verdict};
+pub use secrets::without_secrets;
 pub use session_id::{SessionId, validate_session_id};

@@ -52,10 +52,18 @@ const DENIED_SUBSTRINGS: &[&str] = &[
     "PRIVATE",
 ];
 
+/// Whether `name` — of a variable, or of a command-line flag such as
+/// `--api-key` (dashes count as underscores) — looks like it holds a
+/// secret. The same rule keeps secrets out of a pane's saved environment
+/// and out of its saved command.
+pub fn looks_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase().replace('-', "_");
+    DENIED_SUBSTRINGS.iter().any(|d| upper.contains(d))
+}
+
 /// Whether a variable called `name` may be persisted.
 pub fn is_env_allowed(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    if DENIED_SUBSTRINGS.iter().any(|d| upper.contains(d)) {
+    if looks_secret(name) {
         return false;
     }
     ALLOWED_NAMES.contains(&name)
@@ -64,22 +72,25 @@ pub fn is_env_allowed(name: &str) -> bool {
             .any(|p| name.len() > p.len() && name.starts_with(p))
 }
 
-/// Keeps only the variables [`is_env_allowed`] lets through. Accepts
-/// `std::env::vars_os()` directly; entries that are not valid UTF-8 are
-/// dropped, since the snapshot is JSON text.
+/// Keeps only the variables [`is_env_allowed`] lets through, within the
+/// bounds of [`crate::limits::bound_env`]. Accepts `std::env::vars_os()`
+/// directly; entries that are not valid UTF-8 are dropped, since the
+/// snapshot is JSON text.
 pub fn filter_env<I, K, V>(vars: I) -> BTreeMap<String, String>
 where
     I: IntoIterator<Item = (K, V)>,
     K: AsRef<OsStr>,
     V: AsRef<OsStr>,
 {
-    vars.into_iter()
+    let allowed = vars
+        .into_iter()
         .filter_map(|(k, v)| {
             let name = k.as_ref().to_str()?;
             let value = v.as_ref().to_str()?;
             is_env_allowed(name).then(|| (name.to_owned(), value.to_owned()))
         })
-        .collect()
+        .collect();
+    crate::limits::bound_env(allowed)
 }
 
 #[cfg(test)]
@@ -102,6 +113,16 @@ mod tests {
             "AWS_SECRET_ACCESS_KEY",
         ] {
             assert!(!is_env_allowed(name), "{name} must not pass");
+        }
+    }
+
+    #[test]
+    fn flag_names_are_judged_like_variables() {
+        for name in ["api-key", "auth-token", "password", "client-secret", "KEY"] {
+            assert!(looks_secret(name), "{name} looks secret");
+        }
+        for name in ["model", "session-id", "resume", "verbose"] {
+            assert!(!looks_secret(name), "{name} does not");
         }
     }
 

@@ -45,6 +45,12 @@ pub enum PersistError {
     )]
     NoStateDir,
 
+    /// A directory of the state dir is a link, or belongs to another user.
+    #[error(
+        "state directory {0}; refusing it: use a directory of your own (--state-dir or SIGNALTTY_STATE_DIR)"
+    )]
+    UnsafeDir(#[from] crate::private_dir::DirError),
+
     /// The state dir path exists but is not a directory.
     #[error("state directory {} exists and is not a directory", .0.display())]
     NotADirectory(PathBuf),

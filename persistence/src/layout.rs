@@ -50,6 +50,15 @@ pub enum Direction {
     Down,
 }
 
+/// One step from a split to one of its children: a path of these from the
+/// root names a split (how a client says which border it dragged).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Branch {
+    First,
+    Second,
+}
+
 fn default_ratio() -> f32 {
     DEFAULT_RATIO
 }
@@ -222,6 +231,28 @@ impl Layout {
         Ok(())
     }
 
+    /// Sets the ratio of the split at `path` (from the root); returns the
+    /// ratio as clamped. An error when the path does not lead to a split.
+    pub fn set_ratio(&mut self, path: &[Branch], ratio: f32) -> Result<f32> {
+        let mut node = self;
+        for step in path {
+            node = match node {
+                Layout::Split { first, second, .. } => match step {
+                    Branch::First => first.as_mut(),
+                    Branch::Second => second.as_mut(),
+                },
+                Layout::Pane { .. } => return Err(no_split(path)),
+            };
+        }
+        match node {
+            Layout::Split { ratio: slot, .. } => {
+                *slot = clamp_ratio(ratio);
+                Ok(*slot)
+            }
+            Layout::Pane { .. } => Err(no_split(path)),
+        }
+    }
+
     fn find_leaf_mut(&mut self, target: &str, depth: usize) -> Option<(&mut Layout, usize)> {
         match self {
             Layout::Pane { pane_id } if pane_id == target => Some((self, depth)),
@@ -263,9 +294,34 @@ impl Layout {
     }
 }
 
+fn no_split(path: &[Branch]) -> PersistError {
+    PersistError::Layout(format!(
+        "no split at {path:?} in this layout; it may have changed, so look again"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn set_ratio_follows_the_path_and_clamps() {
+        let mut l = three();
+        assert_eq!(l.set_ratio(&[], 0.25).unwrap(), 0.25);
+        assert_eq!(l.set_ratio(&[Branch::Second], 2.0).unwrap(), MAX_RATIO);
+        let Layout::Split { ratio, second, .. } = &l else {
+            panic!()
+        };
+        assert_eq!(*ratio, 0.25);
+        assert!(matches!(**second, Layout::Split { ratio, .. } if ratio == MAX_RATIO));
+        let before = l.clone();
+        assert!(l.set_ratio(&[Branch::First], 0.5).is_err(), "a is a pane");
+        assert!(
+            l.set_ratio(&[Branch::Second, Branch::Second, Branch::First], 0.5)
+                .is_err()
+        );
+        assert_eq!(l, before, "a refused change changes nothing");
+    }
 
     fn three() -> Layout {
         let mut l = Layout::pane("a");

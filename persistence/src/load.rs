@@ -8,12 +8,12 @@
 use std::fs;
 use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use serde::Deserialize;
+use tracing::warn;
 
 use crate::error::{PersistError, Result};
-use crate::fsutil::{fsync_dir, millis, open_for_reading};
+use crate::fsutil::{CORRUPT_SUFFIX, is_symlink_error, move_into_archive, open_for_reading};
 use crate::snapshot::{SNAPSHOT_VERSION, Snapshot};
 use crate::state_dir::{PREV_FILE, SNAPSHOT_FILE, StateDir};
 
@@ -22,8 +22,10 @@ use crate::state_dir::{PREV_FILE, SNAPSHOT_FILE, StateDir};
 pub const MAX_SNAPSHOT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Archive file names start with one of these, then `-<millis>`.
-pub(crate) const ARCHIVE_STEM_PREV: &str = "snapshot-prev";
-pub(crate) const ARCHIVE_STEM: &str = "snapshot";
+const ARCHIVE_STEM_PREV: &str = "snapshot-prev";
+const ARCHIVE_STEM: &str = "snapshot";
+/// What `--no-restore` set aside ends with; the sweep never removes it.
+const SET_ASIDE_SUFFIX: &str = "-set-aside.json";
 
 /// What [`StateDir::load`] found, and what it did about it.
 #[derive(Debug, Clone, PartialEq)]
@@ -95,6 +97,8 @@ impl LoadOutcome {
 pub(crate) enum RawFile {
     Missing,
     NotAFile,
+    /// A symbolic link: never followed in the state dir.
+    Symlink,
     TooLarge(u64),
     Bytes(Vec<u8>),
 }
@@ -105,6 +109,7 @@ pub(crate) fn read_raw(path: &Path, cap: u64) -> Result<RawFile> {
     let file = match open_for_reading(path) {
         Ok(f) => f,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(RawFile::Missing),
+        Err(e) if is_symlink_error(&e) => return Ok(RawFile::Symlink),
         Err(e) => return Err(PersistError::io("opening", path, e)),
     };
     let meta = file
@@ -167,6 +172,9 @@ pub(crate) fn judge(bytes: &[u8]) -> Verdict {
         Err(e) => return Verdict::Corrupt(format!("version {version}: {e}")),
     };
     snapshot.normalize();
+    for cut in snapshot.enforce_limits() {
+        warn!("loading a snapshot: {cut}");
+    }
     match snapshot.validate() {
         Ok(()) => Verdict::Good(Box::new(snapshot)),
         Err(e) => Verdict::Corrupt(e.to_string()),
@@ -177,11 +185,58 @@ fn inspect(path: &Path) -> Result<Verdict> {
     Ok(match read_raw(path, MAX_SNAPSHOT_BYTES)? {
         RawFile::Missing => Verdict::Missing,
         RawFile::NotAFile => Verdict::Corrupt("not a regular file".into()),
+        RawFile::Symlink => Verdict::Corrupt(
+            "a symbolic link, which signaltty never follows in its state dir".into(),
+        ),
         RawFile::TooLarge(n) => Verdict::Corrupt(format!(
             "{n} bytes, more than the {MAX_SNAPSHOT_BYTES} a snapshot may have"
         )),
         RawFile::Bytes(bytes) => judge(&bytes),
     })
+}
+
+/// What a state dir holds, read without creating, moving or changing
+/// anything: for listing sessions that are not running.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Peek {
+    /// No state dir, or no snapshot in it yet.
+    Empty,
+    /// The snapshot a start would restore (`snapshot.json`, else the
+    /// previous one).
+    Saved(Box<Snapshot>),
+    /// Nothing usable, and why (a start would say the same, louder).
+    Unusable(String),
+}
+
+/// Reads the snapshot a server started on `root` would restore, with the
+/// loader's own rules (no link followed, bounded, validated), but moves
+/// nothing: a damaged file is the next start's to archive.
+pub fn peek(root: &Path) -> Peek {
+    use crate::private_dir::{DirProblem, check_private_dir};
+    match check_private_dir(root) {
+        Ok(()) => {}
+        Err(e) if matches!(e.problem, DirProblem::Missing) => return Peek::Empty,
+        Err(e) => return Peek::Unusable(e.to_string()),
+    }
+    let mut why = Vec::new();
+    for name in [SNAPSHOT_FILE, PREV_FILE] {
+        match inspect(&root.join(name)) {
+            Ok(Verdict::Good(snapshot)) => return Peek::Saved(snapshot),
+            Ok(Verdict::Missing) => {}
+            Ok(Verdict::Corrupt(reason)) => why.push(format!("{name}: {reason}")),
+            Ok(Verdict::Future(found)) => {
+                return Peek::Unusable(format!(
+                    "{name} has snapshot_version {found}, newer than this signaltty reads"
+                ));
+            }
+            Err(e) => why.push(e.to_string()),
+        }
+    }
+    if why.is_empty() {
+        Peek::Empty
+    } else {
+        Peek::Unusable(why.join("; "))
+    }
 }
 
 impl StateDir {
@@ -216,7 +271,7 @@ impl StateDir {
                 },
                 Verdict::Future(found) => future(prev, found),
                 Verdict::Corrupt(why) => LoadOutcome::CorruptNoFallback {
-                    archived: self.archive(&prev, ARCHIVE_STEM_PREV, "corrupt")?,
+                    archived: self.archive(&prev, ARCHIVE_STEM_PREV, CORRUPT_SUFFIX)?,
                     reason: format!("{SNAPSHOT_FILE} missing and {PREV_FILE}: {why}"),
                 },
             },
@@ -226,7 +281,7 @@ impl StateDir {
                 if let Verdict::Future(found) = fallback {
                     return Ok(future(prev, found));
                 }
-                let archived = self.archive(&current, ARCHIVE_STEM, "corrupt")?;
+                let archived = self.archive(&current, ARCHIVE_STEM, CORRUPT_SUFFIX)?;
                 match fallback {
                     Verdict::Good(s) => LoadOutcome::Recovered {
                         snapshot: *s,
@@ -234,7 +289,7 @@ impl StateDir {
                         reason,
                     },
                     Verdict::Corrupt(prev_why) => {
-                        self.archive(&prev, ARCHIVE_STEM_PREV, "corrupt")?;
+                        self.archive(&prev, ARCHIVE_STEM_PREV, CORRUPT_SUFFIX)?;
                         LoadOutcome::CorruptNoFallback {
                             archived,
                             reason: format!("{reason}; {PREV_FILE}: {prev_why}"),
@@ -253,47 +308,22 @@ impl StateDir {
     /// `archive/` with a `-set-aside` name. Returns where `snapshot.json`
     /// went, `None` if there was none. Never deletes anything.
     pub fn set_aside(&self) -> Result<Option<PathBuf>> {
-        let moved = self.archive_if_present(&self.snapshot_path(), ARCHIVE_STEM, "set-aside")?;
-        self.archive_if_present(&self.prev_path(), ARCHIVE_STEM_PREV, "set-aside")?;
+        let moved =
+            self.archive_if_present(&self.snapshot_path(), ARCHIVE_STEM, SET_ASIDE_SUFFIX)?;
+        self.archive_if_present(&self.prev_path(), ARCHIVE_STEM_PREV, SET_ASIDE_SUFFIX)?;
         Ok(moved)
     }
 
-    fn archive_if_present(&self, from: &Path, stem: &str, why: &str) -> Result<Option<PathBuf>> {
+    fn archive_if_present(&self, from: &Path, stem: &str, suffix: &str) -> Result<Option<PathBuf>> {
         match fs::symlink_metadata(from) {
-            Ok(_) => self.archive(from, stem, why).map(Some),
+            Ok(_) => self.archive(from, stem, suffix).map(Some),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(e) => Err(PersistError::io("inspecting", from, e)),
         }
     }
 
-    /// Moves `from` to a fresh `archive/<stem>-<millis>[-<n>]-<why>.json`.
-    fn archive(&self, from: &Path, stem: &str, why: &str) -> Result<PathBuf> {
-        let dir = self.archive_dir();
-        let now = millis(SystemTime::now());
-        let mut target = None;
-        for n in 0..1000u32 {
-            let name = if n == 0 {
-                format!("{stem}-{now}-{why}.json")
-            } else {
-                format!("{stem}-{now}-{n}-{why}.json")
-            };
-            let candidate = dir.join(name);
-            if matches!(fs::symlink_metadata(&candidate), Err(e) if e.kind() == ErrorKind::NotFound)
-            {
-                target = Some(candidate);
-                break;
-            }
-        }
-        let Some(target) = target else {
-            return Err(PersistError::io(
-                "finding a free archive name in",
-                &dir,
-                std::io::Error::from(ErrorKind::AlreadyExists),
-            ));
-        };
-        fs::rename(from, &target).map_err(|e| PersistError::io("archiving", from, e))?;
-        fsync_dir(&dir)?;
-        fsync_dir(self.root())?;
-        Ok(target)
+    /// Moves `from` to a fresh `archive/<stem>-<millis>[-<n>]<suffix>`.
+    fn archive(&self, from: &Path, stem: &str, suffix: &str) -> Result<PathBuf> {
+        move_into_archive(&self.archive_dir(), from, stem, suffix)
     }
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::layout::{Direction, Layout, MAX_RATIO, MIN_RATIO};
+pub use crate::layout::{Branch, Direction, Layout, MAX_RATIO, MIN_RATIO};
 
 /// The snapshot format this build writes and the newest it can read.
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -143,6 +143,10 @@ pub struct WorkspaceRecord {
     pub auto_resume: bool,
     #[serde(default)]
     pub created_at: Millis,
+    /// When a client last focused something in it: the multiplexer reopens
+    /// the workspace used last.
+    #[serde(default)]
+    pub last_used_at: Millis,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -209,6 +213,21 @@ pub struct PaneRecord {
     /// The child's exit code, once it has ended.
     #[serde(default)]
     pub exit_code: Option<i32>,
+    /// The last process the pane started, so that what is left of it after
+    /// the server died can be found and ended at the next start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<ProcessRecord>,
+}
+
+/// Which process a pane ran. The pane's child leads its own session, so its
+/// pid is also the session everything it started belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessRecord {
+    /// The child's pid, which is its session id.
+    pub session: i32,
+    /// The child's start time in clock ticks after boot (`/proc/PID/stat`
+    /// field 22): a later process with the same pid has another.
+    pub start_ticks: u64,
 }
 
 impl WorkspaceRecord {
@@ -222,6 +241,7 @@ impl WorkspaceRecord {
             active_tab_id: None,
             auto_resume: false,
             created_at: 0,
+            last_used_at: 0,
         }
     }
 }
@@ -270,6 +290,7 @@ impl PaneRecord {
             created_at: 0,
             running: false,
             exit_code: None,
+            process: None,
         }
     }
 }
@@ -288,6 +309,11 @@ pub struct AgentRecord {
     pub resume_argv: Option<Vec<String>>,
     #[serde(default)]
     pub model: Option<String>,
+    /// The agent was found running inside the pane's own program (a shell)
+    /// and has since ended: the pane is that program again, and the session
+    /// id is kept so the agent can still be resumed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ended: bool,
 }
 
 /// What the program in a pane is doing.

@@ -13,15 +13,17 @@ use std::fs::{self, DirEntry};
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use crate::fsutil::millis;
-use crate::load::{ARCHIVE_STEM, ARCHIVE_STEM_PREV};
+use crate::fsutil::{CORRUPT_SUFFIX, LINK_SUFFIX, millis};
 use crate::snapshot::Millis;
 use crate::state_dir::{ATOMIC_TEMP_PREFIX, PREV_LINK_PREFIX, StateDir};
 use crate::tail::TAIL_SUFFIX;
 
-/// How many archive entries survive a sweep (the newest ones).
+/// How many archives of damaged files (corrupt snapshots, links found where
+/// a file belongs) survive a sweep: the newest ones. What the user set aside
+/// with `--no-restore`, and anything else in `archive/`, is never removed.
 pub const ARCHIVE_KEEP: usize = 20;
-/// Archive entries older than this are removed whatever their number.
+/// Archives of damaged files older than this are removed whatever their
+/// number.
 pub const ARCHIVE_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
 /// What a sweep removed, and what it could not do.
@@ -33,7 +35,7 @@ pub struct SweepReport {
     pub temp_links_removed: usize,
     /// Tails of panes that are not in the live set.
     pub orphan_tails_removed: usize,
-    /// Archive entries past the count or age bound.
+    /// Archives of damaged files past the count or age bound.
     pub archive_removed: usize,
     pub warnings: Vec<String>,
 }
@@ -47,7 +49,7 @@ impl SweepReport {
 
 impl StateDir {
     /// Removes crash leftovers, tails whose pane is not in `live_pane_ids`,
-    /// and archive entries beyond [`ARCHIVE_KEEP`] or older than
+    /// and archives of damaged files beyond [`ARCHIVE_KEEP`] or older than
     /// [`ARCHIVE_MAX_AGE`] at `now`. Never fails; see the report.
     pub fn sweep(&self, live_pane_ids: &HashSet<String>, now: SystemTime) -> SweepReport {
         let mut report = SweepReport::default();
@@ -81,6 +83,7 @@ impl StateDir {
         let max_age_ms = u64::try_from(ARCHIVE_MAX_AGE.as_millis()).unwrap_or(u64::MAX);
         let mut dated: Vec<(Millis, DirEntry)> = entries(&self.archive_dir(), report)
             .into_iter()
+            .filter(is_damage_archive)
             .map(|e| (archived_at(&e), e))
             .collect();
         // Newest first; ties broken by name so the result is deterministic.
@@ -95,19 +98,33 @@ impl StateDir {
     }
 }
 
-/// When an entry was archived: the time in its name for the ones `load` and
-/// `set_aside` make (a rename keeps the file's old mtime), else its mtime.
-fn archived_at(entry: &DirEntry) -> Millis {
+/// Whether signaltty moved this entry aside because it was damaged (and so
+/// may remove it), as opposed to something the user set aside.
+fn is_damage_archive(entry: &DirEntry) -> bool {
     let name = entry.file_name();
     let name = name.to_string_lossy();
-    let rest = name
-        .strip_prefix(&format!("{ARCHIVE_STEM_PREV}-"))
-        .or_else(|| name.strip_prefix(&format!("{ARCHIVE_STEM}-")));
-    if let Some(rest) = rest {
-        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-        if let Ok(ms) = digits.parse::<Millis>() {
-            return ms;
-        }
+    name.ends_with(CORRUPT_SUFFIX) || name.ends_with(LINK_SUFFIX)
+}
+
+/// When an entry was archived: the time in its name (`<stem>-<millis>[-<n>]
+/// <suffix>`, as the archive names it; a rename keeps the file's old mtime),
+/// else its mtime.
+fn archived_at(entry: &DirEntry) -> Millis {
+    // Any time since 2001 has 13 digits; no id segment (at most 12 hex
+    // digits, as in a UUID) or collision counter is that large.
+    const EARLIEST: Millis = 1_000_000_000_000;
+    let name = entry.file_name();
+    let name = name.to_string_lossy();
+    let stem = [CORRUPT_SUFFIX, LINK_SUFFIX]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(&name);
+    if let Some(ms) = stem
+        .rsplit('-')
+        .filter_map(|part| part.parse::<Millis>().ok())
+        .find(|ms| *ms >= EARLIEST)
+    {
+        return ms;
     }
     entry
         .metadata()

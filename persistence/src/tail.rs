@@ -19,7 +19,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::error::{PersistError, Result};
-use crate::fsutil::{create_private_dir, open_for_reading, write_private_atomic};
+use tracing::warn;
+
+use crate::fsutil::{
+    LINK_SUFFIX, create_private_dir, is_symlink_error, move_into_archive, open_for_reading,
+    write_private_atomic,
+};
 use crate::id::validate_id;
 
 /// How many bytes of history a tail keeps by default.
@@ -211,6 +216,8 @@ struct PaneSlot {
 pub struct TailStore {
     dir: PathBuf,
     cap: usize,
+    /// Where a tail found to be a symbolic link is moved.
+    archive: Option<PathBuf>,
     panes: Mutex<HashMap<String, Arc<Mutex<PaneSlot>>>>,
 }
 
@@ -226,8 +233,16 @@ impl TailStore {
         TailStore {
             dir: history_dir.into(),
             cap,
+            archive: None,
             panes: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Moves a tail that turns out to be a symbolic link into `archive`
+    /// instead of leaving it in place.
+    pub fn with_archive(mut self, archive: impl Into<PathBuf>) -> TailStore {
+        self.archive = Some(archive.into());
+        self
     }
 
     pub fn dir(&self) -> &Path {
@@ -273,12 +288,18 @@ impl TailStore {
     }
 
     /// The pane's tail, made safe to replay; `None` if it has none. Meant for
-    /// a cold start, before anything can have overwritten it.
+    /// a cold start, before anything can have overwritten it. A symbolic
+    /// link is never followed: it counts as no tail, and is moved to the
+    /// archive when the store has one.
     pub fn read(&self, pane_id: &str) -> Result<Option<String>> {
         let path = self.path(pane_id)?;
         let mut file = match open_for_reading(&path) {
             Ok(f) => f,
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) if is_symlink_error(&e) => {
+                self.set_aside_link(pane_id, &path)?;
+                return Ok(None);
+            }
             Err(e) => return Err(PersistError::io("opening", &path, e)),
         };
         let io_err = |e| PersistError::io("reading", &path, e);
@@ -310,6 +331,17 @@ impl TailStore {
             &bytes[..]
         };
         Ok(Some(sanitize_tail_bytes_with_cap(bytes, self.cap)))
+    }
+
+    fn set_aside_link(&self, pane_id: &str, path: &Path) -> Result<()> {
+        let Some(archive) = &self.archive else {
+            warn!(path = %path.display(), "a tail is a symbolic link; not followed");
+            return Ok(());
+        };
+        let moved = move_into_archive(archive, path, &format!("tail-{pane_id}"), LINK_SUFFIX)?;
+        warn!(link = %path.display(), archived = %moved.display(),
+            "a tail was a symbolic link; not followed, moved to the archive");
+        Ok(())
     }
 
     /// Removes the pane's tail for good: the file is gone when this returns,

@@ -163,6 +163,7 @@ mod tests {
                 active_tab_id: Some("t1".into()),
                 auto_resume: false,
                 created_at: 0,
+                last_used_at: 0,
             }],
             tabs: vec![
                 TabRecord {

@@ -262,6 +262,7 @@ fn older_file_with_only_required_fields_loads_with_defaults() {
     assert_eq!(p.lifecycle, Lifecycle::Unknown);
     assert_eq!(p.attention, Attention::None);
     assert!(p.env.is_empty() && p.argv.is_empty() && p.agent.is_none());
+    assert!(p.process.is_none(), "no process known from before");
     assert!(!s.workspaces[0].auto_resume);
     // Repaired on load: the ratio is clamped and the active ids filled in.
     assert!(matches!(s.tabs[0].layout, Layout::Split { ratio, .. } if ratio == MAX_RATIO));
@@ -350,4 +351,33 @@ fn a_fifo_named_snapshot_json_does_not_hang_load() {
         dir.load().unwrap(),
         LoadOutcome::CorruptNoFallback { reason, .. } if reason.contains("regular file")
     ));
+}
+
+#[test]
+fn peek_reads_what_a_start_would_restore_and_moves_nothing() {
+    use signaltty_persistence::{Peek, peek};
+    let (tmp, dir) = state_dir();
+    assert_eq!(peek(&tmp.path().join("none")), Peek::Empty);
+    assert_eq!(peek(dir.root()), Peek::Empty);
+    dir.save(&sample("A")).unwrap();
+    dir.save(&sample("B")).unwrap();
+    match peek(dir.root()) {
+        Peek::Saved(snapshot) => assert_eq!(title_of(&snapshot), "tab B"),
+        other => panic!("expected Saved, got {other:?}"),
+    }
+    // A damaged newest: the previous one is read, and nothing is moved.
+    fs::write(dir.snapshot_path(), b"{\"snapshot_version\": 1, [").unwrap();
+    let before = tree(dir.root());
+    match peek(dir.root()) {
+        Peek::Saved(snapshot) => assert_eq!(title_of(&snapshot), "tab A"),
+        other => panic!("expected Saved, got {other:?}"),
+    }
+    fs::write(dir.prev_path(), b"not json").unwrap();
+    let before_both = tree(dir.root());
+    assert_ne!(before, before_both);
+    match peek(dir.root()) {
+        Peek::Unusable(why) => assert!(why.contains("snapshot.prev.json"), "{why}"),
+        other => panic!("expected Unusable, got {other:?}"),
+    }
+    assert_eq!(tree(dir.root()), before_both, "peek never moves a file");
 }

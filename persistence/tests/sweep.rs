@@ -1,5 +1,6 @@
 //! The startup sweep removes crash leftovers, orphan tails and old or
-//! excess archive entries, and nothing else.
+//! excess archives of damaged files, and nothing else: what the user set
+//! aside stays.
 
 mod common;
 
@@ -69,9 +70,15 @@ fn sweep_prunes_archive_by_count_and_age() {
     )
     .unwrap();
 
+    // A link found where a tail belonged is a damaged file too.
+    fs::write(archive.join(format!("tail-p1-{old}-link")), b"x").unwrap();
+
     let report = dir.sweep(&HashSet::new(), now);
     assert_eq!(report.archive_removed, 7, "{report:?}");
-    let left = archive_names(&dir);
+    let mut left = archive_names(&dir);
+    let set_aside = format!("snapshot-{old}-set-aside.json");
+    assert!(left.contains(&set_aside), "what the user set aside stays");
+    left.retain(|name| *name != set_aside);
     assert_eq!(left.len(), ARCHIVE_KEEP);
     let oldest_kept = now_ms - 20 * 60_000;
     for name in &left {
@@ -100,17 +107,20 @@ fn sweep_drops_old_archive_entries_even_under_the_count() {
     ));
     fs::write(&fresh, b"x").unwrap();
     fs::write(&stale, b"x").unwrap();
-    // An entry whose name carries no time is dated by its mtime (now).
+    // A damaged file's archive whose name carries no time is dated by its
+    // mtime (now); one put there by hand is never touched.
+    let undated = dir.archive_dir().join("server.log-link");
+    fs::write(&undated, b"x").unwrap();
     fs::write(dir.archive_dir().join("by-hand.json"), b"x").unwrap();
     let report = dir.sweep(&HashSet::new(), now);
     assert_eq!(report.archive_removed, 1, "{report:?}");
-    assert!(fresh.exists() && !stale.exists());
+    assert!(fresh.exists() && !stale.exists() && undated.exists());
     assert!(dir.archive_dir().join("by-hand.json").exists());
-    // Seen from 40 days later, the hand-made one is old too.
+    // Seen from 40 days later, the undated one is old too.
     let later = now + Duration::from_secs(40 * 24 * 60 * 60);
     let report = dir.sweep(&HashSet::new(), later);
     assert_eq!(report.archive_removed, 2, "{report:?}");
-    assert!(archive_names(&dir).is_empty());
+    assert_eq!(archive_names(&dir), vec!["by-hand.json".to_string()]);
 }
 
 #[test]

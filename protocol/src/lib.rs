@@ -12,16 +12,22 @@
 //! more); a field that is present with the wrong type is `BAD_PARAMS`.
 //!
 //! Each method's parameters are a struct in [`params`]; the doc of each
-//! says what the result holds.
+//! says what the result holds, and [`limits`] bounds its strings.
 //!
 //! `pane.attach` is the one method that changes the connection: after its
 //! JSON reply, both directions carry binary [`frame`]s until either side
 //! closes.
 
+pub mod config_path;
+pub mod limits;
 pub mod socket_path;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The record types the wire carries, named here so clients need no other
+/// crate to read them.
+pub use signaltty_persistence::{Attention, Branch, Direction, Layout, Lifecycle};
 
 /// The protocol version every envelope carries.
 pub const PROTOCOL: &str = "signaltty/1";
@@ -108,6 +114,12 @@ pub enum ErrorCode {
     /// The server could not answer in time, or is shutting down.
     Unavailable,
     Internal,
+    /// A bound was reached: a pane's input queue stayed full until the
+    /// deadline, or the server holds as many connections or as much
+    /// unfinished input as it accepts. Try again later.
+    Busy,
+    /// A `pane.wait` whose condition did not hold in time.
+    TimedOut,
     /// A code from a newer server.
     #[serde(other)]
     Unknown,
@@ -130,6 +142,8 @@ impl ErrorCode {
             ErrorCode::Refused => "REFUSED",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Busy => "BUSY",
+            ErrorCode::TimedOut => "TIMED_OUT",
             ErrorCode::Unknown => "UNKNOWN",
         }
     }
@@ -162,6 +176,11 @@ pub mod method {
     pub const PANE_HOOK: &str = "pane.hook";
     pub const SHUTDOWN: &str = "shutdown";
     pub const DEBUG_PANIC: &str = "debug.panic";
+    pub const RENAME: &str = "rename";
+    pub const FOCUS: &str = "focus";
+    pub const TAB_SPLIT_RATIO: &str = "tab.split_ratio";
+    pub const PANE_EXPLAIN: &str = "pane.explain";
+    pub const PANE_WAIT: &str = "pane.wait";
 }
 
 /// Parameters of each method. Workspaces are named by id or name, tabs and
@@ -312,7 +331,7 @@ pub mod params {
     }
 
     /// → [`super::AttachReply`], then binary [`super::frame`]s.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
     pub struct PaneAttach {
         pub pane: String,
         /// The client's size; the pane takes it (the last client to attach
@@ -324,6 +343,52 @@ pub mod params {
         /// Attaching counts as having seen the pane, unless this is set.
         #[serde(default)]
         pub keep_attention: bool,
+        /// What a client that falls behind is sent.
+        #[serde(default)]
+        pub catch_up: super::CatchUp,
+    }
+
+    /// What kind of thing a [`Rename`] or [`Focus`] target names.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum TargetKind {
+        Workspace,
+        Tab,
+        Pane,
+    }
+
+    /// → `{"kind", "id"}` of what was renamed. Without `kind`, `target` is
+    /// looked up as a workspace (id or name), then a tab, then a pane (id
+    /// or unique prefix); a target that fits more than one kind is refused.
+    /// A pane's name is kept over any title its program sets; an empty name
+    /// gives the pane back its program's title. Tabs and workspaces need a
+    /// non-empty name, and a workspace's must be unique.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct Rename {
+        pub target: String,
+        #[serde(default)]
+        pub kind: Option<TargetKind>,
+        pub name: String,
+    }
+
+    /// → `{}`. Makes the target the current one at every level: a pane its
+    /// tab's active pane, that tab its workspace's active tab, and the
+    /// workspace the one used last (where a multiplexer reopens).
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct Focus {
+        pub target: String,
+        #[serde(default)]
+        pub kind: Option<TargetKind>,
+    }
+
+    /// → `{"ratio"}` as clamped. Sets the share of the first child of the
+    /// split reached from the root of the tab's layout by `path`.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct SplitRatio {
+        pub tab: String,
+        #[serde(default)]
+        pub path: Vec<signaltty_persistence::Branch>,
+        pub ratio: f32,
     }
 
     /// → `{"id"}` of the notification. Without a pane it concerns no pane.
@@ -358,6 +423,46 @@ pub mod params {
         pub message: Option<String>,
     }
 
+    /// → [`super::ExplainReply`]: a pane's agent kind, state and why; or,
+    /// with `screen` instead of `pane`, a saved screen read with `agent`'s
+    /// rules (the server's, overrides included).
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct PaneExplain {
+        #[serde(default)]
+        pub pane: Option<String>,
+        /// The screen's text, at most [`MAX_EXPLAIN_SCREEN`] bytes.
+        #[serde(default)]
+        pub screen: Option<String>,
+        #[serde(default)]
+        pub title: Option<String>,
+        #[serde(default)]
+        pub agent: Option<String>,
+    }
+
+    /// The largest screen `pane.explain` reads.
+    pub const MAX_EXPLAIN_SCREEN: usize = 1024 * 1024;
+
+    /// The longest `pane.wait` text pattern.
+    pub const MAX_WAIT_PATTERN: usize = 4096;
+
+    /// → [`super::WaitReply`] once exactly one of `exit`, `lifecycle` or
+    /// `text` (a regular expression, matched against each line of the
+    /// screen and of new output) holds; `TIMED_OUT` after `timeout_ms`.
+    /// The wait is given up when the client closes the connection (or
+    /// shuts down its writing half).
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct PaneWait {
+        pub pane: String,
+        #[serde(default)]
+        pub exit: bool,
+        #[serde(default)]
+        pub lifecycle: Option<String>,
+        #[serde(default)]
+        pub text: Option<String>,
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+    }
+
     /// → `{"rows", "cols"}` as clamped.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct PaneResize {
@@ -384,6 +489,63 @@ impl Event {
     }
 }
 
+/// What an attached client that falls behind is sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CatchUp {
+    /// Exactly the bytes it missed, from the pane's output ring (a fresh
+    /// screen only when the ring has moved past them): for a client whose
+    /// own terminal keeps the pane's history.
+    #[default]
+    Exact,
+    /// A fresh screen at once, a short queue, and while output pours at
+    /// most one picture a frame (~60 a second) instead of the bytes: for
+    /// a client that draws the screen and asks the server for history
+    /// (the multiplexer), so a flood costs it pictures, not every byte.
+    Screen,
+}
+
+/// What bringing back a pane with no process runs: the `r` a client offers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Revive {
+    pub action: ReviveAction,
+    /// The command it will run.
+    pub argv: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviveAction {
+    /// The agent's official resume command (`pane.resume`).
+    Resume,
+    /// The pane's saved command again (`pane.respawn`).
+    Respawn,
+}
+
+impl ReviveAction {
+    /// The method that does it.
+    pub fn method(self) -> &'static str {
+        match self {
+            ReviveAction::Resume => method::PANE_RESUME,
+            ReviveAction::Respawn => method::PANE_RESPAWN,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviveAction::Resume => "resume",
+            ReviveAction::Respawn => "respawn",
+        }
+    }
+}
+
+impl Revive {
+    /// `resume: claude --resume 0b5…` — one line for an offer.
+    pub fn describe(&self) -> String {
+        format!("{}: {}", self.action.as_str(), self.argv.join(" "))
+    }
+}
+
 /// The JSON reply to `pane.attach`, before the frames start.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AttachReply {
@@ -396,6 +558,9 @@ pub struct AttachReply {
     pub offset: u64,
     pub rows: u16,
     pub cols: u16,
+    /// For a pane with no process: what `r` runs.
+    #[serde(default)]
+    pub revive: Option<Revive>,
 }
 
 /// The payload of a [`frame::STATE`] frame.
@@ -404,6 +569,9 @@ pub struct StateFrame {
     pub state: String,
     #[serde(default)]
     pub exit_code: Option<i32>,
+    /// For a pane with no process: what `r` runs.
+    #[serde(default)]
+    pub revive: Option<Revive>,
 }
 
 /// Binary frames of an attached connection: one byte of kind, four bytes
@@ -419,6 +587,9 @@ pub mod frame {
     pub const SNAPSHOT: u8 = 2;
     /// Server → client: a [`super::StateFrame`] as JSON.
     pub const STATE: u8 = 3;
+    /// Server → client: the size (rows then cols, u16 big-endian) of the
+    /// screen the next [`SNAPSHOT`] paints. Sent before every snapshot.
+    pub const SIZE: u8 = 4;
     /// Client → server: keystrokes for the pane.
     pub const INPUT: u8 = 11;
     /// Client → server: the client's size, rows then cols, u16 big-endian.
@@ -446,11 +617,21 @@ pub mod frame {
     }
 
     pub fn resize(rows: u16, cols: u16) -> Vec<u8> {
-        let mut payload = rows.to_be_bytes().to_vec();
-        payload.extend_from_slice(&cols.to_be_bytes());
-        encode(RESIZE, &payload)
+        sized(RESIZE, rows, cols)
     }
 
+    /// A [`SIZE`] frame.
+    pub fn size(rows: u16, cols: u16) -> Vec<u8> {
+        sized(SIZE, rows, cols)
+    }
+
+    fn sized(kind: u8, rows: u16, cols: u16) -> Vec<u8> {
+        let mut payload = rows.to_be_bytes().to_vec();
+        payload.extend_from_slice(&cols.to_be_bytes());
+        encode(kind, &payload)
+    }
+
+    /// The rows and cols of a [`RESIZE`] or [`SIZE`] payload.
     pub fn parse_resize(payload: &[u8]) -> Option<(u16, u16)> {
         match payload {
             [r0, r1, c0, c1] => Some((
@@ -493,6 +674,22 @@ pub struct StatusReply {
     pub snapshot: SnapshotStatusReply,
     /// What start found on disk and did about it.
     pub restore: RestoreStatusReply,
+    /// What the previous server left running, and what start did about it.
+    #[serde(default)]
+    pub orphans: OrphansStatusReply,
+}
+
+/// Processes a dead server left running in its panes' sessions, found at
+/// start and ended (TERM, then KILL after a grace).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct OrphansStatusReply {
+    pub found: usize,
+    /// Ended by TERM.
+    pub terminated: usize,
+    /// Ended by KILL.
+    pub killed: usize,
+    /// Still running after KILL.
+    pub survived: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -510,10 +707,13 @@ pub struct SnapshotStatusReply {
     pub last_saved_at: Option<u64>,
     #[serde(default)]
     pub last_error: Option<String>,
+    /// The last failed tail write, until every pending tail is written.
+    #[serde(default)]
+    pub tail_error: Option<String>,
 }
 
 /// The result of `ls`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct LsReply {
     pub workspaces: Vec<LsWorkspace>,
 }
@@ -527,6 +727,11 @@ pub struct LsWorkspace {
     /// The most severe attention of its panes.
     pub attention: signaltty_persistence::Attention,
     pub tabs: Vec<LsTab>,
+    #[serde(default)]
+    pub active_tab: Option<String>,
+    /// When a client last focused something in it (ms since the epoch).
+    #[serde(default)]
+    pub last_used_at: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -535,6 +740,8 @@ pub struct LsTab {
     pub title: String,
     pub layout: signaltty_persistence::Layout,
     pub panes: Vec<LsPane>,
+    #[serde(default)]
+    pub active_pane: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -557,6 +764,82 @@ pub struct LsPane {
 pub struct LsAgent {
     pub kind: String,
     pub session_id: Option<String>,
+    /// The agent ran inside the pane's shell and has ended.
+    #[serde(default)]
+    pub ended: bool,
+}
+
+/// The result of `pane.explain`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExplainReply {
+    /// The agent kind whose rules were read (`generic`: none).
+    pub kind: String,
+    /// What the screen shows: `working`, `blocked (permission)`,
+    /// `blocked (input)`, `idle`, or `unknown`.
+    pub state: String,
+    /// The pane's lifecycle (absent for a saved screen).
+    #[serde(default)]
+    pub lifecycle: Option<signaltty_persistence::Lifecycle>,
+    #[serde(default)]
+    pub rule: Option<String>,
+    pub evidence: Vec<String>,
+    /// Where the rules came from: bundled, or the override file's path.
+    pub rules: String,
+    /// The foreground process's command line, when known.
+    #[serde(default)]
+    pub foreground: Option<Vec<String>>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The agent's file the session id was read from.
+    #[serde(default)]
+    pub session_file: Option<String>,
+    /// How many `pane.wait` requests wait on the pane.
+    #[serde(default)]
+    pub waiting: usize,
+}
+
+/// The result of `pane.wait`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WaitReply {
+    /// `exit`, `lifecycle` or `text`.
+    pub met: String,
+    /// For `text`: the line that matched.
+    #[serde(default)]
+    pub line: Option<String>,
+    /// For `exit`: the exit code, when the process ended on its own.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+}
+
+/// What `signaltty sessions --json` prints: every session of this user,
+/// running or only saved. Not a server method: the client reads it off the
+/// disk and asks each running server (a remote one through `ssh … sessions
+/// --json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionsReply {
+    /// The default session first, then the others by name.
+    pub sessions: Vec<SessionEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionEntry {
+    pub name: String,
+    /// Its server answered.
+    pub running: bool,
+    #[serde(default)]
+    pub pid: Option<u32>,
+    pub socket: String,
+    pub state_dir: String,
+    pub workspaces: usize,
+    pub tabs: usize,
+    pub panes: usize,
+    /// Panes with a process (only a running server has any).
+    pub live_panes: usize,
+    #[serde(default)]
+    pub last_saved_at: Option<u64>,
+    /// What is wrong with its saved state or its server, if anything.
+    #[serde(default)]
+    pub problem: Option<String>,
 }
 
 #[cfg(test)]
@@ -592,6 +875,52 @@ mod tests {
         assert!(
             serde_json::from_str::<params::PaneSend>(r#"{"pane":"a","text":"b","enter":"yes"}"#)
                 .is_err()
+        );
+    }
+
+    #[test]
+    fn fields_an_older_peer_leaves_out_take_their_defaults() {
+        let attach: params::PaneAttach = serde_json::from_str(r#"{"pane":"p"}"#).unwrap();
+        assert_eq!(attach.catch_up, CatchUp::Exact);
+        let reply: AttachReply =
+            serde_json::from_str(r#"{"pane":"p","state":"LIVE","offset":0,"rows":2,"cols":2}"#)
+                .unwrap();
+        assert!(reply.revive.is_none());
+        let ws: LsWorkspace = serde_json::from_str(
+            r#"{"id":"w","name":"n","cwd":"/","auto_resume":false,"attention":"none","tabs":[]}"#,
+        )
+        .unwrap();
+        assert_eq!((ws.active_tab, ws.last_used_at), (None, 0));
+    }
+
+    #[test]
+    fn the_revive_offer_and_the_new_requests_round_trip() {
+        let frame = StateFrame {
+            state: "EXITED".into(),
+            exit_code: Some(0),
+            revive: Some(Revive {
+                action: ReviveAction::Resume,
+                argv: vec!["claude".into(), "--resume".into(), "x".into()],
+            }),
+        };
+        let text = serde_json::to_string(&frame).unwrap();
+        assert!(text.contains(r#""action":"resume""#), "{text}");
+        let back: StateFrame = serde_json::from_str(&text).unwrap();
+        let revive = back.revive.unwrap();
+        assert_eq!(revive.describe(), "resume: claude --resume x");
+        assert_eq!(revive.action.method(), method::PANE_RESUME);
+        let ratio: params::SplitRatio =
+            serde_json::from_str(r#"{"tab":"t","path":["second","first"],"ratio":0.3}"#).unwrap();
+        assert_eq!(ratio.path, vec![Branch::Second, Branch::First]);
+        let rename: params::Rename =
+            serde_json::from_str(r#"{"target":"t","kind":"workspace","name":"n"}"#).unwrap();
+        assert_eq!(rename.kind, Some(params::TargetKind::Workspace));
+        assert!(
+            serde_json::from_str::<params::Focus>(r#"{"target":"t","kind":"window"}"#).is_err()
+        );
+        assert_eq!(
+            frame::parse_resize(&frame::size(3, 4)[frame::HEADER..]),
+            Some((3, 4))
         );
     }
 

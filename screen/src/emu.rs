@@ -143,6 +143,7 @@ fn lines_i32(lines: usize) -> i32 {
 pub(crate) struct Emu<'a> {
     pub(crate) term: &'a mut Term<Listener>,
     pub(crate) tracked: &'a mut Tracked,
+    pub(crate) fresh: &'a mut crate::fresh::Fresh,
     pub(crate) listener: &'a Listener,
     pub(crate) history: &'a mut History,
 }
@@ -223,6 +224,27 @@ impl Emu<'_> {
         self.save_top_rows(used);
     }
 
+    /// A line feed on the primary screen counts towards fresh lines.
+    #[inline]
+    fn count_line_feed(&mut self) {
+        if !self.term.mode().contains(TermMode::ALT_SCREEN) {
+            let line = self.term.grid().cursor.point.line.0;
+            self.fresh.line_feed(line, self.tracked.region.1);
+        }
+    }
+
+    /// `Term` wraps a full line by itself, scrolling like a line feed when
+    /// the cursor is on the region's last row: count that scroll too.
+    #[cold]
+    fn input_at_line_end(&mut self, c: char) {
+        let before = self.term.grid().cursor.point;
+        Handler::input(&mut *self.term, c);
+        let wrapped = self.term.grid().cursor.point.column < before.column;
+        if wrapped && !self.term.mode().contains(TermMode::ALT_SCREEN) {
+            self.fresh.line_feed(before.line.0, self.tracked.region.1);
+        }
+    }
+
     fn column_mode_side_effect(&mut self, mode: &PrivateMode) {
         // DECCOLM makes `Term` reset the region internally, bypassing us.
         if matches!(mode, PrivateMode::Named(NamedPrivateMode::ColumnMode)) {
@@ -252,7 +274,15 @@ impl Handler for Emu<'_> {
         if cursor.input_needs_wrap || cursor.point.column.0 + 1 >= self.term.columns() {
             self.before_wrap(Some(c));
         }
-        Handler::input(&mut *self.term, c)
+        // A character written after the last column wraps the line (and a
+        // wrap on the last row scrolls): one flag test per character (two
+        // instructions; +1.2% of `Screen::feed`'s instructions measured),
+        // the rest out of line.
+        if self.term.grid().cursor.input_needs_wrap {
+            self.input_at_line_end(c);
+        } else {
+            Handler::input(&mut *self.term, c)
+        }
     }
 
     fn goto(&mut self, line: i32, col: usize) {
@@ -324,6 +354,7 @@ impl Handler for Emu<'_> {
         if self.feed_scrolls_history() {
             self.save_top_rows(1);
         }
+        self.count_line_feed();
         Handler::linefeed(&mut *self.term)
     }
 
@@ -339,6 +370,7 @@ impl Handler for Emu<'_> {
         if self.feed_scrolls_history() {
             self.save_top_rows(1);
         }
+        self.count_line_feed();
         Handler::newline(&mut *self.term)
     }
 
@@ -400,6 +432,7 @@ impl Handler for Emu<'_> {
     }
 
     fn clear_screen(&mut self, mode: ClearMode) {
+        let all = matches!(mode, ClearMode::All);
         match mode {
             ClearMode::All => self.before_clear_all(),
             // Like alacritty: only while the primary screen is active.
@@ -408,7 +441,10 @@ impl Handler for Emu<'_> {
             }
             _ => {}
         }
-        Handler::clear_screen(&mut *self.term, mode)
+        Handler::clear_screen(&mut *self.term, mode);
+        if all && !self.term.mode().contains(TermMode::ALT_SCREEN) {
+            self.fresh.cleared(self.term.grid().cursor.point.line.0);
+        }
     }
 
     fn clear_tabs(&mut self, mode: TabulationClearMode) {

@@ -23,6 +23,7 @@ use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::Processor;
 
 use crate::emu::{Listener, NeverSync, with_primary, with_primary_mut};
+use crate::fresh::Fresh;
 use crate::history::History;
 use crate::osc::{Interpreter, Scanner};
 use crate::{Engine, Screen, Size};
@@ -39,6 +40,8 @@ pub struct FrozenScreen {
     row_ends: [Box<[Flags]>; 2],
     saved_cursors: SavedCursors,
     history: History,
+    /// The count of fresh lines, which a replay would start again.
+    fresh: Fresh,
     title: String,
     processor: Processor<NeverSync>,
     scanner: Scanner,
@@ -72,6 +75,7 @@ impl Screen {
             history,
             processor,
             title,
+            fresh,
             ..
         } = engine;
         let mut history = history.into_inner().unwrap_or_else(PoisonError::into_inner);
@@ -84,6 +88,7 @@ impl Screen {
             row_ends,
             saved_cursors,
             history,
+            fresh,
             title,
             processor,
             scanner,
@@ -205,6 +210,7 @@ impl FrozenScreen {
         screen.set_row_ends(&self.row_ends);
         screen.set_saved_cursors(self.saved_cursors);
         *screen.engine.history_mut() = self.history;
+        screen.engine.fresh = self.fresh;
         screen.engine.processor = self.processor;
         screen.scanner = self.scanner;
         screen.interpreter = self.interpreter;

@@ -38,6 +38,9 @@
 //! agree with what it actually parsed: a BEL that ends an OSC or sits in a
 //! DCS never rings.
 //!
+//! A client that draws panes itself reads them cell by cell
+//! ([`Screen::row_cells`], [`Screen::modes`]).
+//!
 //! Synchronized updates (mode 2026) are applied immediately instead of being
 //! buffered: a headless model must always reflect every byte consumed, or a
 //! client attaching mid-update would never see the buffered part.
@@ -58,8 +61,10 @@
 //! A screen nobody looks at can go further: [`Screen::freeze`] keeps only
 //! its replay bytes, history and parser state ([`FrozenScreen`]).
 
+mod cells;
 mod emu;
 mod freeze;
+mod fresh;
 mod history;
 mod osc;
 mod paint;
@@ -77,7 +82,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use alacritty_terminal::event::Event;
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::Line;
-use alacritty_terminal::term::cell::Cell;
+use alacritty_terminal::term::cell::Cell as GridCell;
 use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
 use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::Processor;
@@ -88,6 +93,9 @@ use crate::history::History;
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
 
+pub use crate::cells::{
+    Attrs, Cell, Color, CursorShape, Modes, MouseEncoding, MouseReporting, Width,
+};
 pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
 /// A [`Screen::feed`] that scrolls fewer rows than this into the history is
@@ -202,6 +210,7 @@ struct Engine {
     processor: Processor<NeverSync>,
     listener: Listener,
     tracked: Tracked,
+    fresh: fresh::Fresh,
     title: String,
     /// Reused for draining the listener so the hot path does not allocate.
     scratch: Vec<Event>,
@@ -220,6 +229,7 @@ impl Engine {
         let mut emu = Emu {
             term,
             tracked: &mut self.tracked,
+            fresh: &mut self.fresh,
             listener: &self.listener,
             history: self
                 .history
@@ -320,6 +330,7 @@ impl Screen {
                 processor: Processor::new(),
                 listener,
                 tracked: Tracked::new(usize::from(size.rows), usize::from(size.cols)),
+                fresh: fresh::Fresh::new(),
                 title: String::new(),
                 scratch: Vec::new(),
                 history: Mutex::new(History::new(scrollback_lines)),
@@ -377,6 +388,23 @@ impl Screen {
         if !self.scanner.in_osc() {
             self.engine.advance(&bytes[fed..], events);
         }
+        let term = self
+            .engine
+            .term
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !term.mode().contains(TermMode::ALT_SCREEN) {
+            let cursor = term.grid().cursor.point;
+            self.engine.fresh.settle(cursor.line.0, cursor.column.0);
+        }
+    }
+
+    /// How many lines have reached the primary screen for the first time
+    /// since this screen was made: new output to read. Repainting in place
+    /// (a spinner, a status line, a UI redrawn by moving the cursor up) and
+    /// anything on the alternate screen never count; see `fresh.rs`.
+    pub fn fresh_lines(&self) -> u64 {
+        self.engine.fresh.lines
     }
 
     /// Resizes the screen; wrapped lines reflow, the scrolling region resets.
@@ -398,6 +426,7 @@ impl Screen {
         reflow::resize(term, history, TermSize(size));
         engine.tracked.reset_region(usize::from(size.rows));
         engine.tracked.resize_tabs(usize::from(size.cols));
+        engine.fresh.reset_at(term.grid().cursor.point.line.0);
         self.size = size;
     }
 
@@ -462,7 +491,7 @@ impl Screen {
     /// history and its pending rows.
     pub fn heap_bytes(&self) -> usize {
         let cells = usize::from(self.size.rows) * usize::from(self.size.cols);
-        let grids = 2 * cells * size_of::<Cell>();
+        let grids = 2 * cells * size_of::<GridCell>();
         let history = self
             .engine
             .history

@@ -131,3 +131,18 @@ fn state_no_replay_carries_survives_a_thaw() {
         );
     }
 }
+
+#[test]
+fn a_thaw_keeps_the_count_of_fresh_lines() {
+    let mut screen = Screen::new(Size { rows: 5, cols: 20 }, 100);
+    feed(&mut screen, seq(12).as_bytes());
+    let counted = screen.fresh_lines();
+    assert!(counted >= 12, "{counted}");
+    let mut thawed = screen.freeze().thaw();
+    assert_eq!(thawed.fresh_lines(), counted);
+    // Repainting what is on screen is not new; a new line is.
+    feed(&mut thawed, b"\x1b[H\x1b[2K1\r\n");
+    assert_eq!(thawed.fresh_lines(), counted);
+    feed(&mut thawed, b"\x1b[5;1Hnew line\r\n");
+    assert_eq!(thawed.fresh_lines(), counted + 1);
+}

@@ -5,18 +5,27 @@
 //! queue to the client as frames and turns the client's frames into
 //! keystrokes and resizes. The pane never waits for it: a slow client
 //! falls behind and is sent a fresh snapshot (see the pane's subscribers).
+//! The other way round, the client waits for the pane: while the pane's
+//! input queue is full its next frame is not read, and a frame's payload
+//! counts against the input all clients may make the server hold.
 
 use ractor::RpcReplyPort;
 use serde_json::json;
 use signaltty_actors::ActorError;
 use signaltty_actors::pane::PaneMsg;
-use signaltty_actors::pane::subscribers::PaneFrame;
+use signaltty_actors::pane::subscribers::{self, PaneFrame};
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
 
 use crate::handlers::{self, parse, resolve_pane};
-use signaltty_protocol::{AttachReply, Request, Response, StateFrame, WireError, frame, params};
+use crate::input;
+use crate::limits::{ClientLimits, HeldInput};
+use signaltty_actors::pane::input::InputQueue;
+use signaltty_protocol::{
+    AttachReply, CatchUp, Request, Response, Revive, ReviveAction, StateFrame, WireError, frame,
+    params,
+};
 
 /// How long an attaching client waits for the pane.
 const ATTACH_MS: u64 = 10_000;
@@ -25,6 +34,7 @@ pub async fn serve(
     mut reader: BufReader<OwnedReadHalf>,
     mut writer: OwnedWriteHalf,
     request: Request,
+    limits: ClientLimits,
 ) {
     let id = request.id;
     let attached = match attach(request).await {
@@ -34,7 +44,7 @@ pub async fn serve(
             return;
         }
     };
-    let (pane, reply, mut frames) = attached;
+    let (pane, reply, mut frames, input_queue) = attached;
     let Ok(result) = serde_json::to_value(&reply) else {
         return;
     };
@@ -48,11 +58,21 @@ pub async fn serve(
         while let Some(next) = frames.recv().await {
             let bytes = match next {
                 PaneFrame::Output(bytes) => frame::encode(frame::OUTPUT, &bytes),
-                PaneFrame::Snapshot(bytes) => frame::encode(frame::SNAPSHOT, &bytes),
-                PaneFrame::State { state, exit_code } => {
+                PaneFrame::Snapshot { bytes, rows, cols } => {
+                    // The size first, so the client paints at the right size.
+                    let mut both = frame::size(rows, cols);
+                    both.extend_from_slice(&frame::encode(frame::SNAPSHOT, &bytes));
+                    both
+                }
+                PaneFrame::State {
+                    state,
+                    exit_code,
+                    revive,
+                } => {
                     let payload = json!(StateFrame {
                         state: state.as_str().to_string(),
-                        exit_code
+                        exit_code,
+                        revive: revive.map(wire_revive),
                     })
                     .to_string();
                     frame::encode(frame::STATE, payload.as_bytes())
@@ -72,6 +92,11 @@ pub async fn serve(
             let Ok((kind, len)) = frame::parse_header(header) else {
                 return;
             };
+            let mut held = HeldInput::default();
+            if let Err(e) = limits.hold(&mut held, len) {
+                debug!(error = %e, "attached client's frame refused");
+                return;
+            }
             let mut payload = vec![0u8; len];
             if reader.read_exact(&mut payload).await.is_err() {
                 return;
@@ -80,7 +105,9 @@ pub async fn serve(
                 frame::INPUT => {
                     // A tombstone refuses input; the client offers its
                     // one-key actions instead, so the refusal is dropped.
-                    let _ = ractor::call_t!(pane, PaneMsg::Input, ATTACH_MS, payload);
+                    // While the queue is full this waits, and the client's
+                    // next frames wait in its socket.
+                    let _ = input::send(&pane, &input_queue, payload, None).await;
                 }
                 frame::RESIZE => {
                     if let Some((rows, cols)) = frame::parse_resize(&payload) {
@@ -105,6 +132,7 @@ type Attachment = (
     ractor::ActorRef<PaneMsg>,
     AttachReply,
     tokio::sync::mpsc::Receiver<PaneFrame>,
+    InputQueue,
 );
 
 async fn attach(request: Request) -> Result<Attachment, WireError> {
@@ -120,6 +148,10 @@ async fn attach(request: Request) -> Result<Attachment, WireError> {
         |reply: RpcReplyPort<_>| PaneMsg::Attach {
             size,
             keep_attention: p.keep_attention,
+            catch_up: match p.catch_up {
+                CatchUp::Exact => subscribers::CatchUp::Exact,
+                CatchUp::Screen => subscribers::CatchUp::Screen,
+            },
             reply
         },
         ATTACH_MS
@@ -137,8 +169,17 @@ async fn attach(request: Request) -> Result<Attachment, WireError> {
         offset: attached.offset,
         rows: attached.size.rows,
         cols: attached.size.cols,
+        revive: attached.revive.map(wire_revive),
     };
-    Ok((pane, reply, attached.frames))
+    Ok((pane, reply, attached.frames, attached.input))
+}
+
+fn wire_revive(revive: subscribers::Revive) -> Revive {
+    let (action, argv) = match revive {
+        subscribers::Revive::Resume(argv) => (ReviveAction::Resume, argv),
+        subscribers::Revive::Respawn(argv) => (ReviveAction::Respawn, argv),
+    };
+    Revive { action, argv }
 }
 
 async fn write_line(writer: &mut OwnedWriteHalf, response: &Response) -> std::io::Result<()> {

@@ -20,10 +20,13 @@ use signaltty_adapters::{self as adapters, AgentKind};
 use signaltty_persistence::{Attention, Direction, NotificationRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
+use crate::input;
 use crate::server::ServerMsg;
+use signaltty_protocol::limits::{Bounded, MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
     ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, NextReply, NotificationsReply,
-    PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
+    OrphansStatusReply, PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError,
+    method, params,
 };
 
 /// What every handler may use.
@@ -33,10 +36,12 @@ pub struct Ctx {
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<()>,
+    /// The cleanup of what the previous server left running.
+    pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
 }
 
 /// How long a request waits for an actor before answering UNAVAILABLE.
-const CALL_MS: u64 = 30_000;
+pub(crate) const CALL_MS: u64 = 30_000;
 
 pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, WireError> {
     match method {
@@ -53,8 +58,8 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::PANE_CLOSE => pane_close(parse(params)?).await,
         method::PANE_KILL => pane_kill(parse(params)?).await,
         method::PANE_RESIZE => pane_resize(parse(params)?).await,
-        method::PANE_RESUME => pane_revive(parse(params)?, PaneMsg::Resume).await,
-        method::PANE_RESPAWN => pane_revive(parse(params)?, PaneMsg::Respawn).await,
+        method::PANE_RESUME => pane_revive(ctx, parse(params)?, PaneMsg::Resume).await,
+        method::PANE_RESPAWN => pane_revive(ctx, parse(params)?, PaneMsg::Respawn).await,
         method::PANE_REPORT_SESSION => pane_report_session(parse(params)?).await,
         method::PANE_SEEN => pane_seen(parse(params)?).await,
         method::PANE_HOOK => pane_hook(parse(params)?).await,
@@ -63,6 +68,11 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::NEXT => next().await,
         method::SHUTDOWN => shutdown(ctx),
         method::DEBUG_PANIC => debug_panic(ctx, parse(params)?).await,
+        method::RENAME => crate::arrange::rename(ctx, parse(params)?).await,
+        method::FOCUS => crate::arrange::focus(parse(params)?).await,
+        method::TAB_SPLIT_RATIO => crate::arrange::split_ratio(parse(params)?).await,
+        method::PANE_EXPLAIN => crate::aware::explain(parse(params)?).await,
+        method::PANE_WAIT => crate::aware::wait(parse(params)?).await,
         other => Err(WireError::new(
             ErrorCode::UnknownMethod,
             format!("unknown method {other:?}; this server speaks {PROTOCOL}"),
@@ -70,10 +80,28 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
     }
 }
 
-pub(crate) fn parse<P: DeserializeOwned>(params: Value) -> Result<P, WireError> {
+/// A request's parameters, typed and within their bounds
+/// ([`signaltty_protocol::limits`]).
+pub(crate) fn parse<P: DeserializeOwned + Bounded>(params: Value) -> Result<P, WireError> {
     let params = if params.is_null() { json!({}) } else { params };
-    serde_json::from_value(params)
-        .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))
+    let params: P = serde_json::from_value(params)
+        .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))?;
+    params.check_bounds()?;
+    Ok(params)
+}
+
+/// Refuses to add one more of `what` when `count` are already held: the
+/// counts bound the snapshot as the string limits bound each record.
+fn room_for(what: &str, count: usize, max: usize) -> Result<(), WireError> {
+    if count >= max {
+        return Err(WireError::new(
+            ErrorCode::Refused,
+            format!(
+                "this server already holds {count} {what}, the most it keeps; close some first"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 pub fn wire_error(err: ActorError) -> WireError {
@@ -92,14 +120,14 @@ pub fn wire_error(err: ActorError) -> WireError {
     WireError::new(code, err.to_string())
 }
 
-fn unavailable<T>(err: RactorErr<T>) -> WireError {
+pub(crate) fn unavailable<T>(err: RactorErr<T>) -> WireError {
     WireError::new(
         ErrorCode::Unavailable,
         format!("the server did not answer in time ({err}); try again"),
     )
 }
 
-async fn model() -> Result<Model, WireError> {
+pub(crate) async fn model() -> Result<Model, WireError> {
     snapshot::model().await.ok_or_else(|| {
         WireError::new(
             ErrorCode::Unavailable,
@@ -117,7 +145,7 @@ pub(crate) fn pane_actor(view: &PaneView) -> Result<ActorRef<PaneMsg>, WireError
     actor(names::pane(id), ActorError::NoSuchPane(id.clone()))
 }
 
-fn workspace_actor(id: &str) -> Result<ActorRef<WorkspaceMsg>, WireError> {
+pub(crate) fn workspace_actor(id: &str) -> Result<ActorRef<WorkspaceMsg>, WireError> {
     actor(
         names::workspace(id),
         ActorError::NoSuchWorkspace(id.to_string()),
@@ -149,16 +177,23 @@ async fn status(ctx: &Ctx) -> Result<Value, WireError> {
             writes: snapshot.writes,
             last_saved_at: snapshot.last_saved_at,
             last_error: snapshot.last_error,
+            tail_error: snapshot.tail_error,
         },
         restore: RestoreStatusReply {
             note: server.restore_note,
             degraded: server.restore_degraded,
         },
+        orphans: OrphansStatusReply {
+            found: server.orphans.found,
+            terminated: server.orphans.terminated,
+            killed: server.orphans.killed,
+            survived: server.orphans.survived,
+        },
     };
     to_value(reply)
 }
 
-fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError> {
+pub(crate) fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError> {
     serde_json::to_value(value).map_err(|e| WireError::new(ErrorCode::Internal, e.to_string()))
 }
 
@@ -186,8 +221,11 @@ async fn ls() -> Result<Value, WireError> {
                     title: tab.title.clone(),
                     layout: tab.layout.clone(),
                     panes: model.panes_of(tab).map(ls_pane).collect(),
+                    active_pane: tab.active_pane_id.clone(),
                 })
                 .collect(),
+            active_tab: ws.active_tab_id.clone(),
+            last_used_at: ws.last_used_at,
         })
         .collect();
     to_value(LsReply { workspaces })
@@ -204,6 +242,7 @@ fn ls_pane(view: &PaneView) -> LsPane {
         agent: record.agent.as_ref().map(|agent| LsAgent {
             kind: agent.kind.clone(),
             session_id: agent.agent_session_id.clone(),
+            ended: agent.ended,
         }),
         lifecycle: record.lifecycle,
         attention: record.attention,
@@ -213,6 +252,11 @@ fn ls_pane(view: &PaneView) -> LsPane {
 }
 
 async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, WireError> {
+    room_for(
+        "workspaces",
+        model().await?.workspaces.len(),
+        MAX_WORKSPACES,
+    )?;
     let cwd = match p.cwd {
         Some(cwd) => cwd,
         None => std::env::current_dir()
@@ -267,6 +311,7 @@ async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireE
 
 async fn tab_new(p: params::TabNew) -> Result<Value, WireError> {
     let model = model().await?;
+    room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let actor = workspace_actor(&ws.id)?;
     let pane = PaneSpec {
@@ -316,6 +361,7 @@ fn parse_direction(direction: Option<&str>) -> Result<Direction, WireError> {
 
 async fn pane_new(p: params::PaneNew) -> Result<Value, WireError> {
     let model = model().await?;
+    room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let direction = parse_direction(p.direction.as_deref())?;
     let split_pane = match &p.split {
@@ -384,9 +430,10 @@ async fn pane_send(p: params::PaneSend) -> Result<Value, WireError> {
         bytes.push(b'\r');
     }
     let actor = pane_actor(&view)?;
-    ractor::call_t!(actor, PaneMsg::Input, CALL_MS, bytes)
-        .map_err(unavailable)?
-        .map_err(wire_error)?;
+    let queue = ractor::call_t!(actor, PaneMsg::InputQueue, CALL_MS).map_err(unavailable)?;
+    input::send(&actor, &queue, bytes, Some(input::SEND_DEADLINE))
+        .await
+        .map_err(|e| e.to_wire(&view.record.id))?;
     Ok(json!({}))
 }
 
@@ -469,13 +516,16 @@ async fn pane_resize(p: params::PaneResize) -> Result<Value, WireError> {
 }
 
 /// Resume or respawn: the pane answers once its new child has survived its
-/// first moments, or with what went wrong.
+/// first moments, or with what went wrong. Right after a start it first
+/// waits for what the previous server left running to be ended.
 async fn pane_revive(
+    ctx: &Ctx,
     p: params::Pane,
     message: fn(ractor::RpcReplyPort<Result<(), ActorError>>) -> PaneMsg,
 ) -> Result<Value, WireError> {
     let view = resolve_pane(&p.pane).await?;
     let actor = pane_actor(&view)?;
+    crate::orphans::settled(&ctx.orphans).await;
     ractor::call_t!(actor, message, CALL_MS)
         .map_err(unavailable)?
         .map_err(wire_error)?;
@@ -505,7 +555,7 @@ async fn pane_seen(p: params::Pane) -> Result<Value, WireError> {
     Ok(json!({}))
 }
 
-fn bad_params(e: impl std::fmt::Display) -> WireError {
+pub(crate) fn bad_params(e: impl std::fmt::Display) -> WireError {
     WireError::new(ErrorCode::BadParams, e.to_string())
 }
 

@@ -8,16 +8,26 @@
 //!
 //! - [`run`]: start a server in this process and serve until shutdown;
 //! - [`server`]: the root actor and its restart policy;
-//! - [`restore`]: the saved snapshot read back into actors; [`config`]: the
-//!   config file;
-//! - [`listener`], [`handlers`]: connections and the one handler per request;
+//! - [`restore`]: the saved snapshot read back into actors; [`orphans`]:
+//!   what the previous server left running, ended; [`config`]: the config
+//!   file;
+//! - [`listener`], [`handlers`]: connections and the one handler per request
+//!   (`arrange`: renames, focus and split ratios); [`input`]: input on its
+//!   way to a pane, held back while its queue is full; [`limits`]: how many
+//!   connections, and how much unfinished input, all clients together may
+//!   make the server hold;
 //! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock.
 
+mod arrange;
 pub mod attach;
+pub mod aware;
 pub mod config;
 pub mod handlers;
+pub mod input;
+pub mod limits;
 pub mod listener;
+pub mod orphans;
 pub mod restore;
 pub mod server;
 pub mod socket;
@@ -74,11 +84,25 @@ pub struct ServerConfig {
 
 /// Runs a server until it is shut down (a signal or `ctl shutdown`).
 pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
+    match limits::allow_open_files() {
+        Ok(files) if files < limits::MAX_CONNECTIONS as u64 + 256 => {
+            warn!(
+                files,
+                "the open-file limit is low; connections may fail before the cap"
+            );
+        }
+        Ok(_) => {}
+        Err(e) => warn!(error = %e, "could not raise the open-file limit"),
+    }
     let state_dir = Arc::new(StateDir::open(&config.state_dir)?);
+    for warning in state_dir.warnings() {
+        warn!("state dir: {warning}");
+    }
     let settings = match &config.config_path {
         Some(path) => config::load(path)?,
         None => config::Config::default(),
     };
+    install_agent_rules(config.config_path.as_deref());
     // The socket first: a second server must refuse before touching a file.
     let bound = socket::bind_exclusive(&config.socket_path)?;
     let mut restore = match restore::load(&state_dir, config.no_restore) {
@@ -102,6 +126,8 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
     if let Some(snapshot) = &mut restore.snapshot {
         restore::apply_config(snapshot, &settings);
     }
+    let panes = restore.snapshot.as_ref().map(|s| s.panes.as_slice());
+    let orphans = orphans::end_in_background(panes.unwrap_or_default(), &bound.path);
     let tails = Arc::new(state_dir.tail_store());
     let listener = bound
         .listener
@@ -123,6 +149,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
             protocol: signaltty_protocol::PROTOCOL.to_string(),
         },
         restore,
+        orphans,
         config: settings,
         changes: tokio::sync::broadcast::channel(16).0,
     };
@@ -141,6 +168,26 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
     bound.remove();
     info!("server stopped");
     Ok(())
+}
+
+/// The agents' screen rules: the bundled ones, each replaced by
+/// `agents/<kind>.toml` beside the config file where that compiles; a
+/// broken override is ignored with a warning naming it.
+fn install_agent_rules(config_path: Option<&std::path::Path>) {
+    let dir = config_path
+        .and_then(std::path::Path::parent)
+        .map(|dir| dir.join("agents"));
+    let book = match dir {
+        Some(dir) => {
+            let (book, warnings) = signaltty_adapters::RuleBook::with_overrides(&dir);
+            for warning in warnings {
+                warn!("{warning}");
+            }
+            book
+        }
+        None => signaltty_adapters::RuleBook::bundled(),
+    };
+    signaltty_actors::pane::aware::install_rules(book);
 }
 
 async fn forward_signals(

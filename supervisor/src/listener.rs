@@ -3,7 +3,8 @@
 //! A connection from another uid is refused (SO_PEERCRED). A client's bytes
 //! are untrusted: a line that is not JSON gets an error response, a line
 //! longer than [`MAX_LINE`] closes that connection, and neither can disturb
-//! another client or the server.
+//! another client or the server. Connections, and the input they hold, are
+//! bounded over all clients together (see [`crate::limits`]).
 
 use std::os::unix::net::UnixListener as StdUnixListener;
 use std::path::PathBuf;
@@ -11,13 +12,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 use tracing::{Instrument, debug, info_span, warn};
 
 use crate::attach;
 use crate::handlers::{self, Ctx};
+use crate::limits::{ClientLimits, ConnectionSlot, HeldInput, MAX_CONNECTIONS, SMALL_INPUT};
 use crate::server::ServerMsg;
 use signaltty_protocol::{
     ErrorCode, Event, MAX_LINE, PROTOCOL, Request, Response, WireError, method,
@@ -29,6 +31,9 @@ pub struct ListenerArgs {
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<()>,
+    /// Shared with the listener this one may replace.
+    pub limits: ClientLimits,
+    pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
 }
 
 pub enum ListenerMsg {
@@ -68,8 +73,9 @@ impl Actor for ListenerActor {
             socket_path: args.socket_path,
             faults_enabled: args.faults_enabled,
             changes: args.changes,
+            orphans: args.orphans,
         });
-        let accept_loop = tokio::spawn(accept_loop(listener, ctx, myself));
+        let accept_loop = tokio::spawn(accept_loop(listener, ctx, args.limits, myself));
         Ok(Listener { accept_loop })
     }
 
@@ -86,14 +92,31 @@ impl Actor for ListenerActor {
     }
 }
 
-async fn accept_loop(listener: UnixListener, ctx: Arc<Ctx>, myself: ActorRef<ListenerMsg>) {
+async fn accept_loop(
+    listener: UnixListener,
+    ctx: Arc<Ctx>,
+    limits: ClientLimits,
+    myself: ActorRef<ListenerMsg>,
+) {
     static CONNECTIONS: AtomicU64 = AtomicU64::new(0);
+    let mut refusing = false;
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
+                let Some(slot) = limits.connection() else {
+                    if !std::mem::replace(&mut refusing, true) {
+                        warn!("{MAX_CONNECTIONS} connections are open; refusing new ones");
+                    }
+                    if let Some(slot) = limits.refusal() {
+                        tokio::spawn(refuse_busy(stream, slot));
+                    }
+                    continue;
+                };
+                refusing = false;
                 let cid = CONNECTIONS.fetch_add(1, Ordering::Relaxed);
                 let ctx = ctx.clone();
-                tokio::spawn(serve(stream, ctx).instrument(info_span!("conn", cid)));
+                let limits = limits.clone();
+                tokio::spawn(serve(stream, ctx, limits, slot).instrument(info_span!("conn", cid)));
             }
             Err(e) if is_transient(&e) => {
                 // Out of descriptors or a connection reset before accept:
@@ -123,12 +146,75 @@ fn is_transient(e: &std::io::Error) -> bool {
     )
 }
 
-async fn serve(stream: UnixStream, ctx: Arc<Ctx>) {
+/// Tells a client over [`MAX_CONNECTIONS`] why it is turned away: the
+/// answer to its first request if it sends one within [`REFUSAL_GRACE`],
+/// and the rest of what it sends is read and dropped (briefly), so that it
+/// sees the reason rather than a broken pipe.
+async fn refuse_busy(stream: UnixStream, _slot: ConnectionSlot) {
+    let (read, mut write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    let id = tokio::time::timeout(REFUSAL_GRACE, first_request_id(&mut read))
+        .await
+        .ok()
+        .flatten();
+    let response = Response::err(
+        id,
+        WireError::new(
+            ErrorCode::Busy,
+            format!(
+                "the server already serves {MAX_CONNECTIONS} connections; close some clients \
+                 (attach, ui) and try again"
+            ),
+        ),
+    );
+    let refused = async {
+        write_response(&mut write, &response).await?;
+        let mut sink = [0u8; 4096];
+        while read.read(&mut sink).await? > 0 {}
+        Ok::<(), std::io::Error>(())
+    };
+    let _ = tokio::time::timeout(REFUSAL_GRACE, refused).await;
+}
+
+/// How long a refused client has to send its request, and then to read
+/// the answer.
+const REFUSAL_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The id of the request on the first line, if that line is short.
+async fn first_request_id(read: &mut BufReader<tokio::net::unix::OwnedReadHalf>) -> Option<u64> {
+    let mut line = Vec::new();
+    (&mut *read)
+        .take(SMALL_INPUT as u64)
+        .read_until(b'\n', &mut line)
+        .await
+        .ok()?;
+    let value: serde_json::Value = serde_json::from_slice(&line).ok()?;
+    value.get("id").and_then(serde_json::Value::as_u64)
+}
+
+/// Serves one client; `_slot` is its place among the connections, given
+/// back when it leaves.
+async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slot: ConnectionSlot) {
     match stream.peer_cred() {
         // SAFETY: getuid(2) cannot fail.
         Ok(cred) if cred.uid() == unsafe { libc::getuid() } => {}
         Ok(cred) => {
             warn!(uid = cred.uid(), "refused a connection from another user");
+            // One line saying why, so the refused client need not guess
+            // from a closed connection. A fresh socket's buffer takes it
+            // without waiting.
+            let refusal = Response::err(
+                None,
+                WireError::new(
+                    ErrorCode::Refused,
+                    "this signaltty server serves only the user who started it; \
+                     start your own with `signaltty up -d`",
+                ),
+            );
+            if let Ok(mut line) = serde_json::to_vec(&refusal) {
+                line.push(b'\n');
+                let _ = stream.write_all(&line).await;
+            }
             return;
         }
         Err(e) => {
@@ -139,9 +225,17 @@ async fn serve(stream: UnixStream, ctx: Arc<Ctx>) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
     loop {
-        let line = match read_line(&mut reader).await {
+        // The line's bytes count against every client's budget until its
+        // request has been answered.
+        let mut held = HeldInput::default();
+        let line = match read_line(&mut reader, &limits, &mut held).await {
             Ok(Some(line)) => line,
             Ok(None) => return,
+            Err(LineError::Busy(e)) => {
+                let response = Response::err(None, WireError::new(ErrorCode::Busy, e.to_string()));
+                let _ = write_response(&mut write, &response).await;
+                return;
+            }
             Err(LineError::TooLong) => {
                 let response = Response::err(
                     None,
@@ -160,7 +254,9 @@ async fn serve(stream: UnixStream, ctx: Arc<Ctx>) {
                 return;
             }
         };
-        let request = match parse_request(&line) {
+        let parsed = parse_request(&line);
+        drop(line);
+        let request = match parsed {
             Ok(request) => request,
             Err(response) => {
                 if write_response(&mut write, &response).await.is_err() {
@@ -170,19 +266,41 @@ async fn serve(stream: UnixStream, ctx: Arc<Ctx>) {
             }
         };
         if request.method == method::PANE_ATTACH {
-            return attach::serve(reader, write, request).await;
+            drop(held);
+            return attach::serve(reader, write, request, limits).await;
         }
         if request.method == method::SUBSCRIBE {
+            drop(held);
             return follow_changes(write, request.id, ctx.changes.subscribe()).await;
         }
         let id = request.id;
-        let response = match handlers::dispatch(&ctx, &request.method, request.params).await {
+        let dispatched = handlers::dispatch(&ctx, &request.method, request.params);
+        let result = if request.method == method::PANE_WAIT {
+            // A wait may last for ever: give it up as soon as its client
+            // is gone, so that the pane forgets the waiter at once.
+            tokio::select! {
+                result = dispatched => result,
+                () = client_gone(&mut reader) => return,
+            }
+        } else {
+            dispatched.await
+        };
+        let response = match result {
             Ok(result) => Response::ok(id, result),
             Err(error) => Response::err(Some(id), error),
         };
         if write_response(&mut write, &response).await.is_err() {
             return;
         }
+    }
+}
+
+/// Resolves when the client closes the connection (or its writing half);
+/// never, if it sends another request instead (that one is read after).
+async fn client_gone(reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>) {
+    match reader.fill_buf().await {
+        Ok(pending) if !pending.is_empty() => std::future::pending().await,
+        _ => {}
     }
 }
 
@@ -229,12 +347,16 @@ const COALESCE_EVENTS: std::time::Duration = std::time::Duration::from_millis(30
 
 enum LineError {
     TooLong,
+    Busy(crate::limits::InputBudgetExhausted),
     Io(std::io::Error),
 }
 
-/// Reads one line without ever holding more than [`MAX_LINE`] bytes.
+/// Reads one line without ever holding more than [`MAX_LINE`] bytes, and
+/// only as much as `limits` lets `held` hold.
 async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
     reader: &mut R,
+    limits: &ClientLimits,
+    held: &mut HeldInput,
 ) -> Result<Option<Vec<u8>>, LineError> {
     let mut line = Vec::new();
     loop {
@@ -243,12 +365,21 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
             // EOF: a last line without a newline still counts.
             return Ok((!line.is_empty()).then_some(line));
         }
-        let (chunk, done) = match available.iter().position(|&b| b == b'\n') {
+        // memchr: a search byte by byte, in an unoptimized build, holds a
+        // worker thread back for long on a 16 MiB line.
+        let (chunk, done) = match memchr::memchr(b'\n', available) {
             Some(i) => (&available[..i], true),
             None => (available, false),
         };
-        if line.len() + chunk.len() > MAX_LINE {
+        let needed = line.len() + chunk.len();
+        if needed > MAX_LINE {
             return Err(LineError::TooLong);
+        }
+        if needed > line.capacity() {
+            // Grow by doubling, as a Vec would, but count what is allocated.
+            let capacity = needed.max(line.capacity() * 2).min(MAX_LINE);
+            limits.hold(held, capacity).map_err(LineError::Busy)?;
+            line.reserve_exact(capacity - line.len());
         }
         line.extend_from_slice(chunk);
         let consumed = chunk.len() + usize::from(done);
@@ -302,21 +433,43 @@ mod tests {
 
     #[tokio::test]
     async fn lines_are_split_and_bounded() {
+        let limits = ClientLimits::default();
+        let mut held = HeldInput::default();
         let data: &[u8] = b"one\ntwo\nthree";
         let mut reader = BufReader::new(data);
-        assert_eq!(read_line(&mut reader).await.ok().flatten().unwrap(), b"one");
-        assert_eq!(read_line(&mut reader).await.ok().flatten().unwrap(), b"two");
-        assert_eq!(
-            read_line(&mut reader).await.ok().flatten().unwrap(),
-            b"three"
-        );
-        assert!(matches!(read_line(&mut reader).await, Ok(None)));
+        let mut next = async || read_line(&mut reader, &limits, &mut held).await;
+        assert_eq!(next().await.ok().flatten().unwrap(), b"one");
+        assert_eq!(next().await.ok().flatten().unwrap(), b"two");
+        assert_eq!(next().await.ok().flatten().unwrap(), b"three");
+        assert!(matches!(next().await, Ok(None)));
 
         let huge = vec![b'x'; MAX_LINE + 1];
         let mut reader = BufReader::new(huge.as_slice());
+        let mut held = HeldInput::default();
         assert!(matches!(
-            read_line(&mut reader).await,
+            read_line(&mut reader, &limits, &mut held).await,
             Err(LineError::TooLong)
         ));
+    }
+
+    #[tokio::test]
+    async fn unfinished_lines_of_all_clients_share_one_budget() {
+        use crate::limits::MAX_HELD_INPUT;
+        let limits = ClientLimits::default();
+        let line = vec![b'x'; MAX_HELD_INPUT * 3 / 8];
+        let read = async |held: &mut HeldInput| {
+            let mut reader = BufReader::new(line.as_slice());
+            read_line(&mut reader, &limits, held).await
+        };
+        let mut first = HeldInput::default();
+        let mut second = HeldInput::default();
+        assert!(read(&mut first).await.is_ok());
+        assert!(first.bytes() >= line.len(), "what is held is counted");
+        assert!(read(&mut second).await.is_ok());
+        let mut third = HeldInput::default();
+        assert!(matches!(read(&mut third).await, Err(LineError::Busy(_))));
+        drop(first);
+        let mut fourth = HeldInput::default();
+        assert!(read(&mut fourth).await.is_ok(), "room again once answered");
     }
 }

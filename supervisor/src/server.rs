@@ -5,6 +5,7 @@
 //! ├── SnapshotActor     restarted from the last file on disk; every actor
 //! │                     then publishes its record again
 //! ├── ListenerActor     restarted on the same bound socket
+//! ├── NotifierActor     (with a [notify] command) restarted as it was
 //! └── WorkspaceActor*   rebuilt from its last record, panes as tombstones
 //! ```
 //!
@@ -23,6 +24,7 @@ use futures_util::future::join_all;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use signaltty_actors::model::Model;
 use signaltty_actors::model::restored_state;
+use signaltty_actors::notifier::{NotifierActor, NotifierArgs};
 use signaltty_actors::pane::{PaneContext, PaneMsg};
 use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
@@ -32,7 +34,9 @@ use signaltty_persistence::{ServerInfo, Snapshot, StateDir, TailStore, Workspace
 use tracing::{error, info, warn};
 
 use crate::config::Config;
+use crate::limits::ClientLimits;
 use crate::listener::{ListenerActor, ListenerArgs};
+use crate::orphans::OrphanReport;
 use crate::restore::{self, Restore};
 
 /// How long shutdown waits for each pane's last tail.
@@ -51,6 +55,12 @@ pub enum ServerMsg {
         id: String,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
+    /// A new name for a workspace; names stay unique.
+    RenameWorkspace {
+        id: String,
+        name: String,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
     Status(RpcReplyPort<ServerStatus>),
     /// Final snapshot, hang up every child, stop.
     Shutdown,
@@ -66,6 +76,8 @@ pub struct ServerStatus {
     /// What start found on disk and did about it.
     pub restore_note: String,
     pub restore_degraded: bool,
+    /// What was left running by the previous server, and what was done.
+    pub orphans: OrphanReport,
 }
 
 pub struct ServerArgs {
@@ -77,6 +89,8 @@ pub struct ServerArgs {
     pub faults_enabled: bool,
     pub info: ServerInfo,
     pub restore: Restore,
+    /// The cleanup of what the previous server left running.
+    pub orphans: tokio::sync::watch::Receiver<OrphanReport>,
     pub config: Config,
     pub changes: tokio::sync::broadcast::Sender<()>,
 }
@@ -85,6 +99,7 @@ pub struct ServerArgs {
 enum Role {
     Snapshot,
     Listener,
+    Notifier,
     Workspace(String),
 }
 
@@ -106,6 +121,9 @@ pub struct Server {
     /// Workspace ids and names, in creation order.
     workspaces: Vec<(String, String)>,
     shutting_down: bool,
+    /// Bounds on clients, kept across listener restarts.
+    client_limits: ClientLimits,
+    orphans: tokio::sync::watch::Receiver<OrphanReport>,
 }
 
 impl Actor for ServerActor {
@@ -133,12 +151,15 @@ impl Actor for ServerActor {
             children: HashMap::new(),
             workspaces: Vec::new(),
             shutting_down: false,
+            client_limits: ClientLimits::default(),
+            orphans: args.orphans,
         };
         let model = match &args.restore.snapshot {
             Some(snapshot) => Model::from_snapshot(snapshot),
             None => Model::default(),
         };
         server.spawn_snapshot(&myself, model).await?;
+        server.spawn_notifier(&myself).await?;
         if let Some(snapshot) = &args.restore.snapshot {
             server.restore(&myself, snapshot).await;
         }
@@ -165,6 +186,9 @@ impl Actor for ServerActor {
             }
             ServerMsg::CloseWorkspace { id, reply } => {
                 let _ = reply.send(server.close_workspace(&id).await);
+            }
+            ServerMsg::RenameWorkspace { id, name, reply } => {
+                let _ = reply.send(server.rename_workspace(&id, name).await);
             }
             ServerMsg::Status(reply) => {
                 let _ = reply.send(server.status().await);
@@ -206,6 +230,10 @@ impl Actor for ServerActor {
             Role::Listener => {
                 error!(reason = %why, "listener failed; restarting it");
                 server.spawn_listener(&myself).await?;
+            }
+            Role::Notifier => {
+                error!(reason = %why, "notifier failed; restarting it");
+                server.spawn_notifier(&myself).await?;
             }
             Role::Workspace(id) => {
                 if !server.workspaces.iter().any(|(w, _)| *w == id) {
@@ -287,7 +315,9 @@ impl Server {
                 continue;
             };
             let id = pane.id.clone();
+            let orphans = self.orphans.clone();
             tokio::spawn(async move {
+                crate::orphans::settled(&orphans).await;
                 match ractor::call_t!(actor, PaneMsg::Resume, 30_000) {
                     Ok(Ok(())) => info!(pane = %id, "auto-resumed"),
                     Ok(Err(e)) => warn!(pane = %id, error = %e, "auto-resume failed"),
@@ -319,6 +349,25 @@ impl Server {
         Ok(())
     }
 
+    /// The notifier, when the config has a `[notify]` command.
+    async fn spawn_notifier(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+    ) -> Result<(), ActorProcessingErr> {
+        let Some(template) = self.config.notify_command.clone() else {
+            return Ok(());
+        };
+        let (actor, _) = Actor::spawn_linked(
+            Some(names::NOTIFIER.to_string()),
+            NotifierActor,
+            NotifierArgs { template },
+            myself.get_cell(),
+        )
+        .await?;
+        self.children.insert(actor.get_id(), Role::Notifier);
+        Ok(())
+    }
+
     async fn spawn_listener(
         &mut self,
         myself: &ActorRef<ServerMsg>,
@@ -333,6 +382,8 @@ impl Server {
                 socket_path: self.context.socket_path.clone(),
                 faults_enabled: self.faults_enabled,
                 changes: self.changes.clone(),
+                limits: self.client_limits.clone(),
+                orphans: self.orphans.clone(),
             },
             myself.get_cell(),
         )
@@ -371,6 +422,22 @@ impl Server {
         Ok(())
     }
 
+    async fn rename_workspace(&mut self, id: &str, name: String) -> Result<(), ActorError> {
+        let name = checked_name(name)?;
+        if self.workspaces.iter().any(|(w, n)| *n == name && w != id) {
+            return Err(ActorError::NameTaken(name));
+        }
+        let Some(slot) = self.workspaces.iter_mut().find(|(w, _)| w == id) else {
+            return Err(ActorError::NoSuchWorkspace(id.to_string()));
+        };
+        let actor = names::lookup::<WorkspaceMsg>(&names::workspace(id))
+            .ok_or_else(|| ActorError::NoSuchWorkspace(id.to_string()))?;
+        ractor::call_t!(actor, WorkspaceMsg::Rename, 10_000, name.clone())
+            .map_err(|e| ActorError::Unavailable(e.to_string()))?;
+        slot.1 = name;
+        Ok(())
+    }
+
     async fn new_workspace(
         &mut self,
         myself: &ActorRef<ServerMsg>,
@@ -378,12 +445,7 @@ impl Server {
         cwd: String,
         auto_resume: bool,
     ) -> Result<String, ActorError> {
-        let name = name.trim().to_string();
-        if name.is_empty() || name.chars().any(char::is_control) {
-            return Err(ActorError::BadRequest(
-                "a workspace name must be non-empty text without control characters".into(),
-            ));
-        }
+        let name = checked_name(name)?;
         if self.workspaces.iter().any(|(_, n)| *n == name) {
             return Err(ActorError::NameTaken(name));
         }
@@ -402,6 +464,7 @@ impl Server {
             active_tab_id: None,
             auto_resume,
             created_at: now_millis(),
+            last_used_at: 0,
         };
         self.spawn_workspace(
             myself,
@@ -476,6 +539,19 @@ impl Server {
             snapshot,
             restore_note: self.restore_note.clone(),
             restore_degraded: self.restore_degraded,
+            orphans: *self.orphans.borrow(),
         }
     }
+}
+
+/// A workspace name as given, trimmed; refused if empty or with control
+/// characters.
+fn checked_name(name: String) -> Result<String, ActorError> {
+    let name = name.trim().to_string();
+    if name.is_empty() || name.chars().any(char::is_control) {
+        return Err(ActorError::BadRequest(
+            "a workspace name must be non-empty text without control characters".into(),
+        ));
+    }
+    Ok(name)
 }

@@ -7,11 +7,12 @@
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 
-use signaltty_protocol::socket_path::{PathTooLong, check_length};
+use signaltty_persistence::private_dir::{DirError, create_private_dir};
+use signaltty_protocol::socket_path::{PathTooLong, check_length, socket_dir};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SocketError {
@@ -19,8 +20,11 @@ pub enum SocketError {
     AlreadyRunning(PathBuf),
     #[error(transparent)]
     PathTooLong(#[from] PathTooLong),
-    #[error("socket directory {} belongs to another user; choose another with --socket", .0.display())]
-    ForeignDir(PathBuf),
+    #[error(
+        "socket directory {0}; refusing it, as it must be yours alone (mode 0700, not a link): \
+         fix it or choose another socket with --socket or SIGNALTTY_SOCKET"
+    )]
+    UnsafeDir(DirError),
     #[error("{what} {}: {source}", .path.display())]
     Io {
         what: &'static str,
@@ -55,17 +59,9 @@ impl BoundSocket {
 /// Binds `path` unless another server owns it.
 pub fn bind_exclusive(path: &Path) -> Result<BoundSocket, SocketError> {
     check_length(path)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    prepare_dir(dir)?;
+    prepare_dir(socket_dir(path))?;
 
-    let lock_path = path.with_extension("lock");
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(&lock_path)
-        .map_err(io("could not open the lock file", &lock_path))?;
+    let lock = open_lock(&path.with_extension("lock"))?;
     // SAFETY: flock(2) on a descriptor we own.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Err(SocketError::AlreadyRunning(path.to_path_buf()));
@@ -87,24 +83,44 @@ pub fn bind_exclusive(path: &Path) -> Result<BoundSocket, SocketError> {
     })
 }
 
-/// Creates the socket's directory 0700, or checks an existing one is ours
-/// and makes it 0700.
+/// Waits for, then holds, `<socket>.start` (until the returned file is
+/// dropped): whoever starts a server for this socket holds it until the
+/// server answers or fails, so starters that find no server at the same
+/// moment (a multiplexer's bridges) queue instead of racing. The server
+/// itself only ever holds `<socket>.lock`.
+pub fn hold_start_lock(path: &Path) -> Result<File, SocketError> {
+    check_length(path)?;
+    prepare_dir(socket_dir(path))?;
+    let lock_path = path.with_extension("start");
+    let lock = open_lock(&lock_path)?;
+    // SAFETY: flock(2) on a descriptor we own. It blocks until the starter
+    // before us is done, which that starter's own deadline bounds.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(io("could not lock", &lock_path)(
+            std::io::Error::last_os_error(),
+        ));
+    }
+    Ok(lock)
+}
+
+/// Opens a lock file beside the socket: created 0600, never through a link.
+fn open_lock(lock_path: &Path) -> Result<File, SocketError> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(lock_path)
+        .map_err(io("could not open the lock file", lock_path))
+}
+
+/// Creates the socket's directory 0700, or checks that an existing one is
+/// ours alone: a link, another user's directory or one that others may
+/// enter is refused, not repaired — it may be the user's `$HOME` or `/tmp`,
+/// and someone else may already be listening in it.
 fn prepare_dir(dir: &Path) -> Result<(), SocketError> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(io("could not create the socket directory", dir))?;
-    let meta = std::fs::metadata(dir).map_err(io("could not inspect", dir))?;
-    // SAFETY: getuid(2) cannot fail.
-    if meta.uid() != unsafe { libc::getuid() } {
-        return Err(SocketError::ForeignDir(dir.to_path_buf()));
-    }
-    if meta.mode() & 0o777 != 0o700 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .map_err(io("could not restrict the socket directory", dir))?;
-    }
-    Ok(())
+    create_private_dir(dir).map_err(SocketError::UnsafeDir)
 }
 
 #[cfg(test)]
@@ -119,14 +135,41 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_that_is_not_ours_alone_is_refused_untouched() {
+        use std::os::unix::fs::MetadataExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let open = tmp.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = bind_exclusive(&open.join("s.sock"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("mode 0755"), "{err}");
+        assert_eq!(std::fs::metadata(&open).unwrap().mode() & 0o777, 0o755);
+
+        let private = tmp.path().join("private");
+        std::fs::create_dir(&private).unwrap();
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&private, &link).unwrap();
+        let err = bind_exclusive(&link.join("s.sock"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        assert!(!private.join("s.sock").exists());
+    }
+
+    #[test]
     fn a_second_bind_is_refused_and_a_stale_socket_taken_over() {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
         let path = dir.path().join("s.sock");
         let first = bind_exclusive(&path).unwrap();
         assert!(matches!(
             bind_exclusive(&path),
             Err(SocketError::AlreadyRunning(_))
         ));
+        use std::os::unix::fs::MetadataExt;
         assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
         assert_eq!(std::fs::metadata(dir.path()).unwrap().mode() & 0o777, 0o700);
         // A dead server leaves its socket file but releases the lock.

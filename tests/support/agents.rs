@@ -3,6 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
+/// Agent CLIs a developer's or CI machine may have installed for real.
+const REAL_AGENTS: [&str; 6] = [
+    "claude",
+    "codex",
+    "gemini",
+    "copilot",
+    "cursor-agent",
+    "opencode",
+];
+
 /// A directory on PATH with a fake `claude` that logs
 /// "<SIGNALTTY_PANE> <args>" to `claude.argv`, prints a line and waits.
 pub struct FakeAgents {
@@ -40,9 +50,34 @@ impl FakeAgents {
         std::fs::remove_file(self.bin.join("claude")).unwrap();
     }
 
+    /// PATH with the fakes first and no real agent CLI anywhere after them:
+    /// a machine that has Claude Code installed must not make "claude is
+    /// gone" tests find it.
     pub fn path_env(&self) -> (String, String) {
         let path = std::env::var("PATH").unwrap_or_default();
-        ("PATH".into(), format!("{}:{path}", self.bin.display()))
+        let mut dirs = vec![self.bin.display().to_string()];
+        for (i, dir) in path.split(':').filter(|d| !d.is_empty()).enumerate() {
+            dirs.push(self.without_agents(Path::new(dir), i));
+        }
+        ("PATH".into(), dirs.join(":"))
+    }
+
+    /// `dir` itself, or when it holds a real agent CLI, a mirror of it (a
+    /// directory of links to every other entry) beside the fakes.
+    fn without_agents(&self, dir: &Path, index: usize) -> String {
+        if !REAL_AGENTS.iter().any(|name| dir.join(name).exists()) {
+            return dir.display().to_string();
+        }
+        let mirror = self.bin.with_file_name(format!("path-mirror-{index}"));
+        std::fs::create_dir_all(&mirror).unwrap();
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            if REAL_AGENTS.iter().any(|agent| name == *agent) {
+                continue;
+            }
+            let _ = std::os::unix::fs::symlink(entry.path(), mirror.join(&name));
+        }
+        mirror.display().to_string()
     }
 
     /// The argument lists logged for `pane`, in order.
@@ -54,3 +89,45 @@ impl FakeAgents {
             .collect()
     }
 }
+
+/// A screen captured from a real agent CLI (see `adapters/tests/screens`).
+pub fn captured_screen(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("adapters/tests/screens")
+        .join(format!("{name}.txt"))
+}
+
+/// Installs `bin/NAME`, a stand-in agent: a shell script (so it runs as
+/// `sh …/NAME`, an interpreter running a script named after the agent)
+/// that logs its arguments to `NAME.argv` and then runs `body`.
+pub fn install_stand_in(root: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = root.join(format!("{name}.argv"));
+    let text = format!("#!/bin/sh\necho \"$*\" >> '{}'\n{body}\n", log.display());
+    let script = bin.join(name);
+    let temp = bin.join(format!(".{name}.tmp"));
+    std::fs::write(&temp, text).unwrap();
+    std::fs::set_permissions(&temp, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::rename(temp, &script).unwrap();
+    bin
+}
+
+/// A stand-in Claude Code: writes `$HOME/.claude/sessions/<pid>.json` as
+/// claude 2.1.197 does (with its own start time as `procStart`), draws the
+/// captured idle screen, then draws the screen named by each line it
+/// reads (`permission`, `working`, `idle`…); `quit` ends it.
+pub const CLAUDE_STAND_IN: &str = r#"
+sid=${FAKE_SESSION:-5b0e3c1a-7d2f-4e8b-9a6c-1f2e3d4c5b6a}
+dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions
+mkdir -p "$dir"
+ticks=$(cut -d')' -f2 /proc/$$/stat | awk '{print $20}')
+printf '{"pid":%s,"sessionId":"%s","cwd":"%s","startedAt":0,"procStart":"%s","status":"idle"}' $$ "$sid" "$PWD" "$ticks" > "$dir/$$.json"
+draw() { printf '\033[H\033[2J'; sed 's/$/\r/' "$SCREENS/claude-$1.txt"; }
+draw idle
+while read -r what; do
+  [ "$what" = quit ] && exit 0
+  draw "$what"
+done
+"#;

@@ -5,8 +5,11 @@
 #![allow(dead_code)]
 
 pub mod agents;
+pub mod procs;
+pub mod sshd;
 pub mod terminal;
 
+use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -31,12 +34,17 @@ pub fn wait_for<T>(what: &str, timeout: Duration, mut condition: impl FnMut() ->
     }
 }
 
-/// A temp dir with a short path: a Unix socket path must fit in 107 bytes.
+/// A temp dir with a short path (a Unix socket path must fit in 107 bytes),
+/// private (0700) as a socket's directory must be.
 pub fn short_temp_dir() -> tempfile::TempDir {
-    tempfile::Builder::new()
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
         .prefix("stt")
         .tempdir_in("/tmp")
-        .expect("temp dir")
+        .expect("temp dir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+        .expect("private temp dir");
+    dir
 }
 
 pub struct TestServer {
@@ -73,6 +81,11 @@ impl TestServer {
         };
         std::fs::create_dir_all(&server.state_dir).expect("state dir");
         server
+    }
+
+    /// One more variable for the server (and so its panes) to start with.
+    pub fn extra_env_push(&mut self, key: &str, value: &str) {
+        self.extra_env.push((key.to_string(), value.to_string()));
     }
 
     pub fn log_path(&self) -> PathBuf {
@@ -127,6 +140,16 @@ impl TestServer {
             .env("SHELL", "/bin/sh")
             .env_remove("SIGNALTTY_CONFIG")
             .env_remove("SIGNALTTY_ENABLE_FAULTS");
+        // A developer's own choice of session or machine must not steer a
+        // test's commands elsewhere.
+        for var in [
+            "SIGNALTTY_SESSION",
+            "SIGNALTTY_HOST",
+            "SIGNALTTY_REMOTE_BIN",
+            "SIGNALTTY_SSH_COMMAND",
+        ] {
+            command.env_remove(var);
+        }
         for (key, value) in &self.extra_env {
             command.env(key, value);
         }
@@ -169,6 +192,26 @@ impl TestServer {
         let mut args = vec!["workspace", "new", name, "--cwd", &cwd];
         args.extend_from_slice(flags);
         self.ctl_ok(&args)
+    }
+
+    /// A new pane in `workspace` running `sh -c script`; returns its id.
+    pub fn new_sh(&self, workspace: &str, script: &str) -> String {
+        self.ctl_ok(&["new", workspace, "--", "sh", "-c", script])
+    }
+
+    /// One request on the socket: its `result`, or its `error`.
+    pub fn call(&self, method: &str, params: Value) -> Result<Value, Value> {
+        let response = self.raw_call(method, params);
+        match response.get("error") {
+            Some(error) => Err(error.clone()),
+            None => Ok(response["result"].clone()),
+        }
+    }
+
+    /// Sends one request over a connection of its own, as any client
+    /// could, and returns the response line as JSON (`result` or `error`).
+    pub fn raw_call(&self, method: &str, params: Value) -> Value {
+        raw_call(&self.socket, method, params)
     }
 
     pub fn ls(&self) -> Value {
@@ -258,6 +301,37 @@ impl Drop for TestServer {
             eprintln!("kept test dir {}", path.keep().display());
         }
     }
+}
+
+/// `ctl hook AGENT EVENT --pane PANE` with `payload` on its stdin.
+pub fn hook(server: &TestServer, agent: &str, event: &str, pane: &str, payload: &[u8]) -> Output {
+    let mut child = server
+        .command()
+        .args(["ctl", "hook", agent, event, "--pane", pane])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A refused payload may close the pipe early.
+    let _ = stdin.write_all(payload);
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// One request on a fresh connection to `socket`; the response as JSON.
+pub fn raw_call(socket: &Path, method: &str, params: Value) -> Value {
+    use std::io::{BufRead, BufReader, Write};
+    let mut stream = UnixStream::connect(socket).expect("connect");
+    let request =
+        serde_json::json!({"v": "signaltty/1", "id": 1, "method": method, "params": params});
+    let mut line = serde_json::to_vec(&request).expect("request");
+    line.push(b'\n');
+    stream.write_all(&line).expect("send");
+    let mut reply = String::new();
+    BufReader::new(stream).read_line(&mut reply).expect("reply");
+    serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{e}: {reply:?}"))
 }
 
 pub fn all_panes(ls: &Value) -> Vec<Value> {

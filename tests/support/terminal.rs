@@ -76,6 +76,11 @@ impl Terminal {
         }
     }
 
+    /// The modes the program turned on (mouse reporting, paste…).
+    pub fn modes(&self) -> signaltty_screen::Modes {
+        self.screen.lock().map(|s| s.modes()).unwrap_or_default()
+    }
+
     /// The visible screen, trailing blanks trimmed.
     pub fn text(&self) -> String {
         self.screen
@@ -84,11 +89,28 @@ impl Terminal {
             .unwrap_or_default()
     }
 
+    /// The visible screen with its colours as SGR sequences.
+    pub fn text_ansi(&self) -> String {
+        self.screen
+            .lock()
+            .map(|s| s.screen_text(Style::Ansi))
+            .unwrap_or_default()
+    }
+
+    /// Waits until the screen passes `check`; on a timeout the panic shows
+    /// the screen as it was.
     pub fn wait_text(&self, what: &str, check: impl Fn(&str) -> bool) -> String {
-        wait_for(what, Duration::from_secs(15), || {
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        loop {
             let text = self.text();
-            check(&text).then_some(text)
-        })
+            if check(&text) {
+                return text;
+            }
+            if std::time::Instant::now() > deadline {
+                panic!("timed out after 15s waiting for {what}; the screen:\n{text}");
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
     }
 
     pub fn type_bytes(&mut self, bytes: &[u8]) {
@@ -108,6 +130,11 @@ impl Terminal {
         if let Ok(mut screen) = self.screen.lock() {
             screen.resize(Size { rows, cols });
         }
+    }
+
+    /// The program's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().expect("the program's pid")
     }
 
     /// Waits for the program to end; returns its exit code.

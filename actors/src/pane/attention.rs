@@ -40,7 +40,10 @@ impl Pane {
     /// notifications are marked read. Lifecycle is left alone.
     pub(super) fn seen(&mut self) {
         publish(SnapshotMsg::MarkRead(self.record.id.clone()));
-        if self.clear() {
+        // `done` means a turn ended that nobody has looked at yet.
+        let looked =
+            self.record.lifecycle == Lifecycle::Done && self.set_lifecycle(Lifecycle::Idle);
+        if self.clear() || looked {
             self.publish();
         }
     }

@@ -7,10 +7,16 @@
 //! every change and a fresh tail at most once per [`TAIL_DEBOUNCE`].
 
 mod attention;
+pub mod aware;
+mod flood;
+pub mod input;
 pub mod process;
+pub mod procfs;
 mod revive;
 pub mod ring;
 pub mod subscribers;
+mod title;
+pub mod wait;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,18 +24,22 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use signaltty_adapters::{self as adapters, AgentKind, HookEffect};
+use signaltty_persistence::limits::path_fits;
 use signaltty_persistence::{
     AgentRecord, Attention, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
+    looks_secret,
 };
 use signaltty_screen::{NotifySource, Screen, ScreenEvent, Size, Style};
-use tracing::{info, info_span};
+use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView};
 use crate::snapshot::{SnapshotMsg, publish};
+use flood::OutputGates;
+use input::{InputPiece, InputQueue};
 use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
-use subscribers::{Output, PaneFrame, Subscribers};
+use subscribers::{CatchUp, Output, PaneFrame, Revive, Subscribers};
 
 /// How often a pane with new output renders and publishes its tail.
 pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
@@ -42,8 +52,9 @@ const EXIT_DRAIN: Duration = Duration::from_millis(500);
 /// A resumed or respawned child that fails within this long fails the
 /// command, and the pane goes back to being a tombstone.
 pub const REVIVE_GRACE: Duration = Duration::from_millis(1500);
-/// How soon a lagging client is offered a fresh snapshot again.
-const CATCH_UP: Duration = Duration::from_millis(50);
+/// How soon a lagging client is offered a fresh snapshot again (a frame:
+/// the multiplexer gets a picture of a flooding pane this often).
+const CATCH_UP: Duration = Duration::from_millis(16);
 /// Lines of scrollback the screen keeps, as tmux does by default: the
 /// persisted tail needs far fewer, and a longer history costs every pane
 /// memory and every flood parse time (a cold grid is a slow grid).
@@ -95,9 +106,13 @@ pub enum ReadWhat {
 pub struct Attached {
     /// The output offset the first frame's snapshot ends at.
     pub offset: u64,
+    /// Where the client's keystrokes wait for the program.
+    pub input: InputQueue,
     pub state: PaneState,
     pub exit_code: Option<i32>,
     pub size: PtySize,
+    /// For a pane with no process: what reviving it runs.
+    pub revive: Option<Revive>,
     /// Starts with the snapshot, then output, in order.
     pub frames: tokio::sync::mpsc::Receiver<PaneFrame>,
 }
@@ -109,8 +124,12 @@ pub enum PaneMsg {
     Attach {
         size: Option<(u16, u16)>,
         keep_attention: bool,
+        catch_up: CatchUp,
         reply: RpcReplyPort<Attached>,
     },
+    /// A name chosen by the user, kept over any title the program sets;
+    /// `None` gives the pane back its program's title.
+    Rename(Option<String>, RpcReplyPort<()>),
     /// The user has seen the pane.
     Seen(RpcReplyPort<()>),
     /// `ctl notify` aimed at this pane.
@@ -130,7 +149,10 @@ pub enum PaneMsg {
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     CatchUp,
-    Input(Vec<u8>, RpcReplyPort<Result<(), ActorError>>),
+    /// Input whose room in the pane's [`InputQueue`] is reserved.
+    Input(InputPiece, RpcReplyPort<Result<(), ActorError>>),
+    /// The pane's input queue, to reserve room in before sending input.
+    InputQueue(RpcReplyPort<InputQueue>),
     Read {
         what: ReadWhat,
         ansi: bool,
@@ -159,6 +181,10 @@ pub enum PaneMsg {
     ReviveSettled {
         spawn: u64,
     },
+    /// Time to record the notifications the rate limit held back.
+    HeldNotificationsDue,
+    /// Time to publish a record change that output caused.
+    PublishDue,
     /// Publish the tail now (shutdown), replying once it is sent.
     FlushTail(RpcReplyPort<()>),
     TailDue,
@@ -171,6 +197,35 @@ pub enum PaneMsg {
     /// Fault injection (the server lets it through only with faults
     /// enabled): panic inside this handler.
     DebugPanic,
+    /// Look at the foreground process and the screen (see `aware.rs`).
+    Inspect,
+    /// What `/proc` said about the foreground process group `pgid`.
+    Foreground {
+        spawn: u64,
+        pgid: i32,
+        facts: Option<procfs::Foreground>,
+    },
+    /// What the agent's own files said about its session.
+    Discovered {
+        spawn: u64,
+        kind: AgentKind,
+        found: Option<adapters::Discovered>,
+    },
+    Rediscover,
+    /// `ctl explain`: the kind, the state and why.
+    Explain(RpcReplyPort<aware::Explained>),
+    /// `ctl wait`: `met` is answered once the condition holds.
+    Wait {
+        what: wait::WaitFor,
+        met: tokio::sync::oneshot::Sender<wait::WaitMet>,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    /// The client of a `ctl wait` stopped waiting (see `wait.rs`).
+    WaiterGone(u64),
+    /// Type the resume command into the fresh shell of a resumed pane.
+    TypeResume {
+        spawn: u64,
+    },
 }
 
 pub struct PaneActor;
@@ -197,8 +252,15 @@ pub struct Pane {
     subscribers: Subscribers,
     catch_up_due: bool,
     /// The state attached clients were last told about.
-    announced: (PaneState, Option<i32>),
+    announced: (PaneState, Option<i32>, Option<Revive>),
+    /// Bounds what output can cost: notifications and record publishes.
+    gates: OutputGates,
+    input: InputQueue,
     context: PaneContext,
+    aware: aware::Awareness,
+    waiters: Vec<wait::Waiter>,
+    /// The id of the last waiter registered.
+    last_waiter: u64,
 }
 
 /// What to answer, and what to go back to, when a revived child fails.
@@ -206,6 +268,10 @@ struct Revival {
     reply: RpcReplyPort<Result<(), ActorError>>,
     before: PaneRecord,
     state_before: PaneState,
+    /// A resume: the agent that must come up (see `revive.rs`).
+    resume: Option<revive::Resuming>,
+    /// Where the revived child's output starts in the ring.
+    output_from: u64,
 }
 
 impl Actor for PaneActor {
@@ -238,8 +304,13 @@ impl Actor for PaneActor {
             revival: None,
             subscribers: Subscribers::default(),
             catch_up_due: false,
-            announced: (PaneState::Exited, None),
+            announced: (PaneState::Exited, None, None),
+            gates: OutputGates::default(),
+            input: InputQueue::default(),
             context: args.context,
+            aware: aware::Awareness::default(),
+            waiters: Vec::new(),
+            last_waiter: 0,
         };
         pane.record.pty_size = PtySize {
             rows: size.rows,
@@ -251,6 +322,8 @@ impl Actor for PaneActor {
                 pane.start_process(&myself, false)?;
             }
             PaneStart::Tombstone { state, tail } => {
+                // An older build may have saved a command with a secret.
+                pane.record.argv = without_secrets(&pane.record.argv);
                 pane.pending_history = tail;
                 pane.state = state;
                 // A restored pane's process did not end on its own: it
@@ -269,19 +342,27 @@ impl Actor for PaneActor {
         msg: PaneMsg,
         pane: &mut Pane,
     ) -> Result<(), ActorProcessingErr> {
-        let _span = info_span!("pane", pane = %pane.record.id).entered();
+        let span = info_span!("pane", pane = %pane.record.id);
+        let entered = span.enter();
         if !matches!(
             msg,
-            PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue
+            PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue | PaneMsg::InputQueue(_)
         ) && let Some(tail) = pane.pending_history.take()
         {
             pane.screen.load_history(&tail);
         }
         match msg {
-            PaneMsg::Process(event) => pane.on_process_event(&myself, event),
+            PaneMsg::Process(event) => {
+                // Parsing output yields now and then: no span guard may be
+                // held across that.
+                drop(entered);
+                let processed = pane.on_process_event(&myself, event);
+                processed.instrument(span.clone()).await;
+            }
             PaneMsg::Attach {
                 size,
                 keep_attention,
+                catch_up,
                 reply,
             } => {
                 if let Some((rows, cols)) = size {
@@ -293,14 +374,26 @@ impl Actor for PaneActor {
                 // One message: the snapshot and the offset are taken at
                 // the same instant, so the stream neither repeats nor
                 // skips a byte.
-                let frames = pane.subscribers.add(pane.screen.replay(), pane.ring.end());
+                let PtySize { rows, cols } = pane.record.pty_size;
+                let frames = pane.subscribers.add(
+                    pane.screen.replay(),
+                    pane.ring.end(),
+                    (rows, cols),
+                    catch_up,
+                );
                 let _ = reply.send(Attached {
                     offset: pane.ring.end(),
+                    input: pane.input.clone(),
                     state: pane.state,
                     exit_code: pane.record.exit_code,
                     size: pane.record.pty_size,
+                    revive: pane.revive_offer(),
                     frames,
                 });
+            }
+            PaneMsg::Rename(name, reply) => {
+                pane.rename(name);
+                let _ = reply.send(());
             }
             PaneMsg::Seen(reply) => {
                 pane.seen();
@@ -327,8 +420,12 @@ impl Actor for PaneActor {
                     Some(id) => pane.report_session(Some(kind.as_str()), &id),
                     None => Ok(()),
                 };
-                let source = format!("hook:{}", kind.as_str());
-                pane.apply_hook(&source, &event, effect, message.as_deref());
+                // A hook refused for its session id changes nothing else.
+                if learned.is_ok() {
+                    let source = format!("hook:{}", kind.as_str());
+                    pane.hook_spoke();
+                    pane.apply_hook(&source, &event, effect, message.as_deref());
+                }
                 let _ = reply.send(learned);
             }
             PaneMsg::CatchUp => {
@@ -340,8 +437,11 @@ impl Actor for PaneActor {
                     pane.schedule_catch_up(&myself);
                 }
             }
-            PaneMsg::Input(bytes, reply) => {
-                let _ = reply.send(pane.live_process().map(|p| p.write(bytes)));
+            PaneMsg::Input(piece, reply) => {
+                let _ = reply.send(pane.live_process().map(|p| p.write(piece)));
+            }
+            PaneMsg::InputQueue(reply) => {
+                let _ = reply.send(pane.input.clone());
             }
             PaneMsg::Read { what, ansi, reply } => {
                 let style = if ansi { Style::Ansi } else { Style::Plain };
@@ -366,8 +466,8 @@ impl Actor for PaneActor {
                 });
                 let _ = reply.send(result);
             }
-            PaneMsg::Resume(reply) => match pane.resume_argv() {
-                Ok(argv) => pane.revive(&myself, argv, reply),
+            PaneMsg::Resume(reply) => match pane.resume_plan() {
+                Ok((argv, resuming)) => pane.revive(&myself, argv, Some(resuming), reply),
                 Err(e) => {
                     let _ = reply.send(Err(e));
                 }
@@ -375,7 +475,7 @@ impl Actor for PaneActor {
             PaneMsg::Respawn(reply) => match pane.not_live("respawned") {
                 Ok(()) => {
                     let argv = pane.record.argv.clone();
-                    pane.revive(&myself, argv, reply);
+                    pane.revive(&myself, argv, None, reply);
                 }
                 Err(e) => {
                     let _ = reply.send(Err(e));
@@ -385,13 +485,14 @@ impl Actor for PaneActor {
                 let _ = reply.send(pane.report_session(kind.as_deref(), &id));
             }
             PaneMsg::ReviveSettled { spawn } => {
-                if spawn == pane.spawn
-                    && let Some(revival) = pane.revival.take()
-                {
-                    let _ = revival.reply.send(Ok(()));
+                if spawn == pane.spawn {
+                    pane.revival_settled();
                 }
             }
+            PaneMsg::HeldNotificationsDue => pane.report_held_notifications(&myself),
+            PaneMsg::PublishDue => pane.publish_due(),
             PaneMsg::FlushTail(reply) => {
+                pane.publish_due();
                 pane.publish_tail();
                 let _ = reply.send(());
             }
@@ -410,6 +511,24 @@ impl Actor for PaneActor {
                 pane.publish_tail();
             }
             PaneMsg::DebugPanic => panic!("fault injected into pane {}", pane.record.id),
+            PaneMsg::Inspect => pane.inspect(&myself),
+            PaneMsg::Foreground { spawn, pgid, facts } if spawn == pane.spawn => {
+                pane.on_foreground(&myself, pgid, facts);
+            }
+            PaneMsg::Discovered { spawn, kind, found } if spawn == pane.spawn => {
+                pane.on_discovered(&myself, kind, found);
+            }
+            // A late answer about a process this pane has since replaced.
+            PaneMsg::Foreground { .. } | PaneMsg::Discovered { .. } => {}
+            PaneMsg::Rediscover => pane.discover(&myself),
+            PaneMsg::Explain(reply) => {
+                let _ = reply.send(pane.explain());
+            }
+            PaneMsg::Wait { what, met, reply } => {
+                let _ = reply.send(pane.add_waiter(&myself, what, met));
+            }
+            PaneMsg::WaiterGone(id) => pane.drop_waiter(id),
+            PaneMsg::TypeResume { spawn } => pane.type_resume(spawn),
         }
         Ok(())
     }
@@ -420,17 +539,21 @@ impl Pane {
         PaneView {
             record: self.record.clone(),
             state: self.state,
+            watched: self.subscribers.watching(),
         }
     }
 
     fn publish(&mut self) {
+        self.gates.record_published();
         publish(SnapshotMsg::Pane(Box::new(self.view())));
-        let now = (self.state, self.record.exit_code);
+        self.check_waiters(0);
+        let now = (self.state, self.record.exit_code, self.revive_offer());
         if now != self.announced {
-            self.announced = now;
+            self.announced = now.clone();
             self.subscribers.state(
                 now.0,
                 now.1,
+                now.2,
                 Output {
                     ring: &self.ring,
                     snapshot: || self.screen.replay(),
@@ -486,8 +609,7 @@ impl Pane {
         self.record.agent = Some(AgentRecord {
             kind: kind.as_str().to_string(),
             agent_session_id: plan.session_id.map(|id| id.as_str().to_string()),
-            resume_argv: None,
-            model: None,
+            ..AgentRecord::default()
         });
     }
 
@@ -509,6 +631,8 @@ impl Pane {
             ),
         ];
         env.extend(self.record.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // The screen keeps 24-bit colour, and programs (gemini) ask.
+        env.push(("COLORTERM".to_string(), "truecolor".to_string()));
         if restored {
             env.push(("SIGNALTTY_RESTORED".to_string(), "1".to_string()));
         }
@@ -523,6 +647,9 @@ impl Pane {
         let sink: process::EventSink =
             Arc::new(move |event| sink_target.cast(PaneMsg::Process(event)).is_ok());
         let process = PaneProcess::spawn(&spec, self.spawn, sink, &self.context.reaper)?;
+        // The child runs with every word it was given; what is saved, shown,
+        // logged, resumed or respawned has none that may hold a secret.
+        self.record.argv = without_secrets(&spec.argv);
         info!(pid = process.pid(), argv = ?self.record.argv, "pane started");
         // What the child got, minus anything secret, so a respawn can give it
         // the same again.
@@ -530,7 +657,9 @@ impl Pane {
         seen.extend(spec.env);
         seen.push(("TERM".into(), "xterm-256color".into()));
         self.record.env = filter_env(seen);
+        self.record.process = process.identity();
         self.process = Some(process);
+        self.forget_process();
         self.state = PaneState::Live;
         self.record.running = true;
         self.record.exit_code = None;
@@ -543,12 +672,14 @@ impl Pane {
         Ok(())
     }
 
-    fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
+    async fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
-                if self.on_output(&bytes) {
+                if self.on_output(myself, &bytes).await {
                     self.schedule_catch_up(myself);
                 }
+                self.inspect_soon(myself);
+                self.on_revival_output(myself);
                 if let Some(process) = &self.process {
                     process.return_credit();
                 }
@@ -581,23 +712,28 @@ impl Pane {
     }
 
     /// Returns whether an attached client is lagging.
-    fn on_output(&mut self, bytes: &[u8]) -> bool {
+    async fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: &[u8]) -> bool {
         self.ring.push(bytes);
+        let fresh_before = self.screen.fresh_lines();
         let mut events = std::mem::take(&mut self.events);
-        self.screen.feed(bytes, &mut events);
+        self.feed_screen(bytes, &mut events).await;
         let mut changed = false;
         for event in events.drain(..) {
             match event {
                 ScreenEvent::Title(_) => changed |= self.refresh_title(),
                 ScreenEvent::Cwd(cwd) => {
-                    if cwd != self.record.cwd {
+                    if cwd != self.record.cwd && path_fits(&cwd) {
                         self.record.cwd = cwd;
                         changed = true;
                     }
                 }
                 ScreenEvent::Reply(answer) => {
-                    if let Some(process) = &self.process {
-                        process.write(answer);
+                    // A program that does not read its input gets no more
+                    // answers than the queue holds.
+                    if let (Some(process), Ok(piece)) =
+                        (&self.process, self.input.try_reserve(answer))
+                    {
+                        process.write(piece);
                     }
                 }
                 ScreenEvent::Bell => changed |= self.raise(Attention::Unread),
@@ -611,17 +747,20 @@ impl Pane {
                         NotifySource::Osc777 => "osc777",
                         NotifySource::Osc99 => "osc99",
                     };
-                    self.notify(source, Severity::Info, &title, &body);
+                    self.notify_from_output(myself, source, title, body);
                 }
             }
         }
         self.events = events;
-        // New output nobody is looking at is something to read.
-        if self.subscribers.is_empty() {
+        // New lines nobody is looking at are something to read; a spinner
+        // or a full-screen redraw is not.
+        let fresh = self.screen.fresh_lines() - fresh_before;
+        if fresh > 0 && self.subscribers.is_empty() {
             changed |= self.raise(Attention::Unread);
         }
+        self.check_waiters(usize::try_from(fresh).unwrap_or(usize::MAX));
         if changed {
-            self.publish();
+            self.publish_soon(myself);
         }
         self.subscribers.output(
             bytes,
@@ -655,8 +794,10 @@ impl Pane {
         info!(code, "pane exited");
         self.process = None;
         if let Some(revival) = self.revival.take() {
-            if code != 0 {
-                self.fail_revival(revival, code);
+            // A resumed agent must stay up; a respawned command may end well.
+            if code != 0 || revival.resume.is_some() {
+                let reason = format!("it exited with code {code}");
+                self.fail_revival(revival, &reason);
                 return;
             }
             let _ = revival.reply.send(Ok(()));
@@ -693,10 +834,13 @@ impl Pane {
             }
             self.record.pty_size = size;
             self.publish();
-            self.subscribers.repaint(Output {
-                ring: &self.ring,
-                snapshot: || self.screen.replay(),
-            });
+            self.subscribers.repaint(
+                (size.rows, size.cols),
+                Output {
+                    ring: &self.ring,
+                    snapshot: || self.screen.replay(),
+                },
+            );
         }
         size
     }
@@ -709,11 +853,17 @@ impl Pane {
             return;
         };
         let cwd = cwd.display().to_string();
-        if cwd != self.record.cwd {
+        if cwd != self.record.cwd && path_fits(&cwd) {
             self.record.cwd = cwd;
             self.publish();
         }
     }
+}
+
+/// `argv` without the words that may hold a secret, by the rule that keeps
+/// secrets out of the saved environment.
+fn without_secrets(argv: &[String]) -> Vec<String> {
+    adapters::without_secrets(argv, looks_secret)
 }
 
 fn default_shell() -> String {

@@ -4,10 +4,12 @@
 //! forwards output (taking a credit per chunk, so at most
 //! [`CHUNKS_IN_FLIGHT`] chunks wait in the actor's unbounded mailbox and a
 //! fast child meets back-pressure), a writer that owns the PTY's input side
-//! (a child that does not read its input must never block the actor), and a
-//! waiter that reaps the child. Dropping a [`PaneProcess`] hangs up the
-//! child's process group and escalates to SIGKILL if it lingers: ractor does
-//! not run `post_stop` after a panic, but it does drop the state.
+//! (a child that does not read its input must never block the actor; what
+//! waits for it is bounded by the pane's
+//! [`InputQueue`](super::input::InputQueue)), and a waiter that reaps the
+//! child. Dropping a [`PaneProcess`] hangs up the child's process group and
+//! escalates to SIGKILL if it lingers: ractor does not run `post_stop` after
+//! a panic, but it does drop the state.
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -17,8 +19,10 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use signaltty_persistence::ProcessRecord;
 use tracing::{debug, warn};
 
+use super::input::InputPiece;
 use crate::error::SpawnError;
 
 /// Output chunks that may be on their way to the actor at once.
@@ -84,9 +88,11 @@ impl ReapTracker {
 /// A running (or just ended) child on its PTY.
 pub struct PaneProcess {
     master: Box<dyn MasterPty + Send>,
-    input: Sender<Vec<u8>>,
+    input: Sender<InputPiece>,
     credits: SyncSender<()>,
     pid: i32,
+    /// The child's pid and start time, to be found again after a crash.
+    identity: Option<ProcessRecord>,
     /// Receives once the waiter has reaped the child.
     reaped: Option<Receiver<()>>,
 }
@@ -141,6 +147,11 @@ impl PaneProcess {
             .and_then(|p| i32::try_from(p).ok())
             .ok_or_else(|| SpawnError::Pty("child has no pid".into()))?;
         tracker.started();
+        // Read before anything can reap the child and free its pid.
+        let identity = crate::procfs::stat(pid).map(|stat| ProcessRecord {
+            session: pid,
+            start_ticks: stat.start_ticks,
+        });
 
         let reader = pair
             .master
@@ -176,12 +187,14 @@ impl PaneProcess {
         );
         spawn_writer(writer, input_rx);
         spawn_waiter(child, spawn, sink, tracker.clone(), Some(reaped_tx));
-        debug!(pid, argv = ?spec.argv, "spawned");
+        // Not the argv: it may hold a secret (the pane logs it without).
+        debug!(pid, "spawned");
         Ok(PaneProcess {
             master: pair.master,
             input: input_tx,
             credits: credits_tx,
             pid,
+            identity,
             reaped: Some(reaped_rx),
         })
     }
@@ -190,13 +203,20 @@ impl PaneProcess {
         self.pid
     }
 
+    /// The child's pid (its session) and start time, if `/proc` had them.
+    pub fn identity(&self) -> Option<ProcessRecord> {
+        self.identity
+    }
+
     /// Gives back the credit of one output chunk the actor has processed.
     pub fn return_credit(&self) {
         let _ = self.credits.try_send(());
     }
 
-    pub fn write(&self, bytes: Vec<u8>) {
-        let _ = self.input.send(bytes);
+    /// Queues input for the child; its room in the queue was reserved by
+    /// whoever brought it.
+    pub fn write(&self, piece: InputPiece) {
+        let _ = self.input.send(piece);
     }
 
     pub fn resize(&self, rows: u16, cols: u16) {
@@ -221,6 +241,11 @@ impl PaneProcess {
         } else {
             Err(std::io::Error::last_os_error())
         }
+    }
+
+    /// The PTY's foreground process group (its leader's pid): one ioctl.
+    pub fn foreground_pgid(&self) -> Option<i32> {
+        self.master.process_group_leader()
     }
 
     /// The working directory of the PTY's foreground process (what a `cd`
@@ -332,13 +357,15 @@ fn ready_fd(master: &dyn MasterPty) -> Option<OwnedFd> {
     (copy >= 0).then(|| unsafe { OwnedFd::from_raw_fd(copy) })
 }
 
-fn spawn_writer(mut writer: Box<dyn Write + Send>, input: Receiver<Vec<u8>>) {
+fn spawn_writer(mut writer: Box<dyn Write + Send>, input: Receiver<InputPiece>) {
     let started = std::thread::Builder::new()
         .name("pane-writer".into())
         .spawn(move || {
-            for bytes in input {
+            // Each piece gives its room back once written; what is left when
+            // the child has gone is dropped with the channel.
+            for piece in input {
                 if writer
-                    .write_all(&bytes)
+                    .write_all(piece.bytes())
                     .and_then(|()| writer.flush())
                     .is_err()
                 {

@@ -10,6 +10,7 @@
 //! client never costs more than its queue.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::{self, Receiver, Sender, error::TrySendError};
 
@@ -18,33 +19,75 @@ use crate::model::PaneState;
 
 /// Frames a client's queue holds before it counts as lagging.
 pub const QUEUE_FRAMES: usize = 256;
+/// The same for a client that catches up with a fresh screen: it lags
+/// sooner, so a flood costs it pictures rather than every byte.
+pub const SCREEN_QUEUE_FRAMES: usize = 8;
+/// A screen client is sent at most this much output per
+/// [`PICTURE_EVERY`]; beyond it, it gets a picture once that time is up
+/// instead: a flood costs it ~60 pictures a second, not every byte.
+pub const SCREEN_BURST: usize = 16 * 1024;
+pub const PICTURE_EVERY: Duration = Duration::from_millis(16);
+
+/// What a client that falls behind is sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum CatchUp {
+    /// Exactly the bytes it missed, from the ring (a snapshot only when
+    /// the ring has moved past them).
+    #[default]
+    Exact,
+    /// A fresh snapshot at once, and while output pours, at most one
+    /// per [`PICTURE_EVERY`] instead of the bytes.
+    Screen,
+}
+
+/// What bringing back a pane with no process would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Revive {
+    /// The agent's official resume command.
+    Resume(Vec<String>),
+    /// The pane's saved command.
+    Respawn(Vec<String>),
+}
 
 /// What an attached client receives.
 #[derive(Debug, Clone)]
 pub enum PaneFrame {
     /// PTY output, in order, continuing exactly where the last frame ended.
     Output(Arc<[u8]>),
-    /// Escape sequences that repaint the whole screen as it is now.
-    Snapshot(Vec<u8>),
+    /// Escape sequences that repaint the whole screen as it is now, on a
+    /// terminal of `rows` x `cols`.
+    Snapshot {
+        bytes: Vec<u8>,
+        rows: u16,
+        cols: u16,
+    },
     /// The pane's state changed (it exited, or was resumed).
     State {
         state: PaneState,
         exit_code: Option<i32>,
+        revive: Option<Revive>,
     },
 }
 
 #[derive(Debug, Default)]
 pub struct Subscribers {
     clients: Vec<Client>,
+    /// The screen's size, which every snapshot is painted at.
+    size: (u16, u16),
 }
 
 #[derive(Debug)]
 struct Client {
     queue: Sender<PaneFrame>,
+    catch_up: CatchUp,
     /// The output offset the client has been sent up to; `None` when it
     /// needs a whole new picture.
     sent: Option<u64>,
     lagging: bool,
+    /// For a screen client: when its current [`PICTURE_EVERY`] began, and
+    /// the output it has been sent since.
+    window: Instant,
+    burst: usize,
 }
 
 /// Where the pane's output stands: the ring, and the screen as it is after
@@ -56,21 +99,49 @@ pub struct Output<'a, F: FnMut() -> Vec<u8>> {
 
 impl Subscribers {
     /// A new client; its first frame is the snapshot it attaches with,
-    /// which shows everything up to `offset`.
-    pub fn add(&mut self, snapshot: Vec<u8>, offset: u64) -> Receiver<PaneFrame> {
-        let (queue, frames) = mpsc::channel(QUEUE_FRAMES);
+    /// which shows everything up to `offset` on a screen of `size`.
+    pub fn add(
+        &mut self,
+        snapshot: Vec<u8>,
+        offset: u64,
+        size: (u16, u16),
+        catch_up: CatchUp,
+    ) -> Receiver<PaneFrame> {
+        self.size = size;
+        let capacity = match catch_up {
+            CatchUp::Exact => QUEUE_FRAMES,
+            CatchUp::Screen => SCREEN_QUEUE_FRAMES,
+        };
+        let (queue, frames) = mpsc::channel(capacity);
         // A fresh channel has room for its first frame.
-        let _ = queue.try_send(PaneFrame::Snapshot(snapshot));
+        let _ = queue.try_send(self.picture(snapshot));
         self.clients.push(Client {
             queue,
+            catch_up,
             sent: Some(offset),
             lagging: false,
+            window: Instant::now(),
+            burst: 0,
         });
         frames
     }
 
+    fn picture(&self, bytes: Vec<u8>) -> PaneFrame {
+        PaneFrame::Snapshot {
+            bytes,
+            rows: self.size.0,
+            cols: self.size.1,
+        }
+    }
+
     pub fn is_empty(&self) -> bool {
         self.clients.is_empty()
+    }
+
+    /// Whether a client is attached now: one that went away is only
+    /// forgotten at the next offer, but its queue is already closed.
+    pub fn watching(&self) -> bool {
+        self.clients.iter().any(|c| !c.queue.is_closed())
     }
 
     /// Offers the newest output (the ring's end) to every client. Returns
@@ -89,9 +160,11 @@ impl Subscribers {
         self.offer(None, now)
     }
 
-    /// Sends every client a fresh snapshot: after a resize, a client's own
-    /// terminal has reflowed its screen in its own way.
-    pub fn repaint(&mut self, now: Output<'_, impl FnMut() -> Vec<u8>>) -> bool {
+    /// Sends every client a fresh snapshot at the new `size`: after a
+    /// resize, a client's own terminal has reflowed its screen in its own
+    /// way.
+    pub fn repaint(&mut self, size: (u16, u16), now: Output<'_, impl FnMut() -> Vec<u8>>) -> bool {
+        self.size = size;
         for client in &mut self.clients {
             client.lagging = true;
             client.sent = None;
@@ -103,9 +176,15 @@ impl Subscribers {
         &mut self,
         state: PaneState,
         exit_code: Option<i32>,
+        revive: Option<Revive>,
         now: Output<'_, impl FnMut() -> Vec<u8>>,
     ) -> bool {
-        self.offer(Some(PaneFrame::State { state, exit_code }), now)
+        let frame = PaneFrame::State {
+            state,
+            exit_code,
+            revive,
+        };
+        self.offer(Some(frame), now)
     }
 
     fn offer(
@@ -114,12 +193,30 @@ impl Subscribers {
         mut now: Output<'_, impl FnMut() -> Vec<u8>>,
     ) -> bool {
         let end = now.ring.end();
+        let (rows, cols) = self.size;
+        let at = Instant::now();
+        let state = matches!(frame, Some(PaneFrame::State { .. }));
         let mut picture: Option<Vec<u8>> = None;
         self.clients.retain_mut(|client| {
-            if client.lagging {
-                let missed = match client.sent.map(|sent| now.ring.read_from(sent)) {
-                    Some(Ok(bytes)) => PaneFrame::Output(Arc::from(bytes)),
-                    _ => PaneFrame::Snapshot(picture.get_or_insert_with(&mut now.snapshot).clone()),
+            let paced = client.catch_up == CatchUp::Screen;
+            if paced && at.duration_since(client.window) >= PICTURE_EVERY {
+                client.window = at;
+                client.burst = 0;
+            }
+            // A paced client that went over its burst waits for the next
+            // window; the picture it gets then holds everything.
+            if client.lagging && (!paced || client.burst == 0) {
+                let exact = match (client.catch_up, client.sent) {
+                    (CatchUp::Exact, Some(sent)) => now.ring.read_from(sent).ok(),
+                    _ => None,
+                };
+                let missed = match exact {
+                    Some(bytes) => PaneFrame::Output(Arc::from(bytes)),
+                    None => PaneFrame::Snapshot {
+                        bytes: picture.get_or_insert_with(&mut now.snapshot).clone(),
+                        rows,
+                        cols,
+                    },
                 };
                 match client.queue.try_send(missed) {
                     Ok(()) => {
@@ -130,16 +227,28 @@ impl Subscribers {
                     Err(TrySendError::Closed(_)) => return false,
                 }
                 // What was missed already holds this output.
-                if !matches!(frame, Some(PaneFrame::State { .. })) {
+                if !state {
                     return true;
                 }
             }
             let Some(frame) = &frame else {
                 return true;
             };
+            if client.lagging && !state {
+                return true;
+            }
+            if let (true, PaneFrame::Output(bytes)) = (paced, frame) {
+                client.burst += bytes.len();
+                if client.burst > SCREEN_BURST {
+                    client.lagging = true;
+                    return true;
+                }
+            }
             match client.queue.try_send(frame.clone()) {
                 Ok(()) => {
-                    client.sent = Some(end);
+                    if !state {
+                        client.sent = Some(end);
+                    }
                     true
                 }
                 Err(TrySendError::Full(_)) => {
@@ -181,8 +290,8 @@ mod tests {
     fn a_slow_client_lags_then_catches_up_with_exactly_what_it_missed() {
         let mut ring = OutputRing::new(1 << 20);
         let mut subs = Subscribers::default();
-        let mut fast = subs.add(Vec::new(), 0);
-        let mut slow = subs.add(Vec::new(), 0);
+        let mut fast = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
+        let mut slow = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
         drain(&mut fast);
         let mut lagging = false;
         for i in 0..QUEUE_FRAMES * 2 {
@@ -220,14 +329,17 @@ mod tests {
     fn a_client_the_ring_has_left_behind_gets_a_snapshot() {
         let mut ring = OutputRing::new(64);
         let mut subs = Subscribers::default();
-        let mut slow = subs.add(Vec::new(), 0);
+        let mut slow = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
         for _ in 0..QUEUE_FRAMES + 10 {
             push(&mut ring, &mut subs, b"0123456789");
         }
         drain(&mut slow);
         subs.catch_up(now(&ring));
         match drain(&mut slow).as_slice() {
-            [PaneFrame::Snapshot(picture)] => assert_eq!(picture, b"picture"),
+            [PaneFrame::Snapshot { bytes, rows, cols }] => {
+                assert_eq!(bytes, b"picture");
+                assert_eq!((*rows, *cols), (24, 80));
+            }
             other => panic!("{other:?}"),
         }
         push(&mut ring, &mut subs, b"next");
@@ -235,10 +347,88 @@ mod tests {
     }
 
     #[test]
+    fn a_screen_client_lags_after_a_short_queue_and_gets_a_picture_not_the_bytes() {
+        let mut ring = OutputRing::new(1 << 20);
+        let mut subs = Subscribers::default();
+        let mut screen = subs.add(Vec::new(), 0, (10, 40), CatchUp::Screen);
+        let mut lagging = false;
+        for _ in 0..SCREEN_QUEUE_FRAMES * 4 {
+            lagging = push(&mut ring, &mut subs, b"0123456789");
+        }
+        assert!(lagging);
+        assert_eq!(drain(&mut screen).len(), SCREEN_QUEUE_FRAMES);
+        // Its picture comes when the frame it lagged in is over.
+        std::thread::sleep(PICTURE_EVERY);
+        assert!(!subs.catch_up(now(&ring)));
+        match drain(&mut screen).as_slice() {
+            [PaneFrame::Snapshot { bytes, rows, cols }] => {
+                assert_eq!(
+                    bytes, b"picture",
+                    "the ring still holds the bytes, yet a picture"
+                );
+                assert_eq!((*rows, *cols), (10, 40));
+            }
+            other => panic!("{other:?}"),
+        }
+        // A resize repaints at the new size.
+        subs.repaint((20, 50), now(&ring));
+        assert!(matches!(
+            drain(&mut screen).as_slice(),
+            [PaneFrame::Snapshot {
+                rows: 20,
+                cols: 50,
+                ..
+            }]
+        ));
+    }
+
+    #[test]
+    fn a_flood_costs_a_screen_client_a_picture_per_frame_not_every_byte() {
+        let mut ring = OutputRing::new(1 << 20);
+        let mut subs = Subscribers::default();
+        let mut screen = subs.add(Vec::new(), 0, (10, 40), CatchUp::Screen);
+        drain(&mut screen);
+        let chunk = vec![b'x'; 16 * 1024];
+        let start = Instant::now();
+        let mut sent_bytes = 0;
+        let mut pictures = 0;
+        while start.elapsed() < PICTURE_EVERY * 5 {
+            push(&mut ring, &mut subs, &chunk);
+            for frame in drain(&mut screen) {
+                match frame {
+                    PaneFrame::Output(bytes) => sent_bytes += bytes.len(),
+                    PaneFrame::Snapshot { .. } => pictures += 1,
+                    PaneFrame::State { .. } => {}
+                }
+            }
+        }
+        let elapsed = start.elapsed();
+        let windows = (elapsed.as_millis() / PICTURE_EVERY.as_millis() + 1) as usize;
+        assert!(
+            sent_bytes <= windows * (SCREEN_BURST + chunk.len()),
+            "{sent_bytes} bytes in {windows} windows"
+        );
+        assert!(
+            pictures >= 1 && pictures <= windows,
+            "{pictures} pictures in {windows} windows"
+        );
+        // A quiet moment later, a keystroke's echo goes straight through.
+        std::thread::sleep(PICTURE_EVERY);
+        subs.catch_up(now(&ring));
+        drain(&mut screen);
+        push(&mut ring, &mut subs, b"k");
+        assert!(matches!(drain(&mut screen).as_slice(), [PaneFrame::Output(b)] if &b[..] == b"k"));
+    }
+
+    #[test]
     fn a_gone_client_is_forgotten() {
         let mut ring = OutputRing::new(64);
         let mut subs = Subscribers::default();
-        drop(subs.add(Vec::new(), 0));
+        let frames = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
+        assert!(subs.watching());
+        drop(frames);
+        // Not looking any more, even before the next offer forgets it.
+        assert!(!subs.watching());
         push(&mut ring, &mut subs, b"x");
         assert!(subs.is_empty());
     }

@@ -38,6 +38,7 @@ pub fn sample(tag: &str) -> Snapshot {
         agent_session_id: Some("0b6f2c4e-1111-2222-3333-444455556666".into()),
         resume_argv: None,
         model: None,
+        ended: false,
     });
     Snapshot {
         workspaces: vec![ws],

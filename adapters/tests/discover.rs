@@ -1,0 +1,166 @@
+//! discover_session(): session ids from the agents' own files, laid out as
+//! claude 2.1.197, gemini 0.61.0, codex-cli 0.171.0 and copilot 1.0.102
+//! write them.
+
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use signaltty_adapters::{AgentKind, AgentProcess, discover_session};
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+fn process(home: &Path, cwd: &str, extra: &[(&str, &str)]) -> AgentProcess {
+    let mut env = vec![("HOME".to_string(), home.display().to_string())];
+    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    AgentProcess {
+        pid: 4242,
+        started_at_ms: now_ms() - 1_000,
+        start_ticks: 90964,
+        cwd: cwd.into(),
+        env,
+        children: Vec::new(),
+    }
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+const ID: &str = "97e82de3-37f5-44bd-b95f-f6644848711f";
+
+#[test]
+fn claude_sessions_file_by_pid_checked_against_the_start_time() {
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join(".claude/sessions/4242.json");
+    write(
+        &file,
+        &format!(
+            r#"{{"pid":4242,"sessionId":"{ID}","cwd":"/p","startedAt":1,"procStart":"90964","status":"idle"}}"#
+        ),
+    );
+    let found = discover_session(AgentKind::Claude, &process(home.path(), "/p", &[])).unwrap();
+    assert_eq!(found.id.as_str(), ID);
+    assert_eq!(found.file, file);
+
+    // A file left by an older process with the same pid is not ours.
+    let mut other = process(home.path(), "/p", &[]);
+    other.start_ticks = 1;
+    assert!(discover_session(AgentKind::Claude, &other).is_none());
+
+    // CLAUDE_CONFIG_DIR moves the store; a bad id is never returned.
+    let config = tempfile::tempdir().unwrap();
+    write(
+        &config.path().join("sessions/4242.json"),
+        r#"{"pid":4242,"sessionId":"--resume /etc/passwd","procStart":"90964"}"#,
+    );
+    let dir = config.path().display().to_string();
+    let moved = process(home.path(), "/p", &[("CLAUDE_CONFIG_DIR", &dir)]);
+    assert!(discover_session(AgentKind::Claude, &moved).is_none());
+}
+
+#[test]
+fn gemini_chat_of_the_cwds_project() {
+    let home = tempfile::tempdir().unwrap();
+    let gemini = home.path().join("g/.gemini");
+    write(
+        &gemini.join("projects.json"),
+        r#"{"projects":{"/work/proj3":"proj3"}}"#,
+    );
+    write(
+        &gemini.join("tmp/proj3/chats/session-2026-12-01T23-05-ad02aa18.jsonl"),
+        "{\"sessionId\":\"ad02aa18-b055-44ce-9183-a474f925b318\",\"projectHash\":\"bd\",\"kind\":\"main\"}\n{\"$set\":{}}\n",
+    );
+    let g = home.path().join("g").display().to_string();
+    let p = process(home.path(), "/work/proj3", &[("GEMINI_CLI_HOME", &g)]);
+    let found = discover_session(AgentKind::Gemini, &p).unwrap();
+    assert_eq!(found.id.as_str(), "ad02aa18-b055-44ce-9183-a474f925b318");
+    let elsewhere = process(home.path(), "/work/other", &[("GEMINI_CLI_HOME", &g)]);
+    assert!(discover_session(AgentKind::Gemini, &elsewhere).is_none());
+}
+
+#[test]
+fn codex_rollout_matched_by_cwd_and_time() {
+    let home = tempfile::tempdir().unwrap();
+    // Today's directory, as `date` names it: an oracle of its own.
+    let today = std::process::Command::new("date")
+        .args(["-u", "+%Y/%m/%d"])
+        .output()
+        .unwrap();
+    let today = String::from_utf8(today.stdout).unwrap();
+    let dir = home.path().join(".codex/sessions").join(today.trim());
+    let meta = |id: &str, cwd: &str| {
+        format!(
+            "{{\"timestamp\":\"2026-12-01T23:05:47.800Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"{id}\",\"timestamp\":\"2026-12-01T23:05:23.514Z\",\"cwd\":\"{cwd}\",\"originator\":\"codex-tui\",\"base_instructions\":{{\"text\":\"{}\"}}}}}}\n",
+            "x".repeat(20_000)
+        )
+    };
+    let ours = "01a233da-f52a-75e1-9973-0c9e96a9368a";
+    write(
+        &dir.join(format!("rollout-2026-12-01T23-05-23-{ours}.jsonl")),
+        &meta(ours, "/work/proj2"),
+    );
+    write(
+        &dir.join("rollout-2026-12-01T23-06-00-0000aaaa-f52a-75e1-9973-0c9e96a9368a.jsonl"),
+        &meta("0000aaaa-f52a-75e1-9973-0c9e96a9368a", "/work/elsewhere"),
+    );
+    let found =
+        discover_session(AgentKind::Codex, &process(home.path(), "/work/proj2", &[])).unwrap();
+    assert_eq!(found.id.as_str(), ours);
+    // A process that started after the rollout was last written is not its.
+    let mut later = process(home.path(), "/work/proj2", &[]);
+    later.started_at_ms = now_ms() + 60_000;
+    assert!(discover_session(AgentKind::Codex, &later).is_none());
+}
+
+/// copilot 1.0.102 at start: `session-state/<uuid>/inuse.<pid>.lock` of
+/// its native binary, a child of the `node …/copilot` loader.
+#[test]
+fn copilot_session_dir_locked_by_the_process_or_its_child() {
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join(".copilot/session-state");
+    let mine = "22e2f2f6-c273-49f3-b614-11db43ae0495";
+    write(&state.join(mine).join("workspace.yaml"), "id: x\ncwd: /p\n");
+    write(&state.join(mine).join("inuse.4343.lock"), "4343");
+    // Another copilot's session, and a bad directory name with our lock.
+    let other = "0b6f2c4e-1111-2222-3333-444455556666";
+    write(&state.join(other).join("inuse.5555.lock"), "5555");
+    write(&state.join("--resume x").join("inuse.4242.lock"), "4242");
+
+    let mut loader = process(home.path(), "/p", &[]);
+    assert!(
+        discover_session(AgentKind::Copilot, &loader).is_none(),
+        "the loader holds no lock, and a bad name is never an id"
+    );
+    loader.children = vec![4343];
+    let found = discover_session(AgentKind::Copilot, &loader).unwrap();
+    assert_eq!(found.id.as_str(), mine);
+    assert_eq!(found.file, state.join(mine).join("workspace.yaml"));
+
+    // A lock older than the process is a stale one of a reused pid.
+    let mut later = loader.clone();
+    later.started_at_ms = now_ms() + 60_000;
+    assert!(discover_session(AgentKind::Copilot, &later).is_none());
+
+    // COPILOT_HOME replaces ~/.copilot.
+    let moved = tempfile::tempdir().unwrap();
+    let dir = moved.path().display().to_string();
+    let mut elsewhere = process(home.path(), "/p", &[("COPILOT_HOME", &dir)]);
+    elsewhere.children = vec![4343];
+    assert!(discover_session(AgentKind::Copilot, &elsewhere).is_none());
+    write(
+        &moved
+            .path()
+            .join("session-state")
+            .join(other)
+            .join("inuse.4343.lock"),
+        "4343",
+    );
+    let found = discover_session(AgentKind::Copilot, &elsewhere).unwrap();
+    assert_eq!(found.id.as_str(), other);
+}

@@ -1,0 +1,169 @@
+//! The bundled screen rules against screens captured from the real CLIs
+//! (claude 2.1.197, codex-cli 0.171.0, gemini 0.61.0, copilot 1.0.102, run
+//! in tmux 100x30; see `adapters/agents/*.toml`).
+
+use signaltty_adapters::{AgentKind, AgentNeeds, RuleBook, ScreenState};
+
+fn screen(name: &str) -> String {
+    let path = format!("{}/tests/screens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+const PERMISSION: Option<ScreenState> = Some(ScreenState::Blocked(AgentNeeds::Permission));
+const INPUT: Option<ScreenState> = Some(ScreenState::Blocked(AgentNeeds::Input));
+const WORKING: Option<ScreenState> = Some(ScreenState::Working);
+const IDLE: Option<ScreenState> = Some(ScreenState::Idle);
+
+#[test]
+fn recorded_screens_read_as_what_they_show() {
+    let book = RuleBook::bundled();
+    // (kind, capture, title at the time, state, rule)
+    let cases: &[(AgentKind, &str, &str, Option<ScreenState>, &str)] = &[
+        (AgentKind::Claude, "claude-trust", "", INPUT, "trust prompt"),
+        (AgentKind::Claude, "claude-api-key", "", INPUT, "question"),
+        (
+            AgentKind::Claude,
+            "claude-permission",
+            "✳ Claude Code",
+            PERMISSION,
+            "permission prompt",
+        ),
+        (
+            AgentKind::Claude,
+            "claude-working",
+            "⠐ Claude Code",
+            WORKING,
+            "busy",
+        ),
+        (
+            AgentKind::Claude,
+            "claude-working-spinner",
+            "⠂ Claude Code",
+            WORKING,
+            "busy",
+        ),
+        (
+            AgentKind::Claude,
+            "claude-idle",
+            "Claude Code",
+            IDLE,
+            "prompt box",
+        ),
+        (
+            AgentKind::Claude,
+            "claude-done",
+            "Claude Code",
+            IDLE,
+            "prompt box",
+        ),
+        (AgentKind::Codex, "codex-idle", "proj2", IDLE, "prompt"),
+        (
+            AgentKind::Copilot,
+            "copilot-trust",
+            "GitHub Copilot",
+            INPUT,
+            "trust prompt",
+        ),
+        (
+            AgentKind::Copilot,
+            "copilot-idle",
+            "GitHub Copilot",
+            IDLE,
+            "prompt",
+        ),
+        (
+            AgentKind::Codex,
+            "codex-working",
+            "⠼ say hi | proj2",
+            WORKING,
+            "busy",
+        ),
+        (
+            AgentKind::Gemini,
+            "gemini-trust",
+            "◇  Ready (proj3)",
+            INPUT,
+            "dialog",
+        ),
+        (
+            AgentKind::Gemini,
+            "gemini-auth",
+            "◇  Ready (proj3)",
+            INPUT,
+            "dialog",
+        ),
+        (
+            AgentKind::Gemini,
+            "gemini-api-key",
+            "◇  Ready (proj3)",
+            INPUT,
+            "dialog",
+        ),
+        (
+            AgentKind::Gemini,
+            "gemini-idle",
+            "◇  Ready (proj3)",
+            IDLE,
+            "prompt",
+        ),
+        (
+            AgentKind::Gemini,
+            "gemini-working",
+            "✦  Working… (proj3)",
+            WORKING,
+            "busy",
+        ),
+    ];
+    for (kind, name, title, state, rule) in cases {
+        let rules = book.rules(*kind).unwrap();
+        let verdict = rules.evaluate(&screen(name), title);
+        assert_eq!(verdict.state, *state, "{name}: {verdict:?}");
+        assert_eq!(verdict.rule.as_deref(), Some(*rule), "{name}: {verdict:?}");
+        assert!(!verdict.evidence.is_empty(), "{name}");
+        // The pane's quick read decides the same.
+        assert_eq!(rules.state(&screen(name), title), *state, "{name}");
+    }
+}
+
+#[test]
+fn a_deny_esc_menu_is_a_permission_prompt() {
+    let rules = RuleBook::bundled();
+    let rules = rules.rules(AgentKind::Claude).unwrap();
+    let menu = "Allow this tool?\n ❯ 1. Allow\n   2. Allow always\n   3. Deny (esc)\n";
+    assert_eq!(rules.evaluate(menu, "").state, PERMISSION);
+}
+
+#[test]
+fn one_kinds_rules_never_apply_to_another() {
+    let book = RuleBook::bundled();
+    // "Esc to cancel" under a claude dialog is a question, but gemini's
+    // busy line says "esc to cancel" too: each kind reads only its own.
+    let gemini_busy = screen("gemini-working");
+    let claude = book.rules(AgentKind::Claude).unwrap();
+    assert_ne!(claude.evaluate(&gemini_busy, "").state, WORKING);
+    let claude_trust = screen("claude-trust");
+    let gemini = book.rules(AgentKind::Gemini).unwrap();
+    assert_eq!(gemini.evaluate(&claude_trust, "").state, None);
+    assert!(book.rules(AgentKind::Generic).is_none());
+}
+
+#[test]
+fn an_override_replaces_the_bundled_rules_and_a_broken_one_is_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("claude.toml"),
+        "[[rule]]\nname = \"mine\"\nstate = \"working\"\nscreen = [\"Welcome back\"]\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("codex.toml"), "[[rule]]\nname = ").unwrap();
+    let (book, warnings) = RuleBook::with_overrides(dir.path());
+    let verdict = book
+        .rules(AgentKind::Claude)
+        .unwrap()
+        .evaluate(&screen("claude-idle"), "");
+    assert_eq!(verdict.rule.as_deref(), Some("mine"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("codex.toml"), "{warnings:?}");
+    let codex = book.rules(AgentKind::Codex).unwrap();
+    assert_eq!(codex.evaluate(&screen("codex-working"), "").state, WORKING);
+}

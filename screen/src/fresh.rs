@@ -1,0 +1,77 @@
+//! Counting lines that reach the primary screen for the first time.
+//!
+//! "Something new to read" must not be raised by a spinner or a status line
+//! repainting in place, nor by a full-screen program redrawing the
+//! alternate screen. So this keeps a frontier: the lowest row, counted from
+//! the first row the primary screen ever had, that has held output. A line
+//! feed that scrolls the primary screen moves every row up by one (so the
+//! count of rows scrolled away is part of a row's number), and at the end of
+//! each chunk the cursor's row — if the cursor stands on a row it has
+//! written to — is compared with the frontier. Moving up and rewriting
+//! (Ink's `eraseLines`, `\r` spinners) never passes it.
+//!
+//! A long line that auto-wraps on the last row scrolls inside `Term`; the
+//! emulator glue sees the cursor jump back to the start of the row and
+//! counts that scroll as well (`Emu::input_at_line_end`).
+//!
+//! Limits, chosen for cost: a wide character that does not fit in the
+//! last column wraps without the flag test seeing it (a row at most, and
+//! only for CJK or emoji text meeting the edge exactly), and text written
+//! away from the cursor's final row is only noticed when the cursor
+//! reaches past it.
+
+/// The counter; see the module doc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Fresh {
+    /// Rows scrolled off the top of the primary screen by line feeds and
+    /// auto-wraps.
+    scrolled: i64,
+    /// The highest row number (scrolled + line) known to hold output; -1
+    /// before anything was written.
+    frontier: i64,
+    /// Lines that reached the frontier so far.
+    pub(crate) lines: u64,
+}
+
+impl Fresh {
+    pub(crate) fn new() -> Fresh {
+        Fresh {
+            scrolled: 0,
+            frontier: -1,
+            lines: 0,
+        }
+    }
+
+    /// A line feed (or an auto-wrap) at `line` on the primary screen whose
+    /// scrolling region ends (exclusive) at `region_end`.
+    #[inline]
+    pub(crate) fn line_feed(&mut self, line: i32, region_end: i32) {
+        if line + 1 == region_end {
+            self.scrolled += 1;
+        }
+    }
+
+    /// The primary screen was cleared: what is written next is new.
+    pub(crate) fn cleared(&mut self, cursor_line: i32) {
+        self.frontier = self
+            .frontier
+            .min(self.scrolled + i64::from(cursor_line) - 1);
+    }
+
+    /// After a chunk: the cursor stands at `line`, `column` of the primary
+    /// screen.
+    pub(crate) fn settle(&mut self, line: i32, column: usize) {
+        let row = self.scrolled + i64::from(line);
+        // A cursor at the start of a row has not written to it yet.
+        let reached = if column > 0 { row } else { row - 1 };
+        if reached > self.frontier {
+            self.lines += u64::try_from(reached - self.frontier).unwrap_or(0);
+            self.frontier = reached;
+        }
+    }
+
+    /// After a resize the rows are renumbered: start again from the cursor.
+    pub(crate) fn reset_at(&mut self, line: i32) {
+        self.frontier = self.frontier.max(self.scrolled + i64::from(line));
+    }
+}

@@ -1,0 +1,411 @@
+//! What each binding does. Changes to the shared picture (splits, tabs,
+//! focus, names) are requests, so the server saves them and every client
+//! follows; zoom and the sidebar belong to this client alone.
+
+use signaltty_protocol::{Direction, method, params, params::TargetKind};
+
+use super::copy::{CopyMode, HISTORY_LINES};
+use super::geometry::{self, Towards};
+use super::keys::Action;
+use super::modal::Mode;
+use super::{End, Mux, view};
+
+/// How many panes focus remembers, for picking among neighbours.
+const RECENT_PANES: usize = 32;
+
+impl Mux {
+    pub(super) fn act(&mut self, action: Action) {
+        match action {
+            Action::SendPrefix => {
+                let raw = self.prefix_raw.clone();
+                self.send_focused(&raw);
+            }
+            Action::SplitRight => self.split(Direction::Right),
+            Action::SplitDown => self.split(Direction::Down),
+            Action::FocusLeft => self.move_focus(Towards::Left),
+            Action::FocusDown => self.move_focus(Towards::Down),
+            Action::FocusUp => self.move_focus(Towards::Up),
+            Action::FocusRight => self.move_focus(Towards::Right),
+            Action::Zoom => self.toggle_zoom(),
+            Action::Close => self.ask_close(),
+            Action::NewTab => self.new_tab(),
+            Action::NextTab => self.step_tab(1),
+            Action::PrevTab => self.step_tab(-1),
+            Action::Tab(n) => self.tab_number(usize::from(n)),
+            Action::Workspaces => {
+                let selected = self
+                    .view
+                    .ls
+                    .workspaces
+                    .iter()
+                    .position(|w| w.id == self.workspace)
+                    .unwrap_or(0);
+                self.mode = Mode::Picker { selected };
+            }
+            Action::RenamePane => {
+                if let Some(id) = self.focused_pane() {
+                    let title = self
+                        .view
+                        .find_pane(&id)
+                        .map(|(_, _, p)| p.title.clone())
+                        .unwrap_or_default();
+                    self.ask_rename(TargetKind::Pane, id, &title);
+                }
+            }
+            Action::RenameTab => {
+                if let Some((id, title)) =
+                    self.active_tab().map(|t| (t.id.clone(), t.title.clone()))
+                {
+                    self.ask_rename(TargetKind::Tab, id, &title);
+                }
+            }
+            Action::RenameWorkspace => {
+                if let Some(name) = self.view.workspace(&self.workspace).map(|w| w.name.clone()) {
+                    let id = self.workspace.clone();
+                    self.ask_rename(TargetKind::Workspace, id, &name);
+                }
+            }
+            Action::CopyMode => {
+                if let Some(copy) = self.enter_copy() {
+                    self.mode = Mode::Copy(Box::new(copy));
+                }
+            }
+            Action::Revive => self.revive(),
+            Action::NextAttention => self.next_attention(),
+            Action::Sidebar => {
+                self.sidebar = Some(!self.sidebar_shown());
+                self.reconcile();
+            }
+            Action::Detach => self.end = Some(End::Detached),
+            Action::Help => self.mode = Mode::Help,
+        }
+        self.render.chrome = true;
+    }
+
+    pub(super) fn active_tab(&self) -> Option<&signaltty_protocol::LsTab> {
+        let ws = self.view.workspace(&self.workspace)?;
+        self.view.active_tab(ws)
+    }
+
+    /// The working directory new panes start in: the focused pane's.
+    fn here(&self) -> Option<String> {
+        let id = self.focused_pane()?;
+        self.view.find_pane(&id).map(|(_, _, p)| p.cwd.clone())
+    }
+
+    fn split(&mut self, direction: Direction) {
+        let (Some(focused), Some(tab)) =
+            (self.focused_pane(), self.active_tab().map(|t| t.id.clone()))
+        else {
+            return self.new_tab();
+        };
+        let layout = self.screen_layout();
+        let (rows, cols) = layout
+            .geometry
+            .pane(&focused)
+            .map(|p| geometry::half(p.rect, direction))
+            .unwrap_or((24, 80));
+        let result = self.server.call(
+            method::PANE_NEW,
+            params::PaneNew {
+                workspace: self.workspace.clone(),
+                tab: Some(tab),
+                split: Some(focused),
+                direction: Some(
+                    match direction {
+                        Direction::Right => "right",
+                        Direction::Down => "down",
+                    }
+                    .into(),
+                ),
+                cwd: self.here(),
+                rows: Some(rows),
+                cols: Some(cols),
+                ..params::PaneNew::default()
+            },
+        );
+        self.zoomed = None;
+        self.after(result);
+    }
+
+    fn new_tab(&mut self) {
+        let workspace = self.workspace.clone();
+        let result = self.server.shell_tab(&workspace, self.here());
+        self.zoomed = None;
+        self.after(result);
+    }
+
+    /// Shows what a request changed, or why it failed.
+    fn after(&mut self, result: Result<serde_json::Value, String>) {
+        match result {
+            Ok(_) => self.refresh(),
+            Err(e) => self.complain(e),
+        }
+    }
+
+    fn move_focus(&mut self, towards: Towards) {
+        let Some(focused) = self.focused_pane() else {
+            return;
+        };
+        let layout = self.screen_layout_unzoomed();
+        // Of several, the one used most recently, as tmux does; else the
+        // first on screen.
+        let neighbours = layout.geometry.neighbours(&focused, towards);
+        let next = neighbours
+            .iter()
+            .filter_map(|id| Some((self.recent.iter().position(|r| r == id)?, *id)))
+            .max()
+            .map(|(_, id)| id)
+            .or(neighbours.first().copied())
+            .map(str::to_string);
+        if let Some(next) = next {
+            self.focus_pane(&next);
+        }
+    }
+
+    /// Focuses a pane of the shown workspace: it becomes its tab's active
+    /// pane, the tab becomes active, the pane is seen.
+    pub(super) fn focus_pane(&mut self, id: &str) {
+        let before = self.focused_pane();
+        if before.as_deref() == Some(id) {
+            return;
+        }
+        let Some((ws, tab)) = self
+            .view
+            .find_pane(id)
+            .map(|(w, t, _)| (w.id.clone(), t.id.clone()))
+        else {
+            return;
+        };
+        if self.zoomed.as_deref().is_some_and(|z| z != id) {
+            self.zoomed = None;
+        }
+        if let Some(ws) = self.view.workspace_mut(&ws) {
+            ws.active_tab = Some(tab.clone());
+            if let Some(tab) = ws.tabs.iter_mut().find(|t| t.id == tab) {
+                tab.active_pane = Some(id.to_string());
+            }
+        }
+        self.workspace = ws;
+        self.request_focus(id.to_string(), TargetKind::Pane);
+        self.arrived(before);
+    }
+
+    /// After focus moved from `before`: focus events for the programs that
+    /// asked (out for the pane left, in for the pane entered), the pane
+    /// now in front is seen, and the panes shown follow.
+    fn arrived(&mut self, before: Option<String>) {
+        let after = self.focused_pane();
+        if let Some(before) = &before {
+            self.recent.retain(|id| id != before);
+            self.recent.push(before.clone());
+            if self.recent.len() > RECENT_PANES {
+                self.recent.remove(0);
+            }
+        }
+        if self.focused_outside && before != after {
+            for (id, bytes) in [(&before, b"\x1b[O"), (&after, b"\x1b[I")] {
+                if let Some(id) = id
+                    && self.modes_of(id).focus_events
+                {
+                    self.send_to(id, bytes);
+                }
+            }
+        }
+        if let Some(after) = after {
+            self.mark_seen(&after);
+        }
+        self.reconcile();
+    }
+
+    fn toggle_zoom(&mut self) {
+        self.zoomed = match (&self.zoomed, self.focused_pane()) {
+            (Some(_), _) => None,
+            (None, focused) => focused,
+        };
+        self.reconcile();
+    }
+
+    fn ask_close(&mut self) {
+        let Some(id) = self.focused_pane() else {
+            return;
+        };
+        let title = self
+            .view
+            .find_pane(&id)
+            .map(|(_, _, p)| p.title.clone())
+            .unwrap_or_default();
+        self.mode = Mode::Confirm {
+            question: format!("close pane {title} ({id})? y/n"),
+            pane: id,
+        };
+    }
+
+    pub(super) fn close_pane(&mut self, id: &str) {
+        let result = self.server.call(
+            method::PANE_CLOSE,
+            params::Pane {
+                pane: id.to_string(),
+            },
+        );
+        self.after(result);
+    }
+
+    pub(super) fn select_tab(&mut self, id: &str) {
+        let before = self.focused_pane();
+        if let Some(ws) = self.view.workspace_mut(&self.workspace) {
+            if ws.active_tab.as_deref() == Some(id) {
+                return;
+            }
+            ws.active_tab = Some(id.to_string());
+        }
+        self.zoomed = None;
+        self.request_focus(id.to_string(), TargetKind::Tab);
+        self.arrived(before);
+    }
+
+    fn step_tab(&mut self, step: isize) {
+        let Some(ws) = self.view.workspace(&self.workspace) else {
+            return;
+        };
+        let count = ws.tabs.len() as isize;
+        if count == 0 {
+            return;
+        }
+        let at = self
+            .active_tab()
+            .and_then(|t| ws.tabs.iter().position(|x| x.id == t.id))
+            .unwrap_or(0) as isize;
+        let next = ws.tabs[(at + step).rem_euclid(count) as usize].id.clone();
+        self.select_tab(&next);
+    }
+
+    fn tab_number(&mut self, n: usize) {
+        let tab = self
+            .view
+            .workspace(&self.workspace)
+            .and_then(|ws| ws.tabs.get(n))
+            .map(|t| t.id.clone());
+        match tab {
+            Some(tab) => self.select_tab(&tab),
+            None => self.say(format!("there is no tab {n}")),
+        }
+    }
+
+    pub(super) fn switch_workspace(&mut self, id: &str) {
+        if self.workspace == id {
+            return;
+        }
+        let before = self.focused_pane();
+        self.workspace = id.to_string();
+        self.zoomed = None;
+        self.focus_workspace();
+        self.arrived(before);
+    }
+
+    pub(super) fn new_workspace(&mut self, name: &str) {
+        let mut new = params::WorkspaceNew::here(name);
+        if let Some(cwd) = self.here() {
+            new.cwd = Some(cwd);
+        }
+        let created = self.server.call(method::WORKSPACE_NEW, new);
+        let id = match created {
+            Ok(value) => value["id"].as_str().unwrap_or_default().to_string(),
+            Err(e) => return self.complain(e),
+        };
+        let tab = self.server.shell_tab(&id, None);
+        if let Err(e) = tab {
+            self.complain(e);
+        }
+        self.refresh();
+        self.switch_workspace(&id);
+    }
+
+    /// Copy mode over the focused pane's history, as the server holds it.
+    pub(super) fn enter_copy(&mut self) -> Option<CopyMode> {
+        let id = self.focused_pane()?;
+        let layout = self.screen_layout();
+        let area = layout.geometry.pane(&id)?.content();
+        let (width, blank_rows) = match self.caches.get(&id) {
+            Some(cache) => (cache.width(), cache.blank_rows_at_bottom()),
+            None => (area.w, 0),
+        };
+        let result = self.server.call(
+            method::PANE_READ,
+            params::PaneRead {
+                pane: id.clone(),
+                tail: Some(HISTORY_LINES),
+                ansi: true,
+            },
+        );
+        let text = match result {
+            Ok(value) => value["text"].as_str().unwrap_or_default().to_string(),
+            Err(e) => {
+                self.complain(e);
+                return None;
+            }
+        };
+        // The screen's empty bottom rows, so the view starts as the pane
+        // looks.
+        let text = text + &"\n".repeat(usize::from(blank_rows));
+        Some(CopyMode::new(&id, &text, width, area.h))
+    }
+
+    /// Resumes or respawns the focused pane, as its offer says; the answer
+    /// comes back as an event (a resume waits to see the agent start).
+    fn revive(&mut self) {
+        let Some(id) = self.focused_pane() else {
+            return;
+        };
+        let Some(status) = self.links.get(&id).map(|l| l.shared.status()) else {
+            return;
+        };
+        if status.live() {
+            return self.say("the pane is running; r is for panes with no process");
+        }
+        let Some(revive) = status.revive else {
+            return self.complain("the server offers nothing to run in this pane");
+        };
+        self.say(format!("running {}", revive.argv.join(" ")));
+        let endpoint = self.server.endpoint().clone();
+        let events = self.events.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mux-revive".into())
+            .spawn(move || {
+                let mut server = super::server::Server::new(&endpoint);
+                let result = server
+                    .call(revive.action.method(), params::Pane { pane: id.clone() })
+                    .map(|_| format!("pane {id}: {}", revive.describe()));
+                let _ = events.send(super::Event::Done(result));
+            });
+        if let Err(e) = spawned {
+            self.complain(e.to_string());
+        }
+    }
+
+    fn next_attention(&mut self) {
+        let next = self
+            .server
+            .call(method::NEXT, params::Empty {})
+            .ok()
+            .and_then(|v| serde_json::from_value::<signaltty_protocol::NextReply>(v).ok())
+            .and_then(|n| n.pane);
+        let Some(pane) = next else {
+            return self.say("no pane needs you right now");
+        };
+        let Some((ws, tab)) = self
+            .view
+            .find_pane(&pane.id)
+            .map(|(w, t, _)| (w.id.clone(), t.id.clone()))
+        else {
+            return;
+        };
+        self.switch_workspace(&ws);
+        self.select_tab(&tab);
+        self.focus_pane(&pane.id);
+        // Already in front, it is seen now that the user came for it.
+        self.mark_seen(&pane.id);
+        let attention = view::attention_name(pane.attention);
+        self.say(format!("{}: {attention}", pane.title));
+    }
+}

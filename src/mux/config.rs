@@ -1,0 +1,116 @@
+//! The multiplexer's settings in the config file the server reads too
+//! (see `signaltty_protocol::config_path`):
+//!
+//! ```toml
+//! mouse = false          # leave the mouse to the terminal
+//! [keys]
+//! prefix = "C-a"
+//! split-right = "|"
+//! split-down = ["-", "\""]
+//! ```
+//!
+//! A file that does not parse, an unknown action or a bad key name stops
+//! the multiplexer with the file's name and what is wrong.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow};
+use serde::Deserialize;
+
+use super::keys::{Bindings, KeySpec};
+
+#[derive(Debug, Clone)]
+pub struct MuxConfig {
+    /// Capture the mouse (on unless `mouse = false`).
+    pub mouse: bool,
+    pub bindings: Bindings,
+}
+
+impl Default for MuxConfig {
+    fn default() -> MuxConfig {
+        MuxConfig {
+            mouse: true,
+            bindings: Bindings::default(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    mouse: Option<bool>,
+    #[serde(default)]
+    keys: BTreeMap<String, KeySpec>,
+    /// The server's per-workspace settings: not ours to read.
+    #[serde(default, rename = "workspace")]
+    _workspace: Option<toml::Table>,
+}
+
+/// The settings at the config path, or the defaults when there is none.
+pub fn load() -> Result<MuxConfig> {
+    match signaltty_protocol::config_path::resolve() {
+        Some(path) => load_from(&path),
+        None => Ok(MuxConfig::default()),
+    }
+}
+
+pub fn load_from(path: &Path) -> Result<MuxConfig> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(MuxConfig::default()),
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("could not read config file {}", path.display()));
+        }
+    };
+    let bad = |message: String| {
+        anyhow!(
+            "config file {} is not valid: {message}; fix it or move it away",
+            path.display()
+        )
+    };
+    let file: File = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
+    let bindings = Bindings::from_config(&file.keys).map_err(|e| bad(format!("[keys] {e}")))?;
+    Ok(MuxConfig {
+        mouse: file.mouse.unwrap_or(true),
+        bindings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mux::keys::{Action, Key};
+
+    #[test]
+    fn the_file_sets_mouse_and_keys_next_to_the_server_s_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        assert!(load_from(&path).unwrap().mouse, "no file: the defaults");
+        std::fs::write(
+            &path,
+            "mouse = false\n[keys]\nprefix = \"C-a\"\n[workspace.api]\nauto_resume = true\n",
+        )
+        .unwrap();
+        let config = load_from(&path).unwrap();
+        assert!(!config.mouse);
+        assert_eq!(config.bindings.prefix, Key::Ctrl('a'));
+        assert_eq!(config.bindings.action(Key::Char('d')), Some(Action::Detach));
+    }
+
+    #[test]
+    fn a_bad_file_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.toml");
+        for bad in ["mouse = 3", "[keys]\nnope = \"x\"", "mous = true"] {
+            std::fs::write(&path, bad).unwrap();
+            let err = load_from(&path).unwrap_err().to_string();
+            assert!(
+                err.contains("bad.toml") && err.contains("not valid"),
+                "{err}"
+            );
+        }
+    }
+}

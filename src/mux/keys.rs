@@ -1,0 +1,493 @@
+//! Keys and what they do: the key values the input parser produces, their
+//! names in the config file and the help, and the bindings table (tmux's
+//! defaults, each one replaceable under `[keys]`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One key press, as the multiplexer tells keys apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Key {
+    Char(char),
+    /// Control plus a letter or one of `@ [ \ ] ^ _` (lower-case letters).
+    Ctrl(char),
+    /// Meta (Alt) plus a character.
+    Alt(char),
+    Up,
+    Down,
+    Left,
+    Right,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+    Insert,
+    Delete,
+    Tab,
+    BackTab,
+    Enter,
+    Backspace,
+    Escape,
+    F(u8),
+    /// A sequence the multiplexer has no name for; it is still forwarded.
+    Other,
+}
+
+impl Key {
+    /// The key a single byte stands for (outside escape sequences).
+    pub fn from_byte(byte: u8) -> Key {
+        match byte {
+            b'\t' => Key::Tab,
+            b'\r' => Key::Enter,
+            0x7f => Key::Backspace,
+            0x1b => Key::Escape,
+            0x00 => Key::Ctrl('@'),
+            0x01..=0x1a => Key::Ctrl(char::from(b'a' + byte - 1)),
+            0x1c..=0x1f => Key::Ctrl(char::from(byte + 0x40)),
+            _ => Key::Char(char::from(byte)),
+        }
+    }
+
+    /// Parses a key name: a character (`%`, `"`), `C-x`, `M-x`, or a named
+    /// key (`Left`, `PageUp`, `Tab`, `Enter`, `Space`, `Escape`, `F1`…).
+    pub fn parse(name: &str) -> Result<Key, String> {
+        let mut chars = name.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            return Ok(Key::Char(c));
+        }
+        if let Some(rest) = name.strip_prefix("C-").or_else(|| name.strip_prefix("^")) {
+            return match single(rest).map(|c| c.to_ascii_lowercase()) {
+                Some(c @ ('a'..='z' | '@' | '[' | '\\' | ']' | '^' | '_')) => Ok(match c {
+                    'i' => Key::Tab,
+                    'm' => Key::Enter,
+                    '[' => Key::Escape,
+                    c => Key::Ctrl(c),
+                }),
+                Some(' ') => Ok(Key::Ctrl('@')),
+                _ => Err(format!(
+                    "{name:?} is not a control key; use C- and a letter or one of @[\\]^_"
+                )),
+            };
+        }
+        if let Some(rest) = name.strip_prefix("M-") {
+            return single(rest)
+                .map(Key::Alt)
+                .ok_or_else(|| format!("{name:?} is not a key; use M- and one character"));
+        }
+        if let Some(n) = name.strip_prefix('F').and_then(|n| n.parse::<u8>().ok())
+            && (1..=12).contains(&n)
+        {
+            return Ok(Key::F(n));
+        }
+        NAMED
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, key)| *key)
+            .ok_or_else(|| {
+                format!("{name:?} is not a key name; use a character, C-x, M-x, F1-F12 or one of Up Down Left Right Home End PageUp PageDown Insert Delete Tab BTab Enter Backspace Escape Space")
+            })
+    }
+}
+
+fn single(s: &str) -> Option<char> {
+    let mut chars = s.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
+}
+
+const NAMED: [(&str, Key); 16] = [
+    ("Up", Key::Up),
+    ("Down", Key::Down),
+    ("Left", Key::Left),
+    ("Right", Key::Right),
+    ("Home", Key::Home),
+    ("End", Key::End),
+    ("PageUp", Key::PageUp),
+    ("PageDown", Key::PageDown),
+    ("Insert", Key::Insert),
+    ("Delete", Key::Delete),
+    ("Tab", Key::Tab),
+    ("BTab", Key::BackTab),
+    ("Enter", Key::Enter),
+    ("Backspace", Key::Backspace),
+    ("Escape", Key::Escape),
+    ("Space", Key::Char(' ')),
+];
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Key::Char(' ') => f.write_str("Space"),
+            Key::Char(c) => write!(f, "{c}"),
+            Key::Ctrl(c) => write!(f, "C-{c}"),
+            Key::Alt(c) => write!(f, "M-{c}"),
+            Key::F(n) => write!(f, "F{n}"),
+            Key::Other => f.write_str("?"),
+            other => {
+                let name = NAMED
+                    .iter()
+                    .find(|(_, key)| key == other)
+                    .map_or("?", |(name, _)| name);
+                f.write_str(name)
+            }
+        }
+    }
+}
+
+/// What a binding does (after the prefix).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    SendPrefix,
+    SplitRight,
+    SplitDown,
+    FocusLeft,
+    FocusDown,
+    FocusUp,
+    FocusRight,
+    Zoom,
+    Close,
+    NewTab,
+    NextTab,
+    PrevTab,
+    Tab(u8),
+    Workspaces,
+    RenamePane,
+    RenameTab,
+    RenameWorkspace,
+    CopyMode,
+    Revive,
+    NextAttention,
+    Sidebar,
+    Detach,
+    Help,
+}
+
+impl Action {
+    /// Every action, in the order the help lists them.
+    pub fn all() -> impl Iterator<Item = Action> {
+        [
+            Action::SplitRight,
+            Action::SplitDown,
+            Action::FocusLeft,
+            Action::FocusDown,
+            Action::FocusUp,
+            Action::FocusRight,
+            Action::Zoom,
+            Action::Close,
+            Action::NewTab,
+            Action::NextTab,
+            Action::PrevTab,
+        ]
+        .into_iter()
+        .chain((0..10).map(Action::Tab))
+        .chain([
+            Action::Workspaces,
+            Action::RenamePane,
+            Action::RenameTab,
+            Action::RenameWorkspace,
+            Action::CopyMode,
+            Action::Revive,
+            Action::NextAttention,
+            Action::Sidebar,
+            Action::Detach,
+            Action::Help,
+            Action::SendPrefix,
+        ])
+    }
+
+    /// The action's name under `[keys]`.
+    pub fn name(self) -> String {
+        match self {
+            Action::Tab(n) => format!("tab-{n}"),
+            other => other.fixed_name().to_string(),
+        }
+    }
+
+    fn fixed_name(self) -> &'static str {
+        match self {
+            Action::SendPrefix => "send-prefix",
+            Action::SplitRight => "split-right",
+            Action::SplitDown => "split-down",
+            Action::FocusLeft => "focus-left",
+            Action::FocusDown => "focus-down",
+            Action::FocusUp => "focus-up",
+            Action::FocusRight => "focus-right",
+            Action::Zoom => "zoom",
+            Action::Close => "close",
+            Action::NewTab => "new-tab",
+            Action::NextTab => "next-tab",
+            Action::PrevTab => "prev-tab",
+            Action::Tab(_) => "tab-N",
+            Action::Workspaces => "workspaces",
+            Action::RenamePane => "rename-pane",
+            Action::RenameTab => "rename-tab",
+            Action::RenameWorkspace => "rename-workspace",
+            Action::CopyMode => "copy-mode",
+            Action::Revive => "revive",
+            Action::NextAttention => "next-attention",
+            Action::Sidebar => "sidebar",
+            Action::Detach => "detach",
+            Action::Help => "help",
+        }
+    }
+
+    /// What it does, for the help.
+    pub fn describe(self) -> String {
+        match self {
+            Action::SendPrefix => "send the prefix key itself".into(),
+            Action::SplitRight => "split right".into(),
+            Action::SplitDown => "split down".into(),
+            Action::FocusLeft => "focus the pane to the left".into(),
+            Action::FocusDown => "focus the pane below".into(),
+            Action::FocusUp => "focus the pane above".into(),
+            Action::FocusRight => "focus the pane to the right".into(),
+            Action::Zoom => "zoom / unzoom the pane".into(),
+            Action::Close => "close the pane (asks)".into(),
+            Action::NewTab => "new tab".into(),
+            Action::NextTab => "next tab".into(),
+            Action::PrevTab => "previous tab".into(),
+            Action::Tab(n) => format!("tab {n}"),
+            Action::Workspaces => "workspaces (switch or create)".into(),
+            Action::RenamePane => "rename the pane".into(),
+            Action::RenameTab => "rename the tab".into(),
+            Action::RenameWorkspace => "rename the workspace".into(),
+            Action::CopyMode => "scroll / copy mode".into(),
+            Action::Revive => "resume or respawn a pane with no process".into(),
+            Action::NextAttention => "go to the pane that needs you".into(),
+            Action::Sidebar => "show / hide the sidebar".into(),
+            Action::Detach => "detach (everything keeps running)".into(),
+            Action::Help => "this help".into(),
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Action> {
+        if let Some(n) = name.strip_prefix("tab-").and_then(|n| n.parse::<u8>().ok()) {
+            return (n < 10).then_some(Action::Tab(n));
+        }
+        Action::all().find(|a| !matches!(a, Action::Tab(_)) && a.fixed_name() == name)
+    }
+
+    fn default_keys(self, prefix: Key) -> Vec<Key> {
+        let chars = |s: &str| s.chars().map(Key::Char).collect::<Vec<_>>();
+        match self {
+            Action::SendPrefix => vec![prefix],
+            Action::SplitRight => chars("%"),
+            Action::SplitDown => chars("\""),
+            Action::FocusLeft => vec![Key::Left, Key::Char('h')],
+            Action::FocusDown => vec![Key::Down, Key::Char('j')],
+            Action::FocusUp => vec![Key::Up, Key::Char('k')],
+            Action::FocusRight => vec![Key::Right, Key::Char('l')],
+            Action::Zoom => chars("z"),
+            Action::Close => chars("x"),
+            Action::NewTab => chars("c"),
+            Action::NextTab => chars("n"),
+            Action::PrevTab => chars("p"),
+            Action::Tab(n) => vec![Key::Char(char::from(b'0' + n))],
+            Action::Workspaces => chars("w"),
+            Action::RenamePane => chars(","),
+            Action::RenameTab => chars("."),
+            Action::RenameWorkspace => chars("$"),
+            Action::CopyMode => chars("["),
+            Action::Revive => chars("r"),
+            Action::NextAttention => vec![Key::Tab],
+            Action::Sidebar => chars("s"),
+            Action::Detach => chars("d"),
+            Action::Help => chars("?"),
+        }
+    }
+}
+
+/// The prefix and what each key after it does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bindings {
+    pub prefix: Key,
+    by_key: BTreeMap<Key, Action>,
+}
+
+/// A key name, or a list of them, under `[keys]`.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(untagged)]
+pub enum KeySpec {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Default for Bindings {
+    fn default() -> Bindings {
+        let mut bindings = Bindings {
+            prefix: Key::Ctrl('b'),
+            by_key: BTreeMap::new(),
+        };
+        for action in Action::all() {
+            for key in action.default_keys(bindings.prefix) {
+                bindings.by_key.insert(key, action);
+            }
+        }
+        bindings
+    }
+}
+
+impl Bindings {
+    /// tmux's defaults with `[keys]` applied: `prefix` sets the prefix,
+    /// every other entry replaces an action's keys (an empty list unbinds
+    /// it). Unknown actions, bad key names and a key bound twice are
+    /// errors that name what is wrong.
+    pub fn from_config(keys: &BTreeMap<String, KeySpec>) -> Result<Bindings, String> {
+        let prefix = match keys.get("prefix") {
+            Some(KeySpec::One(name)) => Key::parse(name).map_err(|e| format!("prefix: {e}"))?,
+            Some(KeySpec::Many(_)) => return Err("prefix is one key, not a list".into()),
+            None => Key::Ctrl('b'),
+        };
+        let mut chosen: BTreeMap<Action, Vec<Key>> = Action::all()
+            .map(|action| (action, action.default_keys(prefix)))
+            .collect();
+        for (name, spec) in keys.iter().filter(|(name, _)| *name != "prefix") {
+            let action = Action::from_name(name).ok_or_else(|| {
+                format!(
+                    "{name:?} is not an action; the actions are {}",
+                    action_names()
+                )
+            })?;
+            let names = match spec {
+                KeySpec::One(name) => vec![name.clone()],
+                KeySpec::Many(names) => names.clone(),
+            };
+            let parsed = names
+                .iter()
+                .map(|n| Key::parse(n).map_err(|e| format!("{}: {e}", action.name())))
+                .collect::<Result<Vec<Key>, String>>()?;
+            chosen.insert(action, parsed);
+        }
+        let mut by_key = BTreeMap::new();
+        for (action, keys) in chosen {
+            for key in keys {
+                if let Some(other) = by_key.insert(key, action) {
+                    return Err(format!(
+                        "{key} is bound to both {} and {}; bind it to one",
+                        other.name(),
+                        action.name()
+                    ));
+                }
+            }
+        }
+        Ok(Bindings { prefix, by_key })
+    }
+
+    pub fn action(&self, key: Key) -> Option<Action> {
+        self.by_key.get(&key).copied()
+    }
+
+    /// The keys bound to `action`, in order.
+    pub fn keys_of(&self, action: Action) -> Vec<Key> {
+        let mut keys: Vec<Key> = self
+            .by_key
+            .iter()
+            .filter(|(_, a)| **a == action)
+            .map(|(k, _)| *k)
+            .collect();
+        // Named keys (arrows) first, as tmux lists them.
+        keys.sort_by_key(|k| matches!(k, Key::Char(_)));
+        keys
+    }
+
+    /// `C-b %` — how to press an action, for hints; `None` if unbound.
+    pub fn hint(&self, action: Action) -> Option<String> {
+        let key = self.keys_of(action).into_iter().next()?;
+        Some(format!("{} {key}", self.prefix))
+    }
+}
+
+fn action_names() -> String {
+    let mut names: Vec<String> = Action::all()
+        .filter(|a| !matches!(a, Action::Tab(n) if *n > 0))
+        .map(|a| match a {
+            Action::Tab(_) => "tab-0…tab-9".to_string(),
+            other => other.name(),
+        })
+        .collect();
+    names.insert(0, "prefix".into());
+    names.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_names_parse_and_print_back() {
+        for name in [
+            "%", "\"", "C-b", "M-x", "Left", "PageUp", "Tab", "F5", "Space", "BTab",
+        ] {
+            assert_eq!(Key::parse(name).unwrap().to_string(), name);
+        }
+        assert_eq!(Key::parse("C-a").unwrap(), Key::Ctrl('a'));
+        assert_eq!(Key::parse("^A").unwrap(), Key::Ctrl('a'));
+        assert_eq!(Key::parse("C-m").unwrap(), Key::Enter);
+        assert_eq!(Key::parse("escape").unwrap(), Key::Escape);
+        assert!(Key::parse("C-1").is_err());
+        assert!(Key::parse("Banana").unwrap_err().contains("not a key name"));
+    }
+
+    #[test]
+    fn bytes_become_keys() {
+        assert_eq!(Key::from_byte(2), Key::Ctrl('b'));
+        assert_eq!(Key::from_byte(0x1d), Key::Ctrl(']'));
+        assert_eq!(Key::from_byte(b'\t'), Key::Tab);
+        assert_eq!(Key::from_byte(b'\r'), Key::Enter);
+        assert_eq!(Key::from_byte(b'%'), Key::Char('%'));
+    }
+
+    #[test]
+    fn defaults_are_tmux_s() {
+        let b = Bindings::default();
+        assert_eq!(b.prefix, Key::Ctrl('b'));
+        assert_eq!(b.action(Key::Char('%')), Some(Action::SplitRight));
+        assert_eq!(b.action(Key::Char('"')), Some(Action::SplitDown));
+        assert_eq!(b.action(Key::Char('h')), Some(Action::FocusLeft));
+        assert_eq!(b.action(Key::Up), Some(Action::FocusUp));
+        assert_eq!(b.action(Key::Char('7')), Some(Action::Tab(7)));
+        assert_eq!(b.action(Key::Ctrl('b')), Some(Action::SendPrefix));
+        assert_eq!(b.action(Key::Tab), Some(Action::NextAttention));
+        assert_eq!(b.hint(Action::Help).unwrap(), "C-b ?");
+    }
+
+    fn config(text: &str) -> Result<Bindings, String> {
+        let keys: BTreeMap<String, KeySpec> = toml::from_str(text).unwrap();
+        Bindings::from_config(&keys)
+    }
+
+    #[test]
+    fn the_config_replaces_keys_per_action() {
+        let b = config(
+            "prefix = \"C-a\"\nsplit-right = \"|\"\nsplit-down = [\"-\", \"_\"]\nzoom = []\n",
+        )
+        .unwrap();
+        assert_eq!(b.prefix, Key::Ctrl('a'));
+        assert_eq!(b.action(Key::Ctrl('a')), Some(Action::SendPrefix));
+        assert_eq!(b.action(Key::Ctrl('b')), None);
+        assert_eq!(b.action(Key::Char('|')), Some(Action::SplitRight));
+        assert_eq!(b.action(Key::Char('%')), None);
+        assert_eq!(b.action(Key::Char('_')), Some(Action::SplitDown));
+        assert_eq!(b.action(Key::Char('z')), None);
+        assert_eq!(
+            b.action(Key::Char('x')),
+            Some(Action::Close),
+            "the rest stay"
+        );
+    }
+
+    #[test]
+    fn a_bad_config_names_what_is_wrong() {
+        assert!(
+            config("splt-right = \"|\"")
+                .unwrap_err()
+                .contains("not an action")
+        );
+        assert!(config("zoom = \"C-1\"").unwrap_err().contains("zoom"));
+        let twice = config("zoom = \"x\"").unwrap_err();
+        assert!(twice.contains("x is bound to both"), "{twice}");
+        assert!(config("prefix = [\"C-a\"]").unwrap_err().contains("prefix"));
+    }
+}

@@ -1,0 +1,664 @@
+//! The multiplexer: every pane of the active tab on screen at once, driven
+//! by keyboard and mouse.
+//!
+//! # How it works
+//!
+//! The client follows the server's `changed` events and lists the
+//! workspaces again after each; it attaches to each pane of the active tab
+//! (a snapshot, then output from exactly where it ends), keeps a local
+//! screen per pane ([`panes`]) and draws the whole terminal from them
+//! ([`render`]), writing only the cells that changed. A pane's output
+//! redraws it at most [`render::FRAME`] apart, so a flood costs a picture
+//! per frame while a keystroke's echo in a quiet pane shows at once. Tabs
+//! that are not shown are not streamed. Everything it changes (focus,
+//! tabs, names, splits, ratios) is a request, so the server saves it and
+//! every client sees it.
+//!
+//! # Layout
+//!
+//! - [`input`]: raw bytes to keys, mouse reports, paste and focus events;
+//!   [`keys`]: keys, actions and the bindings table; [`config`]: the
+//!   config file's `mouse` and `[keys]`;
+//! - [`actions`]: what each binding does; [`modal`]: prompts, the
+//!   workspace picker, the help; [`copy`]: scroll and copy mode;
+//!   [`mouse`]: clicks, drags and the wheel;
+//! - [`geometry`]: the split tree on the screen's cells; [`frame`],
+//!   [`render`], [`chrome`], [`output`]: drawing;
+//! - [`server`], [`view`], [`panes`]: the connections and what they say.
+
+mod actions;
+mod chrome;
+mod config;
+mod copy;
+mod edit;
+mod frame;
+mod geometry;
+mod input;
+mod keys;
+mod modal;
+mod mouse;
+mod output;
+mod panes;
+mod render;
+mod server;
+mod view;
+
+use std::collections::{HashMap, HashSet};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use signal_hook::consts::SIGWINCH;
+use signaltty_protocol::{method, params};
+
+use crate::client::Endpoint;
+use crate::term::{RawTerminal, watch_signals};
+use input::{InputParser, Token};
+use keys::{Action, Key};
+use modal::Mode;
+use panes::PaneLink;
+use render::PaneCache;
+use server::Server;
+use view::View;
+
+/// What the threads around the multiplexer tell it.
+pub enum Event {
+    Stdin(Vec<u8>),
+    StdinClosed,
+    /// Something the listing shows changed.
+    Changed,
+    /// The event connection ended: the server is gone.
+    ServerGone,
+    /// A pane's screen changed (see each link's dirty flag).
+    PaneDirty,
+    /// A pane's connection ended.
+    PaneClosed(String),
+    Bell(String),
+    Signal(i32),
+    /// A request made in the background finished.
+    Done(Result<String, String>),
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Detached,
+    ServerGone,
+    Signalled,
+    NothingLeft,
+}
+
+/// How long a message stays on the status line.
+const MESSAGE_FOR: Duration = Duration::from_secs(4);
+
+/// Opens the multiplexer on `workspace` (else the one used last, else a
+/// new `default` with a shell) until the user detaches.
+pub fn run(endpoint: &Endpoint, workspace: Option<&str>) -> Result<ExitCode> {
+    let config = config::load()?;
+    let mut server = Server::new(endpoint);
+    let workspace = server::open_workspace(&mut server, workspace)?;
+    let (events, inbox) = mpsc::channel();
+    server::follow(endpoint, events.clone())?;
+    let terminal = RawTerminal::enter().context("the multiplexer needs a terminal")?;
+    let signals = events.clone();
+    let _signals = watch_signals(move |signal| {
+        let _ = signals.send(Event::Signal(signal));
+    })?;
+    read_stdin(events.clone())?;
+    let mut mux = Mux::new(server, config, workspace, events, terminal.size());
+    mux.start();
+    let end = mux.run(&inbox);
+    mux.stop();
+    drop(terminal);
+    match end {
+        End::Detached => {
+            println!("[detached; everything keeps running: `signaltty` to come back]");
+            Ok(ExitCode::SUCCESS)
+        }
+        End::NothingLeft => {
+            println!("[no workspaces left]");
+            Ok(ExitCode::SUCCESS)
+        }
+        End::Signalled => Ok(ExitCode::SUCCESS),
+        End::ServerGone => {
+            match endpoint.host() {
+                Some(host) => eprintln!(
+                    "signaltty: the connection to {host} dropped; nothing there stopped: \
+                     `signaltty --host {host}` to come back"
+                ),
+                None => eprintln!("signaltty: the server went away; its panes are gone with it"),
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn read_stdin(events: Sender<Event>) -> Result<()> {
+    std::thread::Builder::new()
+        .name("mux-stdin".into())
+        .spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match stdin.read(&mut buf) {
+                    Ok(0) | Err(_) => {
+                        let _ = events.send(Event::StdinClosed);
+                        return;
+                    }
+                    Ok(n) => {
+                        if events.send(Event::Stdin(buf[..n].to_vec())).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        })?;
+    Ok(())
+}
+
+/// A line on the status line for a while.
+struct Message {
+    text: String,
+    error: bool,
+    until: Instant,
+}
+
+pub struct Mux {
+    server: Server,
+    config: config::MuxConfig,
+    events: Sender<Event>,
+    view: View,
+    /// The workspace shown (each client has its own).
+    workspace: String,
+    /// The pane zoomed to the whole tab area, if any.
+    zoomed: Option<String>,
+    /// The sidebar as the user set it; `None` follows the width.
+    sidebar: Option<bool>,
+    mode: Mode,
+    links: HashMap<String, PaneLink>,
+    caches: HashMap<String, PaneCache>,
+    /// Panes that could not be attached since the last listing.
+    unreachable: HashSet<String>,
+    /// Panes told they are seen since the last listing.
+    seen: HashSet<String>,
+    /// Panes focused before, least recent first.
+    recent: Vec<String>,
+    size: (u16, u16),
+    input: InputParser,
+    /// When held-back input becomes what it looks like.
+    input_due: Option<Instant>,
+    /// The bytes of the prefix as typed, for sending it on.
+    prefix_raw: Vec<u8>,
+    message: Option<Message>,
+    mouse: mouse::MouseState,
+    /// The user's terminal has focus.
+    focused_outside: bool,
+    render: render::RenderState,
+    /// The server said something changed: list again.
+    changed: bool,
+    end: Option<End>,
+}
+
+impl Mux {
+    fn new(
+        server: Server,
+        config: config::MuxConfig,
+        workspace: String,
+        events: Sender<Event>,
+        size: (u16, u16),
+    ) -> Mux {
+        Mux {
+            server,
+            config,
+            events,
+            view: View::default(),
+            workspace,
+            zoomed: None,
+            sidebar: None,
+            mode: Mode::Normal,
+            links: HashMap::new(),
+            caches: HashMap::new(),
+            unreachable: HashSet::new(),
+            seen: HashSet::new(),
+            recent: Vec::new(),
+            size,
+            input: InputParser::default(),
+            input_due: None,
+            prefix_raw: Vec::new(),
+            message: None,
+            mouse: mouse::MouseState::default(),
+            focused_outside: true,
+            render: render::RenderState::default(),
+            changed: false,
+            end: None,
+        }
+    }
+
+    /// Takes over the terminal: the alternate screen, paste, focus events
+    /// and (unless turned off) the mouse.
+    fn start(&mut self) {
+        let mut modes = String::from("\x1b[?1049h\x1b[?2004h\x1b[?1004h");
+        if self.config.mouse {
+            modes.push_str("\x1b[?1000h\x1b[?1002h\x1b[?1006h");
+        }
+        self.write(modes.as_bytes());
+        self.refresh();
+        self.focus_workspace();
+        self.draw();
+    }
+
+    fn stop(&mut self) {
+        self.links.clear();
+        self.write(b"\x1b[?1003l\x1b[?1002l\x1b[?1000l\x1b[?1006l\x1b[?1004l\x1b[?2004l");
+    }
+
+    fn run(&mut self, inbox: &Receiver<Event>) -> End {
+        loop {
+            let next = match self.deadline() {
+                Some(at) => inbox.recv_timeout(at.saturating_duration_since(Instant::now())),
+                None => inbox.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            match next {
+                Ok(event) => self.on_event(event),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return End::ServerGone,
+            }
+            while let Ok(event) = inbox.try_recv() {
+                self.on_event(event);
+            }
+            if std::mem::take(&mut self.changed) {
+                self.refresh();
+            }
+            self.on_time();
+            if let Some(end) = self.end {
+                return end;
+            }
+            self.draw_if_due();
+        }
+    }
+
+    /// The soonest thing that must happen without an event.
+    fn deadline(&self) -> Option<Instant> {
+        [
+            self.input_due,
+            self.render.due,
+            self.message.as_ref().map(|m| m.until),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn on_time(&mut self) {
+        let now = Instant::now();
+        if self.input_due.is_some_and(|at| at <= now) {
+            self.input_due = None;
+            let mut tokens = Vec::new();
+            self.input.flush(&mut tokens);
+            self.on_tokens(tokens);
+        }
+        if self.message.as_ref().is_some_and(|m| m.until <= now) {
+            self.message = None;
+            self.render.chrome = true;
+        }
+    }
+
+    fn on_event(&mut self, event: Event) {
+        match event {
+            Event::Stdin(bytes) => {
+                let mut tokens = Vec::new();
+                self.input.feed(&bytes, &mut tokens);
+                self.input_due = self
+                    .input
+                    .waiting()
+                    .then(|| Instant::now() + input::ESCAPE_WAIT);
+                self.on_tokens(tokens);
+            }
+            Event::StdinClosed => self.end = Some(End::Detached),
+            // Listed again once the events that came together are handled.
+            Event::Changed => self.changed = true,
+            Event::ServerGone => self.on_server_gone(),
+            Event::PaneDirty => self.render.panes = true,
+            Event::PaneClosed(id) => {
+                // Attached again after the next listing (a pane replaced
+                // by a tombstone is one), never in a tight loop.
+                if self.links.remove(&id).is_some() {
+                    self.unreachable.insert(id);
+                    self.render.chrome = true;
+                }
+            }
+            Event::Bell(id) => {
+                if self.links.contains_key(&id) {
+                    self.write(b"\x07");
+                }
+            }
+            Event::Signal(SIGWINCH) => {
+                let size = crate::term::TerminalHandle::stdin().size();
+                if size != self.size {
+                    self.size = size;
+                    self.render.invalidate();
+                    self.reconcile();
+                }
+            }
+            Event::Signal(_) => self.end = Some(End::Signalled),
+            Event::Done(Ok(done)) => {
+                self.say(done);
+                self.refresh();
+            }
+            Event::Done(Err(error)) => self.complain(error),
+        }
+    }
+
+    fn on_tokens(&mut self, tokens: Vec<Token>) {
+        let mut typed: Vec<u8> = Vec::new();
+        for token in tokens {
+            if let Token::Key { key, raw } = &token
+                && matches!(self.mode, Mode::Normal)
+                && *key != self.config.bindings.prefix
+                && !self.focused_is_tombstone()
+            {
+                // The common case, typing: gathered into one write.
+                typed.extend_from_slice(raw);
+                continue;
+            }
+            self.send_focused(&std::mem::take(&mut typed));
+            self.on_token(token);
+        }
+        self.send_focused(&typed);
+    }
+
+    fn on_token(&mut self, token: Token) {
+        match token {
+            Token::Mouse(mouse) => self.on_mouse(mouse),
+            Token::PasteStart | Token::Paste(_) | Token::PasteEnd => self.on_paste(token),
+            Token::Focus(focused) => {
+                self.focused_outside = focused;
+                let bytes: &[u8] = if focused { b"\x1b[I" } else { b"\x1b[O" };
+                if let Some(id) = self.focused_pane()
+                    && self.modes_of(&id).focus_events
+                {
+                    self.send_to(&id, bytes);
+                }
+            }
+            Token::Key { key, raw } => self.on_key(key, raw),
+        }
+    }
+
+    fn on_key(&mut self, key: Key, raw: Vec<u8>) {
+        if let Mode::Lost { .. } = self.mode {
+            // Nothing reaches a pane until the connection is back.
+            return self.modal_key(key);
+        }
+        if key == self.config.bindings.prefix && !matches!(self.mode, Mode::Prefix) {
+            if let Mode::Prompt(_) = self.mode {
+                // A prompt takes every key, the prefix's too.
+                self.modal_key(key);
+                return;
+            }
+            self.prefix_raw = raw;
+            self.mode = Mode::Prefix;
+            self.render.chrome = true;
+            return;
+        }
+        match std::mem::replace(&mut self.mode, Mode::Normal) {
+            Mode::Prefix => {
+                self.render.chrome = true;
+                match self.config.bindings.action(key) {
+                    Some(action) => self.act(action),
+                    None => self.say(format!(
+                        "{} {key} does nothing; {} lists the keys",
+                        self.config.bindings.prefix,
+                        self.hint(Action::Help)
+                    )),
+                }
+            }
+            Mode::Normal => {
+                // Only a pane with no process gets here (see `on_tokens`).
+                if key == Key::Char('r') {
+                    self.act(Action::Revive);
+                }
+            }
+            other => {
+                self.mode = other;
+                self.modal_key(key);
+            }
+        }
+    }
+
+    fn on_paste(&mut self, token: Token) {
+        match (&mut self.mode, token) {
+            (Mode::Prompt(prompt), Token::Paste(text)) => {
+                prompt.edit.paste(&String::from_utf8_lossy(&text));
+                self.render.chrome = true;
+            }
+            (Mode::Normal | Mode::Prefix, token) => {
+                let Some(id) = self.focused_pane() else {
+                    return;
+                };
+                let bracketed = self.modes_of(&id).bracketed_paste;
+                match token {
+                    Token::PasteStart if bracketed => self.send_to(&id, b"\x1b[200~"),
+                    Token::PasteEnd if bracketed => self.send_to(&id, b"\x1b[201~"),
+                    Token::Paste(text) => self.send_to(&id, &text),
+                    _ => {}
+                }
+            }
+            // Copy mode, the picker and the help take no paste.
+            _ => {}
+        }
+    }
+
+    /// Lists everything again and follows what changed.
+    fn refresh(&mut self) {
+        match self.server.view() {
+            Ok(view) => {
+                self.view = view;
+                self.seen.clear();
+                self.unreachable.clear();
+            }
+            Err(e) => return self.complain(e),
+        }
+        if self.view.workspace(&self.workspace).is_none() {
+            match self.view.last_used() {
+                Some(ws) => self.workspace = ws.id.clone(),
+                None => {
+                    self.end = Some(End::NothingLeft);
+                    return;
+                }
+            }
+        }
+        self.render.chrome = true;
+        self.reconcile();
+        // Output in a pane on screen was seen: no "unread" for it (it can
+        // come from the moment before this client attached).
+        let unread: Vec<String> = self
+            .links
+            .keys()
+            .filter(|id| {
+                self.view
+                    .find_pane(id)
+                    .is_some_and(|(_, _, p)| p.attention == signaltty_protocol::Attention::Unread)
+            })
+            .cloned()
+            .collect();
+        for id in unread {
+            self.mark_seen(&id);
+        }
+    }
+
+    /// Attaches to the panes now visible, lets go of the others, and gives
+    /// each its size.
+    fn reconcile(&mut self) {
+        let layout = self.screen_layout();
+        let visible: HashMap<String, (u16, u16)> = layout
+            .geometry
+            .panes
+            .iter()
+            .map(|p| {
+                let content = p.content();
+                (p.id.clone(), (content.h.max(2), content.w.max(2)))
+            })
+            .collect();
+        self.links
+            .retain(|id, link| visible.contains_key(id) && !link.broken);
+        self.caches.retain(|id, _| visible.contains_key(id));
+        for (id, size) in visible {
+            match self.links.get_mut(&id) {
+                Some(link) => link.resize(size),
+                None if !self.unreachable.contains(&id) => {
+                    match PaneLink::open(self.server.endpoint(), &id, size, self.events.clone()) {
+                        Ok(link) => {
+                            self.links.insert(id, link);
+                        }
+                        Err(e) => {
+                            self.unreachable.insert(id.clone());
+                            self.complain(format!("could not show pane {id}: {e:#}"));
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+        self.render.chrome = true;
+        self.render.panes = true;
+    }
+
+    /// The focused pane of the shown tab.
+    fn focused_pane(&self) -> Option<String> {
+        let ws = self.view.workspace(&self.workspace)?;
+        let tab = self.view.active_tab(ws)?;
+        view::active_pane(tab).map(|p| p.id.clone())
+    }
+
+    fn focused_is_tombstone(&self) -> bool {
+        self.focused_pane()
+            .and_then(|id| self.links.get(&id))
+            .is_some_and(|link| !link.shared.status().live())
+    }
+
+    fn modes_of(&self, id: &str) -> signaltty_screen::Modes {
+        self.links
+            .get(id)
+            .map(|link| link.shared.screen().modes())
+            .unwrap_or_default()
+    }
+
+    /// Typing into the focused pane; it counts as seeing it.
+    fn send_focused(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if let Some(id) = self.focused_pane() {
+            self.send_to(&id, bytes);
+            self.mark_seen(&id);
+        }
+    }
+
+    fn send_to(&mut self, id: &str, bytes: &[u8]) {
+        if let Some(link) = self.links.get_mut(id) {
+            link.input(bytes);
+        }
+    }
+
+    /// Tells the server the user has seen a pane that wants attention.
+    fn mark_seen(&mut self, id: &str) {
+        let wants = self
+            .view
+            .find_pane(id)
+            .is_some_and(|(_, _, p)| p.attention != signaltty_protocol::Attention::None);
+        if wants && self.seen.insert(id.to_string()) {
+            let _ = self.server.call(
+                method::PANE_SEEN,
+                params::Pane {
+                    pane: id.to_string(),
+                },
+            );
+        }
+    }
+
+    /// Marks the shown workspace as the one used last.
+    fn focus_workspace(&mut self) {
+        let target = self.workspace.clone();
+        self.request_focus(target, params::TargetKind::Workspace);
+    }
+
+    fn request_focus(&mut self, target: String, kind: params::TargetKind) {
+        if let Err(e) = self.server.call(
+            method::FOCUS,
+            params::Focus {
+                target,
+                kind: Some(kind),
+            },
+        ) {
+            self.complain(e);
+        }
+    }
+
+    fn hint(&self, action: Action) -> String {
+        self.config
+            .bindings
+            .hint(action)
+            .unwrap_or_else(|| action.name())
+    }
+
+    /// The event connection ended. A local server is gone; a remote one
+    /// may well run on, behind a dropped ssh: offer to reconnect.
+    fn on_server_gone(&mut self) {
+        match self.server.endpoint().host() {
+            Some(host) => {
+                self.mode = Mode::Lost {
+                    host: host.to_string(),
+                };
+                self.links.clear();
+                self.render.invalidate();
+            }
+            None => self.end = Some(End::ServerGone),
+        }
+    }
+
+    /// Opens the connections to the `--host` server again: events first
+    /// (which fails fast when ssh cannot connect), then the listing, which
+    /// attaches the visible panes again.
+    pub(super) fn reconnect(&mut self, host: String) {
+        self.say(format!("reconnecting to {host}…"));
+        self.draw();
+        self.server.disconnect();
+        match server::follow(self.server.endpoint(), self.events.clone()) {
+            Ok(()) => {
+                self.refresh();
+                self.say(format!("reconnected to {host}"));
+            }
+            Err(e) => {
+                self.mode = Mode::Lost { host };
+                self.complain(format!("could not reconnect: {e:#}"));
+            }
+        }
+        self.render.invalidate();
+    }
+
+    fn say(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: false,
+            until: Instant::now() + MESSAGE_FOR,
+        });
+        self.render.chrome = true;
+    }
+
+    fn complain(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into().replace('\n', " "),
+            error: true,
+            until: Instant::now() + MESSAGE_FOR,
+        });
+        self.render.chrome = true;
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(bytes);
+        let _ = out.flush();
+    }
+}

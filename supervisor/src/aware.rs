@@ -1,0 +1,157 @@
+//! `pane.explain` and `pane.wait`: what the server reads from a pane's
+//! agent, and waiting for a pane to reach a condition.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use signaltty_actors::ActorError;
+use signaltty_actors::pane::PaneMsg;
+use signaltty_actors::pane::aware::explain_screen;
+use signaltty_actors::pane::wait::{WaitFor, WaitMet};
+use signaltty_adapters::AgentKind;
+use signaltty_persistence::Lifecycle;
+use signaltty_protocol::{ErrorCode, ExplainReply, WaitReply, WireError, params};
+
+use crate::handlers::{
+    CALL_MS, bad_params, pane_actor, resolve_pane, to_value, unavailable, wire_error,
+};
+
+/// The compiled size of a `--text` pattern (its length is bounded at the
+/// IPC edge).
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+pub async fn explain(p: params::PaneExplain) -> Result<Value, WireError> {
+    match (p.pane, p.screen) {
+        (Some(pane), None) => explain_pane(&pane).await,
+        (None, Some(screen)) => {
+            let name = p.agent.ok_or_else(|| {
+                bad_params("a saved screen needs --agent KIND to say whose rules to read it with")
+            })?;
+            let kind = AgentKind::parse(&name).map_err(bad_params)?;
+            let title = p.title.unwrap_or_default();
+            let (verdict, rules) = explain_screen(kind, &screen, &title)
+                .ok_or_else(|| bad_params(format!("{kind} has no screen rules")))?;
+            to_value(ExplainReply {
+                kind: kind.as_str().to_string(),
+                state: state_name(verdict.state),
+                lifecycle: None,
+                rule: verdict.rule,
+                evidence: verdict.evidence,
+                rules,
+                foreground: None,
+                session_id: None,
+                session_file: None,
+                waiting: 0,
+            })
+        }
+        _ => Err(bad_params("give either a pane or a saved screen")),
+    }
+}
+
+async fn explain_pane(query: &str) -> Result<Value, WireError> {
+    let view = resolve_pane(query).await?;
+    let explained =
+        ractor::call_t!(pane_actor(&view)?, PaneMsg::Explain, CALL_MS).map_err(unavailable)?;
+    to_value(ExplainReply {
+        kind: explained.kind.as_str().to_string(),
+        state: state_name(explained.verdict.state),
+        lifecycle: Some(view.record.lifecycle),
+        rule: explained.verdict.rule,
+        evidence: explained.verdict.evidence,
+        rules: explained.rules,
+        foreground: explained.foreground,
+        session_id: view
+            .record
+            .agent
+            .as_ref()
+            .and_then(|a| a.agent_session_id.clone()),
+        session_file: explained.session_file,
+        waiting: explained.waiting,
+    })
+}
+
+fn state_name(state: Option<signaltty_adapters::ScreenState>) -> String {
+    state.map_or("unknown", |s| s.as_str()).to_string()
+}
+
+pub async fn wait(p: params::PaneWait) -> Result<Value, WireError> {
+    let what = condition(&p)?;
+    let view = resolve_pane(&p.pane).await?;
+    let (met_tx, met_rx) = tokio::sync::oneshot::channel();
+    ractor::call_t!(
+        pane_actor(&view)?,
+        |reply| PaneMsg::Wait {
+            what,
+            met: met_tx,
+            reply
+        },
+        CALL_MS
+    )
+    .map_err(unavailable)?
+    .map_err(wire_error)?;
+    let met = match p.timeout_ms {
+        Some(ms) => tokio::time::timeout(Duration::from_millis(ms), met_rx)
+            .await
+            .map_err(|_| {
+                WireError::new(
+                    ErrorCode::TimedOut,
+                    format!(
+                        "pane {} did not reach the condition within {:.1}s",
+                        view.record.id,
+                        ms as f64 / 1000.0
+                    ),
+                )
+            })?,
+        None => met_rx.await,
+    }
+    .map_err(|_| wire_error(ActorError::NoSuchPane(view.record.id.clone())))?;
+    to_value(match met {
+        WaitMet::Exit(code) => WaitReply {
+            met: "exit".into(),
+            line: None,
+            exit_code: code,
+        },
+        WaitMet::Lifecycle => WaitReply {
+            met: "lifecycle".into(),
+            line: None,
+            exit_code: None,
+        },
+        WaitMet::Text(line) => WaitReply {
+            met: "text".into(),
+            line: Some(line),
+            exit_code: None,
+        },
+    })
+}
+
+fn condition(p: &params::PaneWait) -> Result<WaitFor, WireError> {
+    match (p.exit, &p.lifecycle, &p.text) {
+        (true, None, None) => Ok(WaitFor::Exit),
+        (false, Some(name), None) => lifecycle(name).map(WaitFor::Lifecycle),
+        (false, None, Some(text)) => regex::RegexBuilder::new(text)
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .build()
+            .map(WaitFor::Text)
+            .map_err(|e| bad_params(format!("--text is not a valid regular expression: {e}"))),
+        _ => Err(bad_params(
+            "wait for exactly one of --exit, --lifecycle STATE, --text REGEX",
+        )),
+    }
+}
+
+fn lifecycle(name: &str) -> Result<Lifecycle, WireError> {
+    Ok(match name {
+        "working" => Lifecycle::Working,
+        "blocked" => Lifecycle::Blocked,
+        "done" => Lifecycle::Done,
+        "idle" => Lifecycle::Idle,
+        "failed" => Lifecycle::Failed,
+        "exited" => Lifecycle::Exited,
+        "unknown" => Lifecycle::Unknown,
+        other => {
+            return Err(bad_params(format!(
+                "lifecycle {other:?} is not one of working, blocked, done, idle, failed, exited, unknown"
+            )));
+        }
+    })
+}
