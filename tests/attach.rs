@@ -63,7 +63,7 @@ fn a_full_screen_program_looks_right_after_detach_and_reattach() {
     let server = TestServer::start();
     let ws = server.workspace("full", &[]);
     let script = "printf '\\033[?1049h\\033[2J\\033[3;5Htop-left\\033[10;20H\\033[1;31mred\\033[0m\\033[24;1Hbottom-line\\033[12;30H'; sleep 1000";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(&ws, script);
     server.wait_output(&pane, "bottom-line");
     let mut terminal = attach(&server, &pane, 24, 80);
     let first = wait_mirror(&server, &terminal, &pane);
@@ -103,7 +103,7 @@ fn numbers_flowing_through_detach_and_reattach_are_never_doubled_or_lost() {
     let server = TestServer::start();
     let ws = server.workspace("flow", &[]);
     let count = "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo $i; [ $((i % 40)) -eq 0 ] && sleep 0.05; done; echo done-counting; sleep 1000";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", count]);
+    let pane = server.new_sh(&ws, count);
     let mut terminal = attach(&server, &pane, 24, 80);
     let seen = terminal.wait_text("numbers past 200", |t| {
         t.lines()
@@ -263,7 +263,7 @@ fn two_clients_see_the_same_pane() {
 fn the_client_says_so_and_gives_the_terminal_back_when_the_server_dies() {
     let mut server = TestServer::start();
     let ws = server.workspace("dies", &[]);
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo pane-is-up; sleep 1000"]);
+    let pane = server.new_sh(&ws, "echo pane-is-up; sleep 1000");
     let mut terminal = attach(&server, &pane, 24, 80);
     terminal.wait_text("the pane", |t| t.contains("pane-is-up"));
     server.kill9();

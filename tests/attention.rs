@@ -27,7 +27,7 @@ fn osc_notifications_split_across_writes_raise_attention_with_clean_text() {
     let ws = server.workspace("osc", &[]);
     let script = "printf '\\033]9;build '; sleep 0.3; printf 'finished\\007'; \
                   printf '\\033]777;notify;Deploy\\tnow;all \\001green'; sleep 0.3; printf '\\007'; sleep 1000";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(&ws, script);
     let list = wait_for("both notifications", Duration::from_secs(15), || {
         let list = notifications(&server, false);
         (list.len() >= 2).then_some(list)

@@ -148,7 +148,7 @@ fn output_flood_for(
     let server = TestServer::start();
     let ws = server.workspace(name, &[]);
     let baseline = rss_kib(server.pid());
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(&ws, script);
     let measured = measure(&server, baseline, duration);
     wait_for(
         &format!("the {name} flood to show"),
@@ -243,7 +243,7 @@ fn terminal_queries_from_a_program_that_never_reads_stay_bounded() {
 /// mode, which would swallow anything once continued.
 fn stopped_reader(server: &TestServer, ws: &str) -> String {
     let script = "stty raw -echo; echo reading; exec cat >/dev/null";
-    let pane = server.ctl_ok(&["new", ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(ws, script);
     server.wait_output(&pane, "reading");
     server.ctl_ok(&["kill", &pane, "--signal", "STOP"]);
     pane

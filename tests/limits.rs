@@ -125,7 +125,7 @@ fn every_string_a_client_sends_is_bounded() {
 fn a_hook_with_a_long_message_is_shortened_not_refused() {
     let server = TestServer::start();
     let ws = server.workspace("w", &[]);
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "exec sleep 600"]);
+    let pane = server.new_sh(&ws, "exec sleep 600");
     let payload =
         json!({"type": "agent-turn-complete", "last-assistant-message": "y".repeat(100_000)});
     let out = hook(
@@ -173,7 +173,7 @@ fn the_number_of_workspaces_is_bounded() {
 fn an_over_long_saved_field_is_cut_on_load_and_the_cut_logged() {
     let mut server = TestServer::start();
     let ws = server.workspace("w", &[]);
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "exec sleep 600"]);
+    let pane = server.new_sh(&ws, "exec sleep 600");
     server.wait_snapshot("the pane saved", |s| s["panes"][0]["id"] == pane.as_str());
     server.kill9();
 

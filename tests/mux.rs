@@ -109,8 +109,8 @@ fn detach(terminal: &mut Terminal) {
 fn panes_sit_side_by_side_at_the_columns_their_ratios_give() {
     let server = TestServer::start();
     let ws = server.workspace("ratios", &[]);
-    let left = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo LEFT-MARK; exec sh"]);
-    let right = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo RIGHT-MARK; exec sh"]);
+    let left = server.new_sh(&ws, "echo LEFT-MARK; exec sh");
+    let right = server.new_sh(&ws, "echo RIGHT-MARK; exec sh");
     let tab = active_tab(&server, "ratios")["id"]
         .as_str()
         .unwrap()
@@ -369,14 +369,10 @@ fn close_asks_first_and_help_lists_the_keys() {
 fn detach_leaves_everything_running() {
     let server = TestServer::start();
     let ws = server.workspace("stay", &[]);
-    let pane = server.ctl_ok(&[
-        "new",
+    let pane = server.new_sh(
         &ws,
-        "--",
-        "sh",
-        "-c",
         "i=0; while :; do i=$((i+1)); echo tick-$i; sleep 0.2; done",
-    ]);
+    );
     let mut terminal = open(&server, "stay", ROWS, COLS);
     terminal.wait_text("the pane", |t| t.contains("tick-"));
     detach(&mut terminal);
@@ -471,14 +467,7 @@ fn the_mouse_focuses_panes_and_drags_the_border() {
 fn copy_mode_reaches_lines_that_scrolled_off_before_attach_and_searches() {
     let server = TestServer::start();
     let ws = server.workspace("copy", &[]);
-    let pane = server.ctl_ok(&[
-        "new",
-        &ws,
-        "--",
-        "sh",
-        "-c",
-        "seq 1 1500 | sed 's/^/row-/'; exec sh",
-    ]);
+    let pane = server.new_sh(&ws, "seq 1 1500 | sed 's/^/row-/'; exec sh");
     server.wait_output(&pane, "row-1500");
     let mut terminal = open(&server, "copy", ROWS, COLS);
     terminal.wait_text("the end of the output", |t| t.contains("row-1500"));
@@ -596,7 +585,7 @@ fn colours_wide_characters_and_the_alternate_screen_reach_the_terminal() {
     let server = TestServer::start();
     let ws = server.workspace("paint", &[]);
     let script = "printf '\\033[1;31mred\\033[0m 漢字 e\\314\\201\\n'; sleep 1000";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(&ws, script);
     server.wait_output(&pane, "red");
     let mut terminal = open(&server, "paint", ROWS, COLS);
     let shown = terminal.wait_text("the pane", |t| t.contains("red"));
@@ -605,7 +594,7 @@ fn colours_wide_characters_and_the_alternate_screen_reach_the_terminal() {
     assert!(ansi.contains("\u{1b}[0;1;31mred"), "{ansi:?}");
     // A full-screen program's picture, and the shell's back after it.
     let full = "printf '\\033[?1049h\\033[2J\\033[5;5HFULL-SCREEN'; sleep 1; printf '\\033[?1049l'; sleep 1000";
-    let other = server.ctl_ok(&["new", &ws, "--", "sh", "-c", full]);
+    let other = server.new_sh(&ws, full);
     terminal.wait_text("the alternate screen", |t| t.contains("FULL-SCREEN"));
     terminal.wait_text("the primary screen back", |t| !t.contains("FULL-SCREEN"));
     assert!(server.pane(&other).is_some());
@@ -618,7 +607,7 @@ fn paste_is_bracketed_only_when_asked_and_focus_events_reach_programs_that_want_
     let ws = server.workspace("paste", &[]);
     let plain = server.ctl_ok(&["new", &ws, "--", "cat", "-v"]);
     let asks = "printf '\\033[?2004h\\033[?1004h'; exec cat -v";
-    let bracketed = server.ctl_ok(&["new", &ws, "--", "sh", "-c", asks]);
+    let bracketed = server.new_sh(&ws, asks);
     let mut terminal = open(&server, "paste", ROWS, COLS);
     wait_active(&server, "paste", &bracketed);
     keys(&mut terminal, b"\x1b[200~one\x02two\x1b[201~\r");
@@ -637,9 +626,9 @@ fn paste_is_bracketed_only_when_asked_and_focus_events_reach_programs_that_want_
 fn the_wheel_scrolls_history_and_goes_to_a_program_that_asked() {
     let server = TestServer::start();
     let ws = server.workspace("wheel", &[]);
-    let shell = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "seq 1 200; exec sh"]);
+    let shell = server.new_sh(&ws, "seq 1 200; exec sh");
     let mouse = "printf '\\033[?1000h\\033[?1006h'; exec cat -v";
-    let program = server.ctl_ok(&["new", &ws, "--", "sh", "-c", mouse]);
+    let program = server.new_sh(&ws, mouse);
     let mut terminal = open(&server, "wheel", ROWS, COLS);
     terminal.wait_text("both panes", |t| t.contains("200"));
     // Over the program that asked: the report, in its coordinates.

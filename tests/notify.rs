@@ -201,10 +201,10 @@ fn notifications_are_rate_limited_and_a_hanging_command_holds_nothing_up() {
     let recorder = Recorder::new();
     let (_config, server) = recorder_server(&recorder);
     let ws = server.workspace("busy", &[]);
-    let first = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "exit 1"]);
+    let first = server.new_sh(&ws, "exit 1");
     recorder.wait_call(&first);
     // That call still hangs; another pane's runs beside it.
-    let second = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "exit 2"]);
+    let second = server.new_sh(&ws, "exit 2");
     recorder.wait_call(&second);
     // And every pane goes on as before.
     let shell = server.ctl_ok(&["new", &ws]);
@@ -231,7 +231,7 @@ fn notifications_are_rate_limited_and_a_hanging_command_holds_nothing_up() {
 fn a_command_that_cannot_run_is_logged_and_the_server_goes_on() {
     let (_config, server) = server_with("[\"/nonexistent/notifier\", \"{title}\"]");
     let ws = server.workspace("broken", &[]);
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "exit 5"]);
+    let pane = server.new_sh(&ws, "exit 5");
     let log = wait_log(&server, "notification command failed", &pane);
     assert!(log.contains("could not run /nonexistent/notifier"), "{log}");
     let shell = server.ctl_ok(&["new", &ws]);

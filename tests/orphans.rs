@@ -58,7 +58,7 @@ fn what_a_killed_server_left_in_a_pane_is_ended_but_not_what_left_on_purpose() {
     // Gemini does); the child it started with setsid left the session.
     let script = "setsid sh -c 'echo $$ > left.pid; exec sleep 600' & \
                   echo $$ > stays.pid; trap '' HUP; exec sleep 600";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(&ws, script);
     let (stays, left) = wait_for("both pids", Duration::from_secs(10), || {
         Some((
             read_pid(&dir.join("stays.pid"))?,
@@ -104,7 +104,7 @@ fn a_leftover_that_ignores_term_gets_kill() {
     let ws = server.workspace("stubborn", &[]);
     let dir = server.dir.path();
     let script = "echo $$ > stubborn.pid; trap '' HUP TERM; while :; do sleep 1; done";
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", script]);
+    let pane = server.new_sh(&ws, script);
     let stubborn = wait_for("the pid", Duration::from_secs(10), || {
         read_pid(&dir.join("stubborn.pid"))
     });

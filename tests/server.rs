@@ -134,7 +134,7 @@ fn commands_run_and_their_output_can_be_read() {
 fn a_killed_process_leaves_an_exited_pane_with_its_exit_code() {
     let server = TestServer::start();
     let ws = server.workspace("exit", &[]);
-    let seven = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo bye-now; exit 7"]);
+    let seven = server.new_sh(&ws, "echo bye-now; exit 7");
     let exited = server.wait_pane(&seven, "EXITED", |p| p["state"] == "EXITED");
     assert_eq!(exited["exit_code"], 7);
     assert_eq!(exited["lifecycle"], "failed");
@@ -162,14 +162,7 @@ fn a_killed_process_leaves_an_exited_pane_with_its_exit_code() {
 fn a_panicking_pane_becomes_a_tombstone_and_its_siblings_live_on() {
     let server = TestServer::start();
     let ws = server.workspace("faults", &[]);
-    let victim = server.ctl_ok(&[
-        "new",
-        &ws,
-        "--",
-        "sh",
-        "-c",
-        "echo victim-marker; sleep 1000",
-    ]);
+    let victim = server.new_sh(&ws, "echo victim-marker; sleep 1000");
     let sibling = server.ctl_ok(&["new", &ws, "--split", &victim, "--", "sleep", "1000"]);
     server.wait_output(&victim, "victim-marker");
     // Its tail must have reached disk for the tombstone to show it.
@@ -239,14 +232,7 @@ fn a_structural_change_reaches_the_snapshot_within_two_and_a_half_seconds() {
 fn sigterm_writes_a_final_snapshot_with_panes_live_at_save() {
     let mut server = TestServer::start();
     let ws = server.workspace("term", &[]);
-    let pane = server.ctl_ok(&[
-        "new",
-        &ws,
-        "--",
-        "sh",
-        "-c",
-        "echo final-marker; sleep 1000",
-    ]);
+    let pane = server.new_sh(&ws, "echo final-marker; sleep 1000");
     server.wait_output(&pane, "final-marker");
     server.signal(libc::SIGTERM);
     assert_eq!(server.wait_exit(), Some(0), "log:\n{}", server.log());
@@ -376,7 +362,7 @@ fn a_thousand_malformed_lines_leave_the_server_serving() {
 fn socket_dirs_and_files_are_private() {
     let server = TestServer::start();
     let ws = server.workspace("perms", &[]);
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo tail-me; sleep 1000"]);
+    let pane = server.new_sh(&ws, "echo tail-me; sleep 1000");
     server.wait_output(&pane, "tail-me");
     wait_for("snapshot and tail on disk", Duration::from_secs(10), || {
         (server.snapshot_path().exists() && server.tail_path(&pane).exists()).then_some(())
@@ -486,7 +472,7 @@ fn resize_is_clamped() {
 fn a_failed_tab_or_workspace_comes_back_from_its_record_and_the_rest_runs_on() {
     let server = TestServer::start();
     let ws = server.workspace("contained", &[]);
-    let first = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "echo tab-marker; sleep 1000"]);
+    let first = server.new_sh(&ws, "echo tab-marker; sleep 1000");
     let second = server.ctl_ok(&["new", &ws, "--split", &first, "--", "sleep", "1000"]);
     let tab = server.ls()["workspaces"][0]["tabs"][0]["id"]
         .as_str()

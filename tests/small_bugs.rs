@@ -12,7 +12,7 @@ use support::{TestServer, hook, wait_for};
 
 /// A pane that printed once and is then quiet, seen by the user.
 fn quiet_seen_pane(server: &TestServer, ws: &str) -> String {
-    let pane = server.ctl_ok(&["new", ws, "--", "sh", "-c", "echo ready; exec sleep 600"]);
+    let pane = server.new_sh(ws, "echo ready; exec sleep 600");
     server.wait_output(&pane, "ready");
     server.ctl_ok(&["seen", &pane]);
     server.wait_pane(&pane, "its attention cleared", |p| p["attention"] == "none");
@@ -129,7 +129,7 @@ fn ctl_status_says_when_it_last_saved_in_local_time() {
 fn plain_ctl_ls_shows_lifecycle_and_attention() {
     let server = TestServer::start();
     let ws = server.workspace("w", &[]);
-    let pane = server.ctl_ok(&["new", &ws, "--", "sh", "-c", "exit 3"]);
+    let pane = server.new_sh(&ws, "exit 3");
     server.wait_pane(&pane, "the pane to fail", |p| {
         p["state"] == "EXITED" && p["attention"] == "error"
     });
@@ -146,13 +146,6 @@ fn children_are_told_the_terminal_has_truecolor() {
     // Whatever the server's own environment says.
     let server = TestServer::start_with(true, vec![("COLORTERM".into(), "8bit".into())]);
     let ws = server.workspace("w", &[]);
-    let pane = server.ctl_ok(&[
-        "new",
-        &ws,
-        "--",
-        "sh",
-        "-c",
-        "echo \"colour: $COLORTERM\"; exec sleep 600",
-    ]);
+    let pane = server.new_sh(&ws, "echo \"colour: $COLORTERM\"; exec sleep 600");
     server.wait_output(&pane, "colour: truecolor");
 }

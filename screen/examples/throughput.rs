@@ -2,8 +2,9 @@
 //!
 //! Generates a deterministic 64 MiB coloured log in memory and feeds it in
 //! 4 KiB chunks to a 200x50 `Screen` with 10,000 lines of scrollback, next to
-//! bare alacritty_terminal (same `Term` and parser, no OSC scanner, no event
-//! plumbing) so the crate's own overhead is visible.
+//! bare alacritty_terminal (same parser, no OSC scanner, no event plumbing,
+//! and the scrollback kept as alacritty keeps it, in its grid) so the
+//! crate's own overhead is visible.
 //!
 //! `cargo run --release -p signaltty-screen --example throughput [MiB]`
 

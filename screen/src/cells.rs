@@ -174,22 +174,52 @@ pub enum CursorShape {
 impl Screen {
     /// The cells of row `line` into `out` (cleared first): `0` is the top
     /// of the visible screen, negative rows are scrollback (`-1` the
-    /// newest). A row that does not exist leaves `out` empty.
+    /// newest; none on the alternate screen). A row that does not exist
+    /// leaves `out` empty. Reading a scrollback row walks the history from
+    /// its newest row: read all of it with [`Screen::history_cells`].
     pub fn row_cells(&self, line: i32, out: &mut Vec<Cell>) {
         out.clear();
         let term = self.engine.lock();
         let grid = term.grid();
-        let top = -(grid.history_size() as i32);
-        if line < top || line >= grid.screen_lines() as i32 {
+        let columns = grid.columns();
+        if line >= 0 {
+            if line < grid.screen_lines() as i32 {
+                let row = &grid[Line(line)];
+                out.extend((0..columns).map(|c| cell(&row[Column(c)])));
+            }
             return;
         }
-        let row = &grid[Line(line)];
-        out.extend((0..grid.columns()).map(|c| cell(&row[Column(c)])));
+        if term.mode().contains(TermMode::ALT_SCREEN) {
+            return;
+        }
+        let history = self.engine.history();
+        let back = line.unsigned_abs() as usize - 1;
+        if let Some(row) = history.rows_newest_first(columns, &grid[Line(0)]).nth(back) {
+            out.extend((0..columns).map(|c| cell(&row[Column(c)])));
+        }
+    }
+
+    /// Every row of scrollback at the current width, oldest first (none on
+    /// the alternate screen).
+    pub fn history_cells(&self) -> Vec<Vec<Cell>> {
+        let term = self.engine.lock();
+        if term.mode().contains(TermMode::ALT_SCREEN) {
+            return Vec::new();
+        }
+        let grid = term.grid();
+        let columns = grid.columns();
+        let history = self.engine.history();
+        let mut rows: Vec<Vec<Cell>> = history
+            .rows_newest_first(columns, &grid[Line(0)])
+            .map(|row| (0..columns).map(|c| cell(&row[Column(c)])).collect())
+            .collect();
+        rows.reverse();
+        rows
     }
 
     /// Rows of scrollback above the screen (none on the alternate screen).
     pub fn history_len(&self) -> usize {
-        self.engine.lock().grid().history_size()
+        self.history_rows()
     }
 
     pub fn modes(&self) -> Modes {

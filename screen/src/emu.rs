@@ -4,13 +4,24 @@
 //! scrolling region and which of G0/G1 is shifted in), so every parser
 //! callback goes through [`Emu`], which forwards it to the `Term` and mirrors
 //! those facts on the way.
+//!
+//! The `Term` is made without scrollback: rows that scroll off the top of the
+//! primary screen would be dropped, so `Emu` copies them into the
+//! [`History`] just before each call that scrolls them off. Only
+//! `Grid::scroll_up` with a region starting at the top row moves rows into
+//! alacritty's history; the callbacks that reach it are line feeds at the
+//! region's bottom (and a character or tab that wraps there), `CSI S`,
+//! `CSI M` on the top row and erasing the whole primary screen, which
+//! alacritty scrolls into history. `history::tests` checks the copies
+//! against a `Term` that keeps its own scrollback.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use alacritty_terminal::event::{Event, EventListener};
-use alacritty_terminal::grid::{Dimensions, Grid};
-use alacritty_terminal::term::cell::Cell;
+use alacritty_terminal::grid::{Dimensions, Grid, GridCell};
+use alacritty_terminal::index::Line;
+use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::cursor_icon::CursorIcon;
 use alacritty_terminal::vte::ansi::{
@@ -18,6 +29,9 @@ use alacritty_terminal::vte::ansi::{
     KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedPrivateMode,
     PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode, Timeout,
 };
+use unicode_width::UnicodeWidthChar;
+
+use crate::history::History;
 
 /// Collects the `Term`'s events; `Term` owns its listener and offers no way
 /// back to it, so the queue is shared with the `Screen`.
@@ -76,25 +90,47 @@ impl Timeout for NeverSync {
 
 /// What `Term` knows but does not expose, mirrored exactly the way `Term`
 /// computes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Tracked {
     /// Scrolling region as `Term` stores it: first line, one past the last.
     pub(crate) region: (i32, i32),
     /// Whether SO shifted G1 in (vte only knows SI/SO, so G2/G3 never are).
     pub(crate) g1_active: bool,
+    /// Tab stop at each column.
+    pub(crate) tabs: Vec<bool>,
 }
 
+/// `Term` starts with a tab stop every 8 columns.
+const TAB_INTERVAL: usize = 8;
+
 impl Tracked {
-    pub(crate) fn new(lines: usize) -> Tracked {
-        Tracked {
+    pub(crate) fn new(lines: usize, columns: usize) -> Tracked {
+        let mut tracked = Tracked {
             region: (0, lines_i32(lines)),
             g1_active: false,
-        }
+            tabs: Vec::new(),
+        };
+        tracked.resize_tabs(columns);
+        tracked
     }
 
     /// `Term::resize` resets the region, but only when the size changed.
     pub(crate) fn reset_region(&mut self, lines: usize) {
         self.region = (0, lines_i32(lines));
+    }
+
+    /// `Term` keeps the stops it has and gives new columns the initial ones.
+    pub(crate) fn resize_tabs(&mut self, columns: usize) {
+        let old = self.tabs.len();
+        self.tabs.truncate(columns);
+        self.tabs
+            .extend((old..columns).map(|column| column % TAB_INTERVAL == 0));
+    }
+
+    fn set_tab(&mut self, column: usize, stop: bool) {
+        if let Some(tab) = self.tabs.get_mut(column) {
+            *tab = stop;
+        }
     }
 }
 
@@ -102,15 +138,92 @@ fn lines_i32(lines: usize) -> i32 {
     i32::try_from(lines).unwrap_or(i32::MAX)
 }
 
-/// The handler the parser drives: `Term` plus the mirrored state.
+/// The handler the parser drives: `Term` plus the mirrored state and the
+/// history rows leave into.
 pub(crate) struct Emu<'a> {
     pub(crate) term: &'a mut Term<Listener>,
     pub(crate) tracked: &'a mut Tracked,
     pub(crate) fresh: &'a mut crate::fresh::Fresh,
     pub(crate) listener: &'a Listener,
+    pub(crate) history: &'a mut History,
 }
 
 impl Emu<'_> {
+    /// Whether scrolling the region up moves rows into history: the primary
+    /// screen with a region that starts at its top row.
+    #[inline]
+    fn region_feeds_history(&self) -> bool {
+        self.tracked.region.0 == 0 && !self.term.mode().contains(TermMode::ALT_SCREEN)
+    }
+
+    /// Whether a line feed here scrolls rows into history.
+    #[inline]
+    fn feed_scrolls_history(&self) -> bool {
+        self.term.grid().cursor.point.line.0 + 1 == self.tracked.region.1
+            && self.region_feeds_history()
+    }
+
+    /// Copies the screen's top `count` rows, which are about to scroll off.
+    fn save_top_rows(&mut self, count: usize) {
+        let grid = self.term.grid();
+        for line in 0..count.min(grid.screen_lines()) {
+            self.history.push_row(&grid[Line(line as i32)]);
+        }
+    }
+
+    /// Before `Term::input(c)` (or a tab, `None`) with the cursor in the
+    /// last column or a wrap pending: saves the top row if that wraps at
+    /// the bottom of a region feeding history (`Term` calls `wrapline` for
+    /// a pending wrap, a tab included, and for a wide character that does
+    /// not fit).
+    #[cold]
+    fn before_wrap(&mut self, c: Option<char>) {
+        let needs_wrap = self.term.grid().cursor.input_needs_wrap;
+        let wraps = match c.map(|c| c.width().unwrap_or(0)) {
+            None => needs_wrap,
+            Some(0) => false,
+            Some(width) => needs_wrap || width == 2,
+        };
+        if wraps && self.term.mode().contains(TermMode::LINE_WRAP) && self.feed_scrolls_history() {
+            self.save_wrapping_row();
+        }
+    }
+
+    /// A character wraps at the bottom of a region feeding history: the top
+    /// row leaves. In a one-row region that is the cursor's own row, which
+    /// `wrapline` first marks as wrapped (after turning the cursor cell into
+    /// a spacer if a wide character does not fit).
+    fn save_wrapping_row(&mut self) {
+        let cursor = &self.term.grid().cursor;
+        if cursor.point.line.0 > 0 {
+            return self.save_top_rows(1);
+        }
+        let mut row = self.term.grid()[Line(0)].clone();
+        let cell = &mut row[cursor.point.column];
+        if !cursor.input_needs_wrap {
+            *cell = cursor.template.clone();
+            cell.c = ' ';
+            cell.flags.insert(Flags::LEADING_WIDE_CHAR_SPACER);
+        }
+        cell.flags.insert(Flags::WRAPLINE);
+        self.history.push_row(&row);
+    }
+
+    /// Before `CSI 2 J` on the primary screen: alacritty scrolls everything
+    /// down to the last non-empty row into history (one blank row when all
+    /// is empty and the history too).
+    fn before_clear_all(&mut self) {
+        if self.term.mode().contains(TermMode::ALT_SCREEN) {
+            return;
+        }
+        let grid = self.term.grid();
+        let used = (0..grid.screen_lines())
+            .rev()
+            .find(|&line| !grid[Line(line as i32)][..].iter().all(GridCell::is_empty))
+            .map_or(usize::from(self.history.is_empty()), |line| line + 1);
+        self.save_top_rows(used);
+    }
+
     /// A line feed on the primary screen counts towards fresh lines.
     #[inline]
     fn count_line_feed(&mut self) {
@@ -157,6 +270,10 @@ impl Handler for Emu<'_> {
 
     #[inline]
     fn input(&mut self, c: char) {
+        let cursor = &self.term.grid().cursor;
+        if cursor.input_needs_wrap || cursor.point.column.0 + 1 >= self.term.columns() {
+            self.before_wrap(Some(c));
+        }
         // A character written after the last column wraps the line (and a
         // wrap on the last row scrolls): one flag test per character (two
         // instructions; +1.2% of `Screen::feed`'s instructions measured),
@@ -217,6 +334,9 @@ impl Handler for Emu<'_> {
     }
 
     fn put_tab(&mut self, count: u16) {
+        if self.term.grid().cursor.input_needs_wrap {
+            self.before_wrap(None);
+        }
         Handler::put_tab(&mut *self.term, count)
     }
 
@@ -231,6 +351,9 @@ impl Handler for Emu<'_> {
 
     #[inline]
     fn linefeed(&mut self) {
+        if self.feed_scrolls_history() {
+            self.save_top_rows(1);
+        }
         self.count_line_feed();
         Handler::linefeed(&mut *self.term)
     }
@@ -244,15 +367,23 @@ impl Handler for Emu<'_> {
     }
 
     fn newline(&mut self) {
+        if self.feed_scrolls_history() {
+            self.save_top_rows(1);
+        }
         self.count_line_feed();
         Handler::newline(&mut *self.term)
     }
 
     fn set_horizontal_tabstop(&mut self) {
+        let column = self.term.grid().cursor.point.column.0;
+        self.tracked.set_tab(column, true);
         Handler::set_horizontal_tabstop(&mut *self.term)
     }
 
     fn scroll_up(&mut self, lines: usize) {
+        if self.region_feeds_history() {
+            self.save_top_rows(lines.min(self.tracked.region.1 as usize));
+        }
         Handler::scroll_up(&mut *self.term, lines)
     }
 
@@ -265,6 +396,10 @@ impl Handler for Emu<'_> {
     }
 
     fn delete_lines(&mut self, lines: usize) {
+        // Deleting lines from the top row scrolls the region up from there.
+        if self.term.grid().cursor.point.line.0 == 0 && self.region_feeds_history() {
+            self.save_top_rows(lines.min(self.tracked.region.1 as usize));
+        }
         Handler::delete_lines(&mut *self.term, lines)
     }
 
@@ -298,6 +433,14 @@ impl Handler for Emu<'_> {
 
     fn clear_screen(&mut self, mode: ClearMode) {
         let all = matches!(mode, ClearMode::All);
+        match mode {
+            ClearMode::All => self.before_clear_all(),
+            // Like alacritty: only while the primary screen is active.
+            ClearMode::Saved if !self.term.mode().contains(TermMode::ALT_SCREEN) => {
+                self.history.clear()
+            }
+            _ => {}
+        }
         Handler::clear_screen(&mut *self.term, mode);
         if all && !self.term.mode().contains(TermMode::ALT_SCREEN) {
             self.fresh.cleared(self.term.grid().cursor.point.line.0);
@@ -305,6 +448,13 @@ impl Handler for Emu<'_> {
     }
 
     fn clear_tabs(&mut self, mode: TabulationClearMode) {
+        match mode {
+            TabulationClearMode::Current => {
+                let column = self.term.grid().cursor.point.column.0;
+                self.tracked.set_tab(column, false);
+            }
+            TabulationClearMode::All => self.tracked.tabs.fill(false),
+        }
         Handler::clear_tabs(&mut *self.term, mode)
     }
 
@@ -314,7 +464,8 @@ impl Handler for Emu<'_> {
 
     fn reset_state(&mut self) {
         Handler::reset_state(&mut *self.term);
-        *self.tracked = Tracked::new(self.term.screen_lines());
+        self.history.clear();
+        *self.tracked = Tracked::new(self.term.screen_lines(), self.term.columns());
         // `Term` forgets its title on RIS without telling anyone.
         self.listener.send_event(Event::ResetTitle);
     }
@@ -467,12 +618,20 @@ impl Handler for Emu<'_> {
 /// the primary cursor, which is what entering the alternate screen had
 /// stored there anyway (they can differ only after a resize while in it).
 pub(crate) fn with_primary<R>(term: &mut Term<Listener>, f: impl FnOnce(&Grid<Cell>) -> R) -> R {
+    with_primary_mut(term, |grid| f(grid))
+}
+
+/// [`with_primary`] with the grid mutable.
+pub(crate) fn with_primary_mut<R>(
+    term: &mut Term<Listener>,
+    f: impl FnOnce(&mut Grid<Cell>) -> R,
+) -> R {
     if !term.mode().contains(TermMode::ALT_SCREEN) {
-        return f(term.grid());
+        return f(term.grid_mut());
     }
     let alt = term.grid().clone();
     term.swap_alt();
-    let result = f(term.grid());
+    let result = f(term.grid_mut());
     term.swap_alt();
     *term.grid_mut() = alt;
     result

@@ -1,12 +1,13 @@
 //! A headless terminal screen for each pane.
 //!
 //! This crate owns the VT emulator behind one small type: it parses a pane's
-//! output, answers what is on screen (plain, or with colours), renders the
-//! scrollback tail that is persisted, serializes the screen into escape
-//! sequences that repaint it exactly on an attaching client, and reports the
-//! OSC events signaltty cares about (titles, cwd, notifications, bells).
-//! It is pure computation: it must never do I/O, spawn anything or know
-//! about actors.
+//! output, keeps its scrollback, answers what is on screen or in the
+//! scrollback (plain, or with colours), renders the tail that is persisted,
+//! serializes the screen into escape sequences that repaint it exactly on
+//! an attaching client, freezes a screen nobody looks at into a few KiB,
+//! and reports the OSC events signaltty cares about (titles, cwd,
+//! notifications, bells). It is pure computation: it must never do I/O,
+//! spawn anything, keep time or know about actors.
 //!
 //! # Why alacritty_terminal
 //!
@@ -31,9 +32,11 @@
 //! grew beyond [`MAX_OSC_BYTES`]. Everything else goes to
 //! `vte::ansi::Processor` driving alacritty's `Term` through a thin handler
 //! that also mirrors the few facts `Term` keeps private (the scrolling
-//! region, the shifted-in charset). Titles, bells and replies come from the
-//! emulator's own events, so they agree with what it actually parsed: a BEL
-//! that ends an OSC or sits in a DCS never rings.
+//! region, the shifted-in charset, the tab stops) and copies each row that
+//! is about to scroll off the top of the primary screen into the history.
+//! Titles, bells and replies come from the emulator's own events, so they
+//! agree with what it actually parsed: a BEL that ends an OSC or sits in a
+//! DCS never rings.
 //!
 //! A client that draws panes itself reads them cell by cell
 //! ([`Screen::row_cells`], [`Screen::modes`]).
@@ -41,12 +44,31 @@
 //! Synchronized updates (mode 2026) are applied immediately instead of being
 //! buffered: a headless model must always reflect every byte consumed, or a
 //! client attaching mid-update would never see the buffered part.
+//!
+//! # Why the history is not alacritty's
+//!
+//! alacritty keeps scrollback as full-width rows of 24-byte cells: 2 000
+//! lines of `seq` cost 4 MiB at 80x24 and 10 MiB at 200x50 (tmux: 290 and
+//! 613 KiB). So the `Term` has none; the history is the persisted tail's
+//! own format, logical lines of text with SGR, back to back in one buffer
+//! (see `history`), which also reflows at any width. A row leaving the
+//! screen is only copied as it goes; it is rendered into text when output
+//! calms down ([`CALM_ROWS`]) or the history is read, so the rows of a flood
+//! that newer rows push out of the bound are never rendered at all. A
+//! resize lends the newest lines back to the grid, so alacritty reflows and
+//! pulls them back exactly as it would its own scrollback.
+//!
+//! A screen nobody looks at can go further: [`Screen::freeze`] keeps only
+//! its replay bytes, history and parser state ([`FrozenScreen`]).
 
 mod cells;
 mod emu;
+mod freeze;
 mod fresh;
+mod history;
 mod osc;
 mod paint;
+mod reflow;
 mod sanitize;
 mod serialize;
 mod sgr;
@@ -59,11 +81,15 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use alacritty_terminal::event::Event;
 use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::index::Line;
+use alacritty_terminal::term::cell::Cell as GridCell;
 use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
 use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::Processor;
 
 use crate::emu::{Emu, Listener, NeverSync, Tracked, with_primary};
+pub use crate::freeze::FrozenScreen;
+use crate::history::History;
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
 
@@ -72,13 +98,20 @@ pub use crate::cells::{
 };
 pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
+/// A [`Screen::feed`] that scrolls fewer rows than this into the history is
+/// not part of a flood, and those rows are rendered into history text right
+/// away. A flood's rows are only copied and rendered once it calms down (or
+/// the history is read): most of them are pushed out by newer rows first
+/// and never need rendering. A 4 KiB read of log lines scrolls 20 or more.
+pub const CALM_ROWS: u64 = 8;
+
 /// Default label of the line [`Screen::load_history`] draws under restored
 /// history, so a reader can tell old output from new.
 pub const RESTORED_SEPARATOR: &str = "── restored ──";
 
 /// Largest accepted number of rows or columns. A bogus size from a client
 /// must not make the emulator allocate gigabytes (the grid is 24 bytes per
-/// cell, scrollback included).
+/// cell, twice: primary and alternate screen).
 pub const MAX_DIMENSION: u16 = 1024;
 
 /// A terminal size in character cells.
@@ -181,6 +214,9 @@ struct Engine {
     title: String,
     /// Reused for draining the listener so the hot path does not allocate.
     scratch: Vec<Event>,
+    /// The primary screen's scrollback; the `Term` itself keeps none. A
+    /// `Mutex` for the same reason as `term`: reading it settles it.
+    history: Mutex<History>,
 }
 
 impl Engine {
@@ -195,6 +231,10 @@ impl Engine {
             tracked: &mut self.tracked,
             fresh: &mut self.fresh,
             listener: &self.listener,
+            history: self
+                .history
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner),
         };
         self.processor.advance(&mut emu, bytes);
         self.drain(events);
@@ -228,6 +268,19 @@ impl Engine {
 
     fn lock(&self) -> MutexGuard<'_, Term<Listener>> {
         self.term.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The history with every pending row rendered, ready to be read.
+    fn history(&self) -> MutexGuard<'_, History> {
+        let mut history = self.history.lock().unwrap_or_else(PoisonError::into_inner);
+        history.settle();
+        history
+    }
+
+    fn history_mut(&mut self) -> &mut History {
+        self.history
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -263,7 +316,8 @@ impl Screen {
     pub fn new(size: Size, scrollback_lines: usize) -> Screen {
         let size = size.clamped();
         let config = Config {
-            scrolling_history: scrollback_lines,
+            // Rows leaving the screen go to `Engine::history` instead.
+            scrolling_history: 0,
             // Clipboard requests would only be dropped; skip decoding them.
             osc52: Osc52::Disabled,
             ..Config::default()
@@ -275,10 +329,11 @@ impl Screen {
                 term: Mutex::new(term),
                 processor: Processor::new(),
                 listener,
-                tracked: Tracked::new(usize::from(size.rows)),
+                tracked: Tracked::new(usize::from(size.rows), usize::from(size.cols)),
                 fresh: fresh::Fresh::new(),
                 title: String::new(),
                 scratch: Vec::new(),
+                history: Mutex::new(History::new(scrollback_lines)),
             },
             scanner: Scanner::new(),
             interpreter: Interpreter::new(),
@@ -290,6 +345,22 @@ impl Screen {
     /// escape sequences and UTF-8 characters. Events are appended to `events`
     /// in the order their sequences appeared.
     pub fn feed(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
+        let scrolled = self.engine.history_mut().rows_scrolled();
+        self.parse(bytes, events);
+        let history = self.engine.history_mut();
+        if history.rows_scrolled().wrapping_sub(scrolled) < CALM_ROWS {
+            history.settle();
+        }
+    }
+
+    /// Renders the history rows a flood left unrendered (see
+    /// [`CALM_ROWS`]); reading the history or freezing does it too. Cheap
+    /// when there are none. Call it when output has paused.
+    pub fn settle(&mut self) {
+        self.engine.history_mut().settle();
+    }
+
+    fn parse(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
         let mut pos = 0;
         let mut fed = 0; // bytes[..fed] went to the emulator or into the OSC buffer
         while let Some(step) = self.scanner.next(bytes, &mut pos) {
@@ -342,14 +413,20 @@ impl Screen {
         if size == self.size {
             return;
         }
-        let term = self
-            .engine
+        let engine = &mut self.engine;
+        let term = engine
             .term
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
-        term.resize(TermSize(size));
-        self.engine.tracked.reset_region(usize::from(size.rows));
-        self.engine.fresh.reset_at(term.grid().cursor.point.line.0);
+        let history = engine
+            .history
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        history.settle();
+        reflow::resize(term, history, TermSize(size));
+        engine.tracked.reset_region(usize::from(size.rows));
+        engine.tracked.resize_tabs(usize::from(size.cols));
+        engine.fresh.reset_at(term.grid().cursor.point.line.0);
         self.size = size;
     }
 
@@ -378,7 +455,49 @@ impl Screen {
     /// alternate screen this is only that screen, which has no scrollback.
     pub fn tail_text(&self, lines: usize, style: Style) -> String {
         let term = self.engine.lock();
-        text::tail_text(term.grid(), lines, style)
+        let alt = term.mode().contains(TermMode::ALT_SCREEN);
+        let history = self.engine.history();
+        text::tail_text(term.grid(), (!alt).then_some(&*history), lines, style)
+    }
+
+    /// How many rows of history lie above the primary screen at the
+    /// current width (0 while the alternate screen, which has none, is
+    /// active): how far [`Screen::scrolled_rows`] can scroll back.
+    pub fn history_rows(&self) -> usize {
+        let term = self.engine.lock();
+        if term.mode().contains(TermMode::ALT_SCREEN) {
+            return 0;
+        }
+        let grid = term.grid();
+        self.engine
+            .history()
+            .row_count(grid.columns(), &grid[Line(0)])
+    }
+
+    /// What the screen shows scrolled back `offset` rows into its history
+    /// (clamped to [`Screen::history_rows`]; 0 is the screen itself), for
+    /// a copy mode: one text per screen row, top first, each trimmed like
+    /// a row of [`Screen::screen_text`]. On the alternate screen this is
+    /// that screen.
+    pub fn scrolled_rows(&self, offset: usize, style: Style) -> Vec<String> {
+        let term = self.engine.lock();
+        let alt = term.mode().contains(TermMode::ALT_SCREEN);
+        let history = self.engine.history();
+        let offset = if alt { 0 } else { offset };
+        text::scrolled_rows(term.grid(), &history, offset, style)
+    }
+
+    /// Heap bytes the screen holds, estimated: both grids' cells, the
+    /// history and its pending rows.
+    pub fn heap_bytes(&self) -> usize {
+        let cells = usize::from(self.size.rows) * usize::from(self.size.cols);
+        let grids = 2 * cells * size_of::<GridCell>();
+        let history = self
+            .engine
+            .history
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        grids + history.heap_bytes()
     }
 
     /// The newest history that fits in `max_bytes`, for persisting.
@@ -394,38 +513,19 @@ impl Screen {
     /// and then at a row boundary.
     pub fn history_for_tail(&self, max_bytes: usize) -> String {
         let mut term = self.engine.lock();
-        let mut budget = max_bytes;
-        let mut skip_blank = true;
-        let mut lines = Vec::new();
-        let alt = term.mode().contains(TermMode::ALT_SCREEN);
-        let mut more = true;
-        if alt {
+        let mut tail = text::Tail::new(max_bytes);
+        if term.mode().contains(TermMode::ALT_SCREEN) {
             let grid = term.grid();
-            more = text::history_lines(
-                grid,
-                0..grid.screen_lines() as i32,
-                &mut budget,
-                &mut skip_blank,
-                &mut lines,
-            );
+            if !tail.grid_lines(grid, 0..grid.screen_lines() as i32) {
+                return tail.finish();
+            }
             // Blank rows at the bottom of the primary screen sit between its
             // content and the alternate frame; drop them too.
-            skip_blank = true;
+            tail.skip_blank_lines();
         }
-        if more {
-            with_primary(&mut term, |grid| {
-                let top = -(grid.history_size() as i32);
-                text::history_lines(
-                    grid,
-                    top..grid.screen_lines() as i32,
-                    &mut budget,
-                    &mut skip_blank,
-                    &mut lines,
-                )
-            });
-        }
-        lines.reverse();
-        lines.concat()
+        let history = self.engine.history();
+        with_primary(&mut term, |grid| tail.primary(grid, &history));
+        tail.finish()
     }
 
     /// Puts saved history back after a restart, followed by a dim
@@ -454,25 +554,30 @@ impl Screen {
     ///
     /// They reset what they rely on, paint the primary screen, switch to and
     /// paint the alternate screen if it is active (1049), then restore the
-    /// DECSC cursor, scrolling region, cursor position (including a pending
-    /// wrap), the modes a client's input depends on (DECCKM, keypad, mouse
-    /// 1000/1002/1003 + 1005/1006, focus 1004, bracketed paste, origin,
-    /// autowrap, insert, newline), cursor style, charsets, the current SGR
-    /// pen and hyperlink, palette changes, title and cursor visibility.
+    /// tab stops, DECSC cursor, scrolling region, cursor position (including
+    /// a pending wrap), the modes a client's input depends on (DECCKM,
+    /// keypad, mouse 1000/1002/1003 + 1005/1006, focus 1004, bracketed
+    /// paste, origin, autowrap, insert, newline), cursor style, charsets,
+    /// the current SGR pen and hyperlink, palette changes, title and cursor
+    /// visibility.
     /// Rows are addressed explicitly so nothing ever scrolls, except that a
     /// soft-wrapped row is continued by writing on, which recreates the wrap.
     ///
     /// Wide characters cut apart by erasing, insertion or deletion are
     /// recreated by repeating such operations. Known gaps, all invisible or
-    /// nearly so: tab cells are painted as spaces and tab stops are not
-    /// transferred; the bottom row's soft-wrap flag cannot be set without
-    /// scrolling; a pending wrap away from the last column, on a row that
-    /// already wraps, or on a stray spacer is not recreated, nor is a cursor
-    /// outside the scrolling region in origin mode (it lands on the region's
-    /// edge); a wide-character fragment next to another one in the last
-    /// column is painted blank; a wide char's second half takes the wide
-    /// char's colours; the primary screen's DECSC slot is not
-    /// transferred while the alternate screen is active.
+    /// nearly so: tab cells are painted as spaces; the bottom row's
+    /// soft-wrap flag cannot be set without scrolling; the title stack is
+    /// not transferred; a pending wrap away from the last column, on a row
+    /// that already wraps, or on a stray spacer is not recreated, nor is a
+    /// cursor outside the scrolling region in origin mode (it lands on the
+    /// region's edge); a wide-character fragment next to another one in the
+    /// last column is painted blank; a wide char's second half takes the
+    /// wide char's colours; while the alternate screen is active, the
+    /// primary screen's DECSC slot is its cursor (what entering the
+    /// alternate screen saved there, unless a resize moved the cursor);
+    /// while the primary screen is active, what DECSC saved on the
+    /// alternate screen (alacritty keeps it for the next visit) is not
+    /// transferred.
     pub fn replay(&self) -> Vec<u8> {
         let mut term = self.engine.lock();
         serialize::replay(&mut term, &self.engine.tracked, &self.engine.title)

@@ -73,6 +73,13 @@ impl Scanner {
         (!self.overflow).then_some(self.body.as_slice())
     }
 
+    /// Releases the body buffer unless a body is being collected.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        if !self.in_osc() {
+            self.body = Vec::new();
+        }
+    }
+
     #[cfg(test)]
     pub(crate) fn buffer_capacity(&self) -> usize {
         self.body.capacity()

@@ -46,19 +46,22 @@ pub(crate) fn replay(term: &mut Term<Listener>, tracked: &Tracked, title: &str) 
             primary.cursor.clone()
         });
 
-        // 1049 saves the cursor on the way in; make it the primary's.
+        // 1049 saves the cursor on the way in (charsets included); make it
+        // the primary's, then paint with ASCII again.
         w.cup(
             primary_cursor.point.line.0.max(0) as usize,
             primary_cursor.point.column.0,
         );
         w.pen(Pen::of(&primary_cursor.template));
-        w.out.push_str("\x1b[?1049h");
+        designate(&mut w, &primary_cursor.charsets);
+        w.out.push_str("\x1b[?1049h\x1b(B\x1b)B\x1b*B\x1b+B");
         w.pen(Pen::default());
         w.link(None);
         w.out.push_str("\x1b[0m\x1b[H\x1b[2J");
         w.pen = Pen::default();
     }
     paint(&mut w, term.grid());
+    tab_stops(&mut w, &tracked.tabs);
 
     let grid = term.grid();
     saved_cursor(&mut w, &grid.saved_cursor, columns);
@@ -145,6 +148,15 @@ pub(crate) fn replay(term: &mut Term<Listener>, tracked: &Tracked, title: &str) 
         w.out.push_str("\x1b[?25h");
     }
     w.out.into_bytes()
+}
+
+/// Every tab stop, set afresh: the target may have others.
+fn tab_stops(w: &mut Writer, tabs: &[bool]) {
+    w.out.push_str("\x1b[3g");
+    for (column, _) in tabs.iter().enumerate().filter(|(_, stop)| **stop) {
+        w.cha(column);
+        w.out.push_str("\x1bH");
+    }
 }
 
 /// DECSC state of the active screen, if a program saved one.

@@ -1,39 +1,10 @@
 //! Hostile output must not grow memory. Alone in its binary because it
 //! counts every allocation of the process.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "support/counting.rs"]
+mod counting;
 
 use signaltty_screen::{Screen, ScreenEvent, Size, Style};
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: forwards to the system allocator and only keeps a byte count.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 #[test]
 fn unterminated_osc_flood_is_bounded_and_parsing_recovers() {
@@ -53,11 +24,11 @@ fn unterminated_osc_flood_is_bounded_and_parsing_recovers() {
         for _ in 0..16 {
             screen.feed(&chunk, &mut events);
         }
-        let before = LIVE.load(Ordering::Relaxed);
+        let before = counting::live_bytes();
         for _ in 0..256 {
             screen.feed(&chunk, &mut events); // 1 MiB in total
         }
-        let grown = LIVE.load(Ordering::Relaxed).saturating_sub(before);
+        let grown = counting::live_bytes().saturating_sub(before);
         assert!(
             grown < 64 * 1024,
             "memory grew by {grown} bytes during a 1 MiB OSC"

@@ -181,3 +181,63 @@ fn restore_ignores_everything_but_text_and_colour() {
         format!("\x1b[0;31mred\x1b[0mx\n\x1b[0;2m{RESTORED_SEPARATOR}\x1b[0m")
     );
 }
+
+#[test]
+fn wide_characters_in_history_stay_whole_through_resizes() {
+    let wide = "日本語テキスト".repeat(2);
+    let mut s = Screen::new(Size { rows: 4, cols: 9 }, 100);
+    // 9 columns hold four wide characters and a spacer: the line wraps
+    // with a spacer at the end of each row, then scrolls into history.
+    s.feed(
+        format!("{wide}\r\n{}", "x\r\n".repeat(6)).as_bytes(),
+        &mut Vec::new(),
+    );
+    let before = s.history_for_tail(usize::MAX);
+    assert!(before.starts_with(&format!("{wide}\n")), "{before:?}");
+    let chars: Vec<char> = wide.chars().collect();
+    for cols in [10, 7, 2, 9, 80] {
+        s.resize(Size { rows: 4, cols });
+        assert_eq!(s.history_for_tail(usize::MAX), before, "at {cols} columns");
+        // Scrolled to the top, the rows hold as many whole wide
+        // characters as fit.
+        let top = s.scrolled_rows(s.history_rows(), Style::Plain);
+        let expected: Vec<String> = chars
+            .chunks(usize::from(cols) / 2)
+            .map(|row| row.iter().collect())
+            .take(top.len())
+            .collect();
+        assert_eq!(top[..expected.len()], expected[..], "at {cols} columns");
+    }
+}
+
+#[test]
+fn resizing_back_and_forth_keeps_every_history_line() {
+    let size = Size { rows: 24, cols: 80 };
+    // Room for every line: at the bound, rows a narrower screen pushes
+    // into history would evict the oldest lines.
+    let mut s = Screen::new(size, 10_000);
+    let log: String = (0..3_000)
+        .map(|i| {
+            let words = "lorem ipsum dolor ".repeat(i % 9);
+            format!("\x1b[3{}m{i:04}\x1b[0m {words}\r\n", i % 8)
+        })
+        .collect();
+    s.feed(log.as_bytes(), &mut Vec::new());
+    s.feed(b"$ ", &mut Vec::new());
+    let tail = s.history_for_tail(usize::MAX);
+    let rows = s.history_rows();
+    for cols in [30, 200, 13, 80] {
+        s.resize(Size { rows: 24, cols });
+        assert_eq!(s.history_for_tail(usize::MAX), tail, "at {cols} columns");
+    }
+    assert_eq!(s.history_rows(), rows);
+    assert_eq!(s.screen_text(Style::Plain).lines().last(), Some("$"));
+    // Narrower, the same lines take more rows; wider, fewer.
+    s.resize(Size { rows: 24, cols: 40 });
+    assert!(s.history_rows() > rows);
+    s.resize(Size {
+        rows: 24,
+        cols: 160,
+    });
+    assert!(s.history_rows() < rows);
+}

@@ -344,13 +344,10 @@ fn parse(history: &str, width: u16) -> Vec<Vec<Cell>> {
         }
         screen.feed(line.as_bytes(), &mut ignored);
     }
-    let top = -(screen.history_len() as i32);
-    let mut out = Vec::new();
-    for line in top..1 {
-        let mut cells = Vec::new();
-        screen.row_cells(line, &mut cells);
-        out.push(cells);
-    }
+    let mut out = screen.history_cells();
+    let mut last = Vec::new();
+    screen.row_cells(0, &mut last);
+    out.push(last);
     out
 }
 

@@ -194,6 +194,11 @@ impl TestServer {
         self.ctl_ok(&args)
     }
 
+    /// A new pane in `workspace` running `sh -c script`; returns its id.
+    pub fn new_sh(&self, workspace: &str, script: &str) -> String {
+        self.ctl_ok(&["new", workspace, "--", "sh", "-c", script])
+    }
+
     /// One request on the socket: its `result`, or its `error`.
     pub fn call(&self, method: &str, params: Value) -> Result<Value, Value> {
         let response = self.raw_call(method, params);
