@@ -110,7 +110,9 @@ fn commands_run_and_their_output_can_be_read() {
     server.ctl_ok(&[
         "send",
         prefix,
-        "printf '\\033[31mred\\033[0m\\n'",
+        // The word is put together by printf, so the echoed command line
+        // never satisfies the wait below.
+        "printf '\\033[31mr%sd\\033[0m\\n' e",
         "--enter",
     ]);
     server.wait_output(&pane, "red");
