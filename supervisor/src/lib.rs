@@ -41,7 +41,6 @@ use futures_util::StreamExt;
 use ractor::Actor;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signaltty_actors::pane::PaneContext;
-use signaltty_actors::pane::reaper::Reaper;
 use signaltty_persistence::{ServerInfo, StateDir};
 use tracing::{info, warn};
 
@@ -133,13 +132,13 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         .listener
         .try_clone()
         .map_err(|e| ServerError::Start(e.to_string()))?;
-    let reaper = Reaper::start()
-        .map_err(|e| ServerError::Start(format!("could not watch for ended children: {e}")))?;
+    let context = PaneContext::native(bound.path.clone())
+        .map_err(|e| ServerError::Start(format!("could not start the PTYs' poll loop: {e}")))?;
     let args = ServerArgs {
         state_dir: state_dir.clone(),
         tails,
         listener,
-        context: PaneContext::new(bound.path.clone(), reaper),
+        context,
         faults_enabled: config.faults_enabled,
         info: ServerInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),

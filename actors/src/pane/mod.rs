@@ -82,13 +82,14 @@ pub struct PaneContext {
 }
 
 impl PaneContext {
-    /// Panes whose children run on real PTYs.
-    pub fn new(socket_path: PathBuf, reaper: Reaper) -> PaneContext {
-        PaneContext {
+    /// Panes whose children run on real PTYs: starts the reaper and the
+    /// PTYs' thread on the current runtime.
+    pub fn native(socket_path: PathBuf) -> std::io::Result<PaneContext> {
+        Ok(PaneContext {
             socket_path,
-            reaper,
-            ptys: Arc::new(NativePty),
-        }
+            reaper: Reaper::start()?,
+            ptys: Arc::new(NativePty::start()?),
+        })
     }
 }
 

@@ -1,7 +1,8 @@
 //! A pane's child process on a real PTY.
 //!
-//! No thread waits per pane: the PTY master is non-blocking and the async
-//! runtime's poller wakes two small tasks on it. The reader forwards output
+//! No thread waits per pane: the PTY master is non-blocking, and the poll
+//! loop of the runtime `io` that [`PaneProcess::spawn`] is given wakes two
+//! small tasks on it. The reader forwards output
 //! (taking a credit per chunk, so at most [`CHUNKS_IN_FLIGHT`] chunks wait
 //! in the actor's unbounded mailbox and a fast child meets back-pressure);
 //! the writer owns the PTY's input side (a child that does not read its
@@ -22,6 +23,7 @@ use std::sync::Arc;
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use signaltty_persistence::ProcessRecord;
 use tokio::io::unix::AsyncFd;
+use tokio::runtime::Handle;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tracing::{debug, warn};
@@ -86,20 +88,18 @@ impl std::fmt::Debug for PaneProcess {
 }
 
 impl PaneProcess {
-    /// Starts the child; must run on the async runtime that drives it.
+    /// Starts the child; its PTY's reader and writer run on `io`.
     pub fn spawn(
         spec: &SpawnSpec,
         spawn: u64,
         sink: EventSink,
         reaper: &Reaper,
+        io: &Handle,
     ) -> Result<PaneProcess, SpawnError> {
         let program = spec.argv.first().ok_or(SpawnError::EmptyCommand)?;
         // portable-pty silently falls back to $HOME for a bad cwd.
         if !spec.cwd.is_dir() {
             return Err(SpawnError::CwdNotDir(spec.cwd.clone()));
-        }
-        if tokio::runtime::Handle::try_current().is_err() {
-            return Err(SpawnError::Pty("no async runtime to drive it".into()));
         }
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -138,7 +138,7 @@ impl PaneProcess {
         // The reaper waits for it by pid: portable-pty's handle is not
         // needed (dropping it neither waits nor kills).
         drop(child);
-        let pty = match nonblocking(pair.master.as_ref()) {
+        let pty = match nonblocking(pair.master.as_ref(), io) {
             Ok(pty) => Arc::new(pty),
             Err(e) => {
                 // Nobody hears of this child: it is only ended and reaped.
@@ -158,8 +158,8 @@ impl PaneProcess {
             let _ = credits_tx.try_send(());
         }
         let (input_tx, input_rx) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read_output(pty.clone(), credits_rx, spawn, sink));
-        let writer = tokio::spawn(write_input(pty, input_rx));
+        let reader = io.spawn(read_output(pty.clone(), credits_rx, spawn, sink));
+        let writer = io.spawn(write_input(pty, input_rx));
         // Not the argv: it may hold a secret (the pane logs it without).
         debug!(pid, "spawned");
         Ok(PaneProcess {
@@ -236,9 +236,9 @@ impl Drop for PaneProcess {
 }
 
 /// A non-blocking descriptor of our own for the PTY master, registered
-/// with the runtime's poller. O_NONBLOCK is set on the open file, which
+/// with `io`'s poller. O_NONBLOCK is set on the open file, which
 /// portable-pty's master shares; it only ever makes ioctls on it.
-fn nonblocking(master: &dyn MasterPty) -> Result<AsyncFd<File>, SpawnError> {
+fn nonblocking(master: &dyn MasterPty, io: &Handle) -> Result<AsyncFd<File>, SpawnError> {
     let failed =
         |what: &str| SpawnError::Pty(format!("{what}: {}", std::io::Error::last_os_error()));
     let fd = master
@@ -259,6 +259,7 @@ fn nonblocking(master: &dyn MasterPty) -> Result<AsyncFd<File>, SpawnError> {
     {
         return Err(failed("could not make the PTY master non-blocking"));
     }
+    let _io = io.enter();
     // SAFETY: the `File` owns its descriptor, which stays open and the same
     // until the `AsyncFd` drops it.
     unsafe { AsyncFd::register(File::from(copy)) }
@@ -429,7 +430,8 @@ mod tests {
     async fn a_fast_child_is_held_back_until_chunks_are_processed() {
         let reaper = Reaper::start().unwrap();
         let (sink, mut rx) = collect();
-        let process = PaneProcess::spawn(&spec("yes"), 1, sink, &reaper).unwrap();
+        let process =
+            PaneProcess::spawn(&spec("yes"), 1, sink, &reaper, &Handle::current()).unwrap();
         for _ in 0..CHUNKS_IN_FLIGHT {
             let event = next(&mut rx).await;
             assert!(matches!(event, ProcessEvent::Output { spawn: 1, .. }));
@@ -455,7 +457,14 @@ mod tests {
     async fn the_last_output_comes_before_the_end_of_output() {
         let reaper = Reaper::start().unwrap();
         let (sink, mut rx) = collect();
-        let _process = PaneProcess::spawn(&spec("echo bye; exit 4"), 1, sink, &reaper).unwrap();
+        let _process = PaneProcess::spawn(
+            &spec("echo bye; exit 4"),
+            1,
+            sink,
+            &reaper,
+            &Handle::current(),
+        )
+        .unwrap();
         let mut output = Vec::new();
         let mut code = None;
         loop {
@@ -477,10 +486,12 @@ mod tests {
     async fn exit_codes_are_kept_shell_style() {
         let reaper = Reaper::start().unwrap();
         let (sink, mut rx) = collect();
-        let _five = PaneProcess::spawn(&spec("exit 5"), 1, sink, &reaper).unwrap();
+        let _five =
+            PaneProcess::spawn(&spec("exit 5"), 1, sink, &reaper, &Handle::current()).unwrap();
         assert_eq!(exit_code(&mut rx).await, 5);
         let (sink, mut rx) = collect();
-        let _killed = PaneProcess::spawn(&spec("kill -9 $$"), 1, sink, &reaper).unwrap();
+        let _killed =
+            PaneProcess::spawn(&spec("kill -9 $$"), 1, sink, &reaper, &Handle::current()).unwrap();
         assert_eq!(exit_code(&mut rx).await, 128 + 9);
     }
 
@@ -491,7 +502,8 @@ mod tests {
         // Raw, so the terminal holds what it cannot pass on instead of
         // dropping it as a full line does; then it stops itself.
         let script = "stty raw -echo; kill -STOP $$; head -c 3; echo";
-        let process = PaneProcess::spawn(&spec(script), 1, sink, &reaper).unwrap();
+        let process =
+            PaneProcess::spawn(&spec(script), 1, sink, &reaper, &Handle::current()).unwrap();
         let queue = super::super::input::InputQueue::default();
         let stat = format!("/proc/{}/stat", process.pid());
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
@@ -534,7 +546,7 @@ mod tests {
         let (sink, _rx) = collect();
         let mut bad = spec("true");
         bad.cwd = PathBuf::from("/etc/passwd");
-        let err = PaneProcess::spawn(&bad, 1, sink, &reaper).unwrap_err();
+        let err = PaneProcess::spawn(&bad, 1, sink, &reaper, &Handle::current()).unwrap_err();
         assert!(matches!(err, SpawnError::CwdNotDir(_)), "{err}");
     }
 }

@@ -8,6 +8,8 @@
 use std::path::PathBuf;
 
 use signaltty_persistence::ProcessRecord;
+use tokio::runtime::Handle;
+use tokio::sync::oneshot;
 
 use super::input::InputPiece;
 use super::process::{EventSink, PaneProcess, SpawnSpec};
@@ -48,9 +50,38 @@ pub trait OpenPty: Send + Sync + std::fmt::Debug {
     ) -> Result<Box<dyn Pty>, SpawnError>;
 }
 
-/// Real PTYs, driven by the async runtime's poller.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NativePty;
+/// Real PTYs, every one of them read and written by one poll loop on a
+/// thread of its own.
+///
+/// Not the actors' runtime: there, a chunk's reader and the actor that
+/// parses it wake each other onto the same worker (tokio runs the task
+/// just woken next, where no other worker may steal it), so reading and
+/// parsing a flood took turns on one core instead of sharing two. Moving
+/// bytes is cheap: one thread keeps up with every pane.
+#[derive(Debug)]
+pub struct NativePty {
+    io: Handle,
+    /// Dropping it ends the thread, and with it every PTY's tasks.
+    _stop: oneshot::Sender<()>,
+}
+
+impl NativePty {
+    pub fn start() -> std::io::Result<NativePty> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .build()?;
+        let io = runtime.handle().clone();
+        let (stop, stopped) = oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name("signaltty-pty".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                });
+            })?;
+        Ok(NativePty { io, _stop: stop })
+    }
+}
 
 impl OpenPty for NativePty {
     fn open(
@@ -60,6 +91,7 @@ impl OpenPty for NativePty {
         sink: EventSink,
         reaper: &Reaper,
     ) -> Result<Box<dyn Pty>, SpawnError> {
-        Ok(Box::new(PaneProcess::spawn(spec, spawn, sink, reaper)?))
+        let process = PaneProcess::spawn(spec, spawn, sink, reaper, &self.io)?;
+        Ok(Box::new(process))
     }
 }
