@@ -132,8 +132,11 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         .listener
         .try_clone()
         .map_err(|e| ServerError::Start(e.to_string()))?;
-    let context = PaneContext::native(bound.path.clone())
-        .map_err(|e| ServerError::Start(format!("could not start the PTYs' poll loop: {e}")))?;
+    let context = PaneContext::native(bound.path.clone()).map_err(|e| {
+        ServerError::Start(format!(
+            "could not start the reaper or the PTYs' poll loop: {e}"
+        ))
+    })?;
     let args = ServerArgs {
         state_dir: state_dir.clone(),
         tails,

@@ -82,8 +82,8 @@ pub struct PaneContext {
 }
 
 impl PaneContext {
-    /// Panes whose children run on real PTYs: starts the reaper and the
-    /// PTYs' thread on the current runtime.
+    /// Panes whose children run on real PTYs: starts the reaper (on the
+    /// current runtime) and the thread that runs every PTY's poll loop.
     pub fn native(socket_path: PathBuf) -> std::io::Result<PaneContext> {
         Ok(PaneContext {
             socket_path,

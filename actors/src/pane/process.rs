@@ -411,6 +411,13 @@ mod tests {
         (sink, rx)
     }
 
+    /// `sh -c script` on a PTY driven by the test's runtime, and its events.
+    fn start(script: &str, reaper: &Reaper) -> (PaneProcess, UnboundedReceiver<ProcessEvent>) {
+        let (sink, rx) = collect();
+        let process = PaneProcess::spawn(&spec(script), 1, sink, reaper, &Handle::current());
+        (process.unwrap(), rx)
+    }
+
     async fn next(rx: &mut UnboundedReceiver<ProcessEvent>) -> ProcessEvent {
         tokio::time::timeout(Duration::from_secs(10), rx.recv())
             .await
@@ -429,9 +436,7 @@ mod tests {
     #[tokio::test]
     async fn a_fast_child_is_held_back_until_chunks_are_processed() {
         let reaper = Reaper::start().unwrap();
-        let (sink, mut rx) = collect();
-        let process =
-            PaneProcess::spawn(&spec("yes"), 1, sink, &reaper, &Handle::current()).unwrap();
+        let (process, mut rx) = start("yes", &reaper);
         for _ in 0..CHUNKS_IN_FLIGHT {
             let event = next(&mut rx).await;
             assert!(matches!(event, ProcessEvent::Output { spawn: 1, .. }));
@@ -456,15 +461,7 @@ mod tests {
     #[tokio::test]
     async fn the_last_output_comes_before_the_end_of_output() {
         let reaper = Reaper::start().unwrap();
-        let (sink, mut rx) = collect();
-        let _process = PaneProcess::spawn(
-            &spec("echo bye; exit 4"),
-            1,
-            sink,
-            &reaper,
-            &Handle::current(),
-        )
-        .unwrap();
+        let (_process, mut rx) = start("echo bye; exit 4", &reaper);
         let mut output = Vec::new();
         let mut code = None;
         loop {
@@ -485,25 +482,19 @@ mod tests {
     #[tokio::test]
     async fn exit_codes_are_kept_shell_style() {
         let reaper = Reaper::start().unwrap();
-        let (sink, mut rx) = collect();
-        let _five =
-            PaneProcess::spawn(&spec("exit 5"), 1, sink, &reaper, &Handle::current()).unwrap();
+        let (_five, mut rx) = start("exit 5", &reaper);
         assert_eq!(exit_code(&mut rx).await, 5);
-        let (sink, mut rx) = collect();
-        let _killed =
-            PaneProcess::spawn(&spec("kill -9 $$"), 1, sink, &reaper, &Handle::current()).unwrap();
+        let (_killed, mut rx) = start("kill -9 $$", &reaper);
         assert_eq!(exit_code(&mut rx).await, 128 + 9);
     }
 
     #[tokio::test]
     async fn input_reaches_the_child_and_a_stopped_child_blocks_nothing() {
         let reaper = Reaper::start().unwrap();
-        let (sink, mut rx) = collect();
         // Raw, so the terminal holds what it cannot pass on instead of
         // dropping it as a full line does; then it stops itself.
         let script = "stty raw -echo; kill -STOP $$; head -c 3; echo";
-        let process =
-            PaneProcess::spawn(&spec(script), 1, sink, &reaper, &Handle::current()).unwrap();
+        let (process, mut rx) = start(script, &reaper);
         let queue = super::super::input::InputQueue::default();
         let stat = format!("/proc/{}/stat", process.pid());
         let deadline = std::time::Instant::now() + Duration::from_secs(10);

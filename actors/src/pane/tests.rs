@@ -197,6 +197,12 @@ impl Harness {
         .unwrap()
     }
 
+    /// The pane's state and exit code, as an attaching client is told.
+    async fn state(&self) -> (PaneState, Option<i32>) {
+        let attached = self.attach().await;
+        (attached.state, attached.exit_code)
+    }
+
     async fn screen(&self) -> String {
         ractor::call_t!(
             self.pane,
@@ -252,14 +258,10 @@ async fn output_after_the_exit_is_drained_before_the_pane_ends() {
     child.print("working\r\n");
     child.exit(3);
     // Reaped, but its last words are still on their way.
-    assert_eq!(harness.attach().await.state, PaneState::Live);
+    assert_eq!(harness.state().await.0, PaneState::Live);
     child.print("last words\r\n");
     child.close_output();
-    let attached = harness.attach().await;
-    assert_eq!(
-        (attached.state, attached.exit_code),
-        (PaneState::Exited, Some(3))
-    );
+    assert_eq!(harness.state().await, (PaneState::Exited, Some(3)));
     let screen = harness.screen().await;
     assert!(
         screen.contains("working") && screen.contains("last words"),
@@ -308,12 +310,8 @@ async fn a_respawned_child_that_fails_within_the_grace_leaves_the_tombstone() {
     let error = result.unwrap_err().to_string();
     assert!(error.contains("exited with code 2"), "{error}");
     assert!(error.contains("bad flag"), "says what it printed: {error}");
-    let attached = harness.attach().await;
-    assert_eq!(
-        (attached.state, attached.exit_code),
-        (PaneState::Exited, None),
-        "back to the tombstone it was"
-    );
+    let state = harness.state().await;
+    assert_eq!(state, (PaneState::Exited, None), "back to the tombstone");
 }
 
 #[tokio::test]
@@ -328,15 +326,11 @@ async fn a_respawned_child_that_survives_the_grace_succeeds() {
     });
     result.unwrap();
     assert!(asked.elapsed() >= REVIVE_GRACE, "{:?}", asked.elapsed());
-    assert_eq!(harness.attach().await.state, PaneState::Live);
+    assert_eq!(harness.state().await.0, PaneState::Live);
     // Its end is the pane's end, no longer the command's.
     child.exit(1);
     child.close_output();
-    let attached = harness.attach().await;
-    assert_eq!(
-        (attached.state, attached.exit_code),
-        (PaneState::Exited, Some(1))
-    );
+    assert_eq!(harness.state().await, (PaneState::Exited, Some(1)));
 }
 
 #[tokio::test]
@@ -349,11 +343,7 @@ async fn a_respawned_command_may_end_well_within_the_grace() {
         child.close_output();
     });
     result.unwrap();
-    let attached = harness.attach().await;
-    assert_eq!(
-        (attached.state, attached.exit_code),
-        (PaneState::Exited, Some(0))
-    );
+    assert_eq!(harness.state().await, (PaneState::Exited, Some(0)));
 }
 
 #[tokio::test]
@@ -362,7 +352,7 @@ async fn a_respawn_that_cannot_start_changes_nothing() {
     harness.ptys.fail_next.store(true, Ordering::SeqCst);
     let error = respawn(&harness.pane).await.unwrap_err().to_string();
     assert!(error.contains("No such file or directory"), "{error}");
-    assert_eq!(harness.attach().await.state, PaneState::Exited);
+    assert_eq!(harness.state().await.0, PaneState::Exited);
 }
 
 #[tokio::test]
