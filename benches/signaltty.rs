@@ -162,6 +162,7 @@ fn server_figures(scale: &Scale, log: &Path, dir: &Path, has_tmux: bool, report:
         let server = Server::start(dir, &format!("mem{panes}"));
         spawn_idle_panes(&server, panes, &["/bin/sh"]);
         report.memory(panes, rss_kib(server.pid()));
+        report.threads(panes, proc_status(server.pid(), "Threads"));
     }
 
     let idle_panes = scale.pane_counts[1].max(1);
@@ -678,12 +679,18 @@ fn restore_time(dir: &Path, panes: usize) -> f64 {
 }
 
 fn rss_kib(pid: u32) -> u64 {
+    proc_status(pid, "VmRSS")
+}
+
+/// A number from `/proc/<pid>/status` (`VmRSS` in KiB, `Threads`), 0 if
+/// it cannot be read.
+fn proc_status(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse().ok()))
+                .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
         })
         .unwrap_or(0)
 }
@@ -917,6 +924,16 @@ impl Report {
         self.memory.push((panes, rss_kib));
         self.json
             .insert(format!("rss {panes} panes KiB"), json!(rss_kib));
+    }
+
+    /// The server's OS threads with `panes` idle shells (design §11: at
+    /// most one per pane).
+    fn threads(&mut self, panes: usize, threads: u64) {
+        self.lines.push(format!(
+            "threads, {panes} idle shells: {threads} in the server"
+        ));
+        self.json
+            .insert(format!("threads {panes} panes"), json!(threads));
     }
 
     fn idle(&mut self, panes: usize, window: Duration, cpu: f64, writes: u64) {

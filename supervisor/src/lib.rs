@@ -44,7 +44,6 @@ use futures_util::StreamExt;
 use ractor::Actor;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signaltty_actors::pane::PaneContext;
-use signaltty_actors::pane::process::ReapTracker;
 use signaltty_persistence::{ServerInfo, StateDir};
 use tracing::{info, warn};
 
@@ -136,15 +135,16 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         .listener
         .try_clone()
         .map_err(|e| ServerError::Start(e.to_string()))?;
-    let reaper = ReapTracker::default();
+    let context = PaneContext::native(bound.path.clone()).map_err(|e| {
+        ServerError::Start(format!(
+            "could not start the reaper or the PTYs' poll loop: {e}"
+        ))
+    })?;
     let args = ServerArgs {
         state_dir: state_dir.clone(),
         tails,
         listener,
-        context: PaneContext {
-            socket_path: bound.path.clone(),
-            reaper,
-        },
+        context,
         faults_enabled: config.faults_enabled,
         info: ServerInfo {
             version: env!("CARGO_PKG_VERSION").to_string(),

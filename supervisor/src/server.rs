@@ -277,7 +277,7 @@ impl ServerActor {
         myself
             .stop_children_and_wait(Some("shutdown".into()), None)
             .await;
-        let running = server.context.reaper.wait_all(REAP_WAIT);
+        let running = server.context.reaper.wait_all(REAP_WAIT).await;
         if running > 0 {
             warn!(running, "children still running after the hang-up");
         }

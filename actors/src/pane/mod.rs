@@ -12,9 +12,13 @@ mod flood;
 pub mod input;
 pub mod process;
 pub mod procfs;
+pub mod pty;
+pub mod reaper;
 mod revive;
 pub mod ring;
 pub mod subscribers;
+#[cfg(test)]
+mod tests;
 mod title;
 pub mod wait;
 
@@ -37,7 +41,9 @@ use crate::model::{PaneState, PaneView};
 use crate::snapshot::{SnapshotMsg, publish};
 use flood::OutputGates;
 use input::{InputPiece, InputQueue};
-use process::{PaneProcess, ProcessEvent, ReapTracker, SpawnSpec};
+use process::{ProcessEvent, SpawnSpec};
+use pty::{NativePty, OpenPty, Pty};
+use reaper::Reaper;
 use ring::{DEFAULT_RING_BYTES, OutputRing};
 use subscribers::{CatchUp, Output, PaneFrame, Revive, Subscribers};
 
@@ -70,7 +76,21 @@ pub const MAX_COLS: u16 = 1000;
 #[derive(Debug, Clone)]
 pub struct PaneContext {
     pub socket_path: PathBuf,
-    pub reaper: ReapTracker,
+    pub reaper: Reaper,
+    /// Opens each child's terminal: real PTYs, or a unit test's fake.
+    pub ptys: Arc<dyn OpenPty>,
+}
+
+impl PaneContext {
+    /// Panes whose children run on real PTYs: starts the reaper (on the
+    /// current runtime) and the thread that runs every PTY's poll loop.
+    pub fn native(socket_path: PathBuf) -> std::io::Result<PaneContext> {
+        Ok(PaneContext {
+            socket_path,
+            reaper: Reaper::start()?,
+            ptys: Arc::new(NativePty::start()?),
+        })
+    }
 }
 
 /// How a pane actor comes up.
@@ -233,7 +253,7 @@ pub struct PaneActor;
 pub struct Pane {
     record: PaneRecord,
     state: PaneState,
-    process: Option<PaneProcess>,
+    process: Option<Box<dyn Pty>>,
     /// Which incarnation of the process the current events belong to.
     spawn: u64,
     /// The reaped child's exit code, while its last output drains.
@@ -582,9 +602,9 @@ impl Pane {
         });
     }
 
-    fn live_process(&self) -> Result<&PaneProcess, ActorError> {
+    fn live_process(&self) -> Result<&dyn Pty, ActorError> {
         match (&self.process, self.state) {
-            (Some(process), PaneState::Live) => Ok(process),
+            (Some(process), PaneState::Live) => Ok(process.as_ref()),
             _ => Err(ActorError::PaneNotLive {
                 id: self.record.id.clone(),
                 state: self.state.as_str(),
@@ -646,7 +666,10 @@ impl Pane {
         let sink_target = myself.clone();
         let sink: process::EventSink =
             Arc::new(move |event| sink_target.cast(PaneMsg::Process(event)).is_ok());
-        let process = PaneProcess::spawn(&spec, self.spawn, sink, &self.context.reaper)?;
+        let process = self
+            .context
+            .ptys
+            .open(&spec, self.spawn, sink, &self.context.reaper)?;
         // The child runs with every word it was given; what is saved, shown,
         // logged, resumed or respawned has none that may hold a secret.
         self.record.argv = without_secrets(&spec.argv);

@@ -1,38 +1,48 @@
-//! A pane's child process and its PTY.
+//! A pane's child process on a real PTY.
 //!
-//! The PTY is blocking, so three plain threads sit around it: a reader that
-//! forwards output (taking a credit per chunk, so at most
-//! [`CHUNKS_IN_FLIGHT`] chunks wait in the actor's unbounded mailbox and a
-//! fast child meets back-pressure), a writer that owns the PTY's input side
-//! (a child that does not read its input must never block the actor; what
-//! waits for it is bounded by the pane's
-//! [`InputQueue`](super::input::InputQueue)), and a waiter that reaps the
-//! child. Dropping a [`PaneProcess`] hangs up the child's process group and
-//! escalates to SIGKILL if it lingers: ractor does not run `post_stop` after
-//! a panic, but it does drop the state.
+//! No thread waits per pane: the PTY master is non-blocking, and the poll
+//! loop of the runtime `io` that [`PaneProcess::spawn`] is given wakes two
+//! small tasks on it. The reader forwards output
+//! (taking a credit per chunk, so at most [`CHUNKS_IN_FLIGHT`] chunks wait
+//! in the actor's unbounded mailbox and a fast child meets back-pressure);
+//! the writer owns the PTY's input side (a child that does not read its
+//! input must never block the actor; what waits for it is bounded by the
+//! pane's [`InputQueue`](super::input::InputQueue)). The server's one
+//! [`Reaper`] reaps the child. Dropping a [`PaneProcess`] ends both tasks
+//! and hangs up the child's process group, which the reaper kills if it
+//! lingers: ractor does not run `post_stop` after a panic, but it does drop
+//! the state.
 
+use std::cell::RefCell;
+use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
+use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use signaltty_persistence::ProcessRecord;
+use tokio::io::unix::AsyncFd;
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
 use tracing::{debug, warn};
 
 use super::input::InputPiece;
+use super::pty::Pty;
+use super::reaper::Reaper;
 use crate::error::SpawnError;
 
 /// Output chunks that may be on their way to the actor at once.
 pub const CHUNKS_IN_FLIGHT: usize = 4;
-/// The reader's buffer: large reads keep the syscall count down on a flood.
+/// The most one chunk holds: large reads keep the message count down on a
+/// flood.
 const READ_CHUNK: usize = 64 * 1024;
-/// How long a hung-up child may linger before it gets SIGKILL.
-const HANGUP_GRACE: Duration = Duration::from_secs(2);
+/// A PTY read returns at most this much; a chunk with less room left is
+/// sent as it is.
+const PTY_READ: usize = 4096;
 
-/// What the process threads tell the pane actor. `spawn` tells one
+/// What a pane's process tells the pane actor. `spawn` tells one
 /// incarnation of the pane's process from the next, so a late event from a
 /// process that was replaced is ignored.
 #[derive(Debug)]
@@ -56,45 +66,17 @@ pub struct SpawnSpec {
     pub cols: u16,
 }
 
-/// Counts children that are not reaped yet, so shutdown can wait for them.
-#[derive(Debug, Clone, Default)]
-pub struct ReapTracker(Arc<(Mutex<usize>, Condvar)>);
-
-impl ReapTracker {
-    fn started(&self) {
-        let (count, _) = &*self.0;
-        *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-    }
-
-    fn reaped(&self) {
-        let (count, cvar) = &*self.0;
-        let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
-        *n = n.saturating_sub(1);
-        cvar.notify_all();
-    }
-
-    /// Blocks until every child is reaped or `timeout` passes; returns how
-    /// many are still running.
-    pub fn wait_all(&self, timeout: Duration) -> usize {
-        let (count, cvar) = &*self.0;
-        let guard = count.lock().unwrap_or_else(|e| e.into_inner());
-        let (guard, _) = cvar
-            .wait_timeout_while(guard, timeout, |n| *n > 0)
-            .unwrap_or_else(|e| e.into_inner());
-        *guard
-    }
-}
-
 /// A running (or just ended) child on its PTY.
 pub struct PaneProcess {
     master: Box<dyn MasterPty + Send>,
-    input: Sender<InputPiece>,
-    credits: SyncSender<()>,
+    input: mpsc::UnboundedSender<InputPiece>,
+    credits: mpsc::Sender<()>,
     pid: i32,
     /// The child's pid and start time, to be found again after a crash.
     identity: Option<ProcessRecord>,
-    /// Receives once the waiter has reaped the child.
-    reaped: Option<Receiver<()>>,
+    reaper: Reaper,
+    /// The reader and the writer, ended with the process.
+    tasks: [AbortHandle; 2],
 }
 
 impl std::fmt::Debug for PaneProcess {
@@ -106,11 +88,13 @@ impl std::fmt::Debug for PaneProcess {
 }
 
 impl PaneProcess {
+    /// Starts the child; its PTY's reader and writer run on `io`.
     pub fn spawn(
         spec: &SpawnSpec,
         spawn: u64,
         sink: EventSink,
-        tracker: &ReapTracker,
+        reaper: &Reaper,
+        io: &Handle,
     ) -> Result<PaneProcess, SpawnError> {
         let program = spec.argv.first().ok_or(SpawnError::EmptyCommand)?;
         // portable-pty silently falls back to $HOME for a bad cwd.
@@ -146,47 +130,36 @@ impl PaneProcess {
             .process_id()
             .and_then(|p| i32::try_from(p).ok())
             .ok_or_else(|| SpawnError::Pty("child has no pid".into()))?;
-        tracker.started();
         // Read before anything can reap the child and free its pid.
         let identity = crate::procfs::stat(pid).map(|stat| ProcessRecord {
             session: pid,
             start_ticks: stat.start_ticks,
         });
-
-        let reader = pair
-            .master
-            .try_clone_reader()
-            .map_err(|e| SpawnError::Pty(e.to_string()));
-        let writer = pair
-            .master
-            .take_writer()
-            .map_err(|e| SpawnError::Pty(e.to_string()));
-        let (reader, writer) = match (reader, writer) {
-            (Ok(r), Ok(w)) => (r, w),
-            (Err(e), _) | (_, Err(e)) => {
-                hang_up(pid);
-                spawn_waiter(child, spawn, sink, tracker.clone(), None);
+        // The reaper waits for it by pid: portable-pty's handle is not
+        // needed (dropping it neither waits nor kills).
+        drop(child);
+        let pty = match nonblocking(pair.master.as_ref(), io) {
+            Ok(pty) => Arc::new(pty),
+            Err(e) => {
+                // Nobody hears of this child: it is only ended and reaped.
+                reaper.watch(pid, |_| {});
+                reaper.hang_up(pid);
                 return Err(e);
             }
         };
+        let exited = sink.clone();
+        reaper.watch(pid, move |code| {
+            exited(ProcessEvent::Exited { spawn, code });
+        });
 
-        let (credits_tx, credits_rx) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
+        let (credits_tx, credits_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
         for _ in 0..CHUNKS_IN_FLIGHT {
             // The channel has room for exactly this many credits.
             let _ = credits_tx.try_send(());
         }
-        let (input_tx, input_rx) = mpsc::channel();
-        let (reaped_tx, reaped_rx) = mpsc::channel();
-
-        spawn_reader(
-            reader,
-            ready_fd(pair.master.as_ref()),
-            credits_rx,
-            spawn,
-            sink.clone(),
-        );
-        spawn_writer(writer, input_rx);
-        spawn_waiter(child, spawn, sink, tracker.clone(), Some(reaped_tx));
+        let (input_tx, input_rx) = mpsc::unbounded_channel();
+        let reader = io.spawn(read_output(pty.clone(), credits_rx, spawn, sink));
+        let writer = io.spawn(write_input(pty, input_rx));
         // Not the argv: it may hold a secret (the pane logs it without).
         debug!(pid, "spawned");
         Ok(PaneProcess {
@@ -195,31 +168,30 @@ impl PaneProcess {
             credits: credits_tx,
             pid,
             identity,
-            reaped: Some(reaped_rx),
+            reaper: reaper.clone(),
+            tasks: [reader.abort_handle(), writer.abort_handle()],
         })
     }
+}
 
-    pub fn pid(&self) -> i32 {
+impl Pty for PaneProcess {
+    fn pid(&self) -> i32 {
         self.pid
     }
 
-    /// The child's pid (its session) and start time, if `/proc` had them.
-    pub fn identity(&self) -> Option<ProcessRecord> {
+    fn identity(&self) -> Option<ProcessRecord> {
         self.identity
     }
 
-    /// Gives back the credit of one output chunk the actor has processed.
-    pub fn return_credit(&self) {
+    fn return_credit(&self) {
         let _ = self.credits.try_send(());
     }
 
-    /// Queues input for the child; its room in the queue was reserved by
-    /// whoever brought it.
-    pub fn write(&self, piece: InputPiece) {
+    fn write(&self, piece: InputPiece) {
         let _ = self.input.send(piece);
     }
 
-    pub fn resize(&self, rows: u16, cols: u16) {
+    fn resize(&self, rows: u16, cols: u16) {
         let size = PtySize {
             rows,
             cols,
@@ -231,9 +203,8 @@ impl PaneProcess {
         }
     }
 
-    /// Sends `signal` to the child, or to its whole process group. The child
-    /// leads its own session, so its pid is also its group id.
-    pub fn signal(&self, signal: i32, group: bool) -> std::io::Result<()> {
+    /// The child leads its own session, so its pid is also its group id.
+    fn signal(&self, signal: i32, group: bool) -> std::io::Result<()> {
         let target = if group { -self.pid } else { self.pid };
         // SAFETY: kill(2) takes plain integers and touches no memory of ours.
         if unsafe { libc::kill(target, signal) } == 0 {
@@ -243,14 +214,13 @@ impl PaneProcess {
         }
     }
 
-    /// The PTY's foreground process group (its leader's pid): one ioctl.
-    pub fn foreground_pgid(&self) -> Option<i32> {
+    /// One ioctl.
+    fn foreground_pgid(&self) -> Option<i32> {
         self.master.process_group_leader()
     }
 
-    /// The working directory of the PTY's foreground process (what a `cd`
-    /// in the shell, or a program it started, is working in).
-    pub fn foreground_cwd(&self) -> Option<PathBuf> {
+    /// Where a `cd` in the shell, or a program it started, is working.
+    fn foreground_cwd(&self) -> Option<PathBuf> {
         let pid = self.master.process_group_leader().unwrap_or(self.pid);
         std::fs::read_link(Path::new("/proc").join(pid.to_string()).join("cwd")).ok()
     }
@@ -258,177 +228,171 @@ impl PaneProcess {
 
 impl Drop for PaneProcess {
     fn drop(&mut self) {
-        let Some(reaped) = self.reaped.take() else {
-            return;
-        };
-        if reaped.try_recv().is_ok() {
-            return;
+        for task in &self.tasks {
+            task.abort();
         }
-        hang_up(self.pid);
-        let pid = self.pid;
-        // Escalation waits off the actor's thread; the waiter still reaps.
-        let escalate = std::thread::Builder::new()
-            .name(format!("pane-hangup-{pid}"))
-            .spawn(move || {
-                if reaped.recv_timeout(HANGUP_GRACE).is_err() {
-                    // SAFETY: kill(2) with plain integers.
-                    unsafe { libc::kill(-pid, libc::SIGKILL) };
-                }
-            });
-        if let Err(e) = escalate {
-            warn!(pid, error = %e, "could not start the hang-up watchdog");
-        }
+        self.reaper.hang_up(self.pid);
     }
 }
 
-fn hang_up(pid: i32) {
-    // SAFETY: kill(2) with plain integers.
-    unsafe { libc::kill(-pid, libc::SIGHUP) };
-}
-
-fn spawn_reader(
-    mut reader: Box<dyn Read + Send>,
-    ready: Option<OwnedFd>,
-    credits: Receiver<()>,
-    spawn: u64,
-    sink: EventSink,
-) {
-    let started = std::thread::Builder::new()
-        .name("pane-reader".into())
-        .spawn(move || {
-            let mut buf = vec![0u8; READ_CHUNK];
-            // A credit is taken before each chunk: the actor returns it once
-            // the chunk is processed, and the pane is gone once the sending
-            // side is dropped.
-            'chunks: while credits.recv().is_ok() {
-                // Wait for the first bytes, then take what else is already
-                // there: a flood travels in large chunks (a PTY read gives at
-                // most 4 KiB), and a keystroke's echo is not held back.
-                let mut filled = 0;
-                let mut ended = false;
-                loop {
-                    match reader.read(&mut buf[filled..]) {
-                        Ok(0) => ended = true,
-                        Ok(n) => filled += n,
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                        // Linux reports EIO once the slave side is closed.
-                        Err(_) => ended = true,
-                    }
-                    let room = buf.len() - filled >= 4096;
-                    if ended || !room || !ready.as_ref().is_some_and(readable_now) {
-                        break;
-                    }
-                }
-                if filled > 0 {
-                    let bytes = bytes::Bytes::copy_from_slice(&buf[..filled]);
-                    if !sink(ProcessEvent::Output { spawn, bytes }) {
-                        return;
-                    }
-                }
-                if ended {
-                    break 'chunks;
-                }
-            }
-            sink(ProcessEvent::Eof { spawn });
-        });
-    if let Err(e) = started {
-        warn!(error = %e, "could not start the pane reader");
-    }
-}
-
-/// Whether a read on `fd` would return at once.
-fn readable_now(fd: &OwnedFd) -> bool {
-    let mut poll = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one pollfd we own, a zero timeout.
-    unsafe { libc::poll(&mut poll, 1, 0) == 1 && poll.revents & libc::POLLIN != 0 }
-}
-
-/// A descriptor of our own for the PTY master, to ask whether more output
-/// is waiting; it stays valid as long as the reader needs it.
-fn ready_fd(master: &dyn MasterPty) -> Option<OwnedFd> {
-    let fd = master.as_raw_fd()?;
+/// A non-blocking descriptor of our own for the PTY master, registered
+/// with `io`'s poller. O_NONBLOCK is set on the open file, which
+/// portable-pty's master shares; it only ever makes ioctls on it.
+fn nonblocking(master: &dyn MasterPty, io: &Handle) -> Result<AsyncFd<File>, SpawnError> {
+    let failed =
+        |what: &str| SpawnError::Pty(format!("{what}: {}", std::io::Error::last_os_error()));
+    let fd = master
+        .as_raw_fd()
+        .ok_or_else(|| SpawnError::Pty("the PTY master has no descriptor".into()))?;
     // SAFETY: dup of a descriptor that is open for the duration of the call.
     let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
-    // SAFETY: a fresh descriptor from fcntl is ours alone.
-    (copy >= 0).then(|| unsafe { OwnedFd::from_raw_fd(copy) })
-}
-
-fn spawn_writer(mut writer: Box<dyn Write + Send>, input: Receiver<InputPiece>) {
-    let started = std::thread::Builder::new()
-        .name("pane-writer".into())
-        .spawn(move || {
-            // Each piece gives its room back once written; what is left when
-            // the child has gone is dropped with the channel.
-            for piece in input {
-                if writer
-                    .write_all(piece.bytes())
-                    .and_then(|()| writer.flush())
-                    .is_err()
-                {
-                    break;
-                }
-            }
-        });
-    if let Err(e) = started {
-        warn!(error = %e, "could not start the pane writer");
+    if copy < 0 {
+        return Err(failed("could not duplicate the PTY master"));
     }
+    // SAFETY: a fresh descriptor from fcntl is ours alone.
+    let copy = unsafe { OwnedFd::from_raw_fd(copy) };
+    // SAFETY: fcntl(2) on a descriptor we own, with plain integers.
+    let flags = unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_GETFL) };
+    // SAFETY: as above.
+    if flags < 0
+        || unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0
+    {
+        return Err(failed("could not make the PTY master non-blocking"));
+    }
+    let _io = io.enter();
+    // SAFETY: the `File` owns its descriptor, which stays open and the same
+    // until the `AsyncFd` drops it.
+    unsafe { AsyncFd::register(File::from(copy)) }
+        .map_err(|e| SpawnError::Pty(format!("could not poll the PTY: {}", e.into_parts().1)))
 }
 
-fn spawn_waiter(
-    child: Box<dyn Child + Send + Sync>,
+async fn read_output(
+    pty: Arc<AsyncFd<File>>,
+    mut credits: mpsc::Receiver<()>,
     spawn: u64,
     sink: EventSink,
-    tracker: ReapTracker,
-    reaped: Option<Sender<()>>,
 ) {
-    let mut child = child;
-    let started = std::thread::Builder::new()
-        .name("pane-waiter".into())
-        .spawn(move || {
-            let code = wait_for_exit_code(child.as_mut());
-            tracker.reaped();
-            if let Some(reaped) = reaped {
-                let _ = reaped.send(());
-            }
-            sink(ProcessEvent::Exited { spawn, code });
-        });
-    if let Err(e) = started {
-        warn!(error = %e, "could not start the pane waiter; the child will not be reaped");
+    // A credit is taken before each chunk: the actor returns it once the
+    // chunk is processed, and the pane is gone once the sending side is
+    // dropped.
+    while credits.recv().await.is_some() {
+        let chunk = next_chunk(&pty).await;
+        if let Some(bytes) = chunk.bytes
+            && !sink(ProcessEvent::Output { spawn, bytes })
+        {
+            return;
+        }
+        if chunk.ended {
+            break;
+        }
+    }
+    sink(ProcessEvent::Eof { spawn });
+}
+
+/// What one wake-up of the reader found.
+struct Chunk {
+    bytes: Option<bytes::Bytes>,
+    /// The child's side is closed: nothing more will come.
+    ended: bool,
+    /// A read said it would block: the poller must be asked again.
+    drained: bool,
+}
+
+thread_local! {
+    /// One read buffer per worker thread, not per pane: an idle pane holds
+    /// none. Only borrowed between two awaits.
+    static READ_BUFFER: RefCell<Vec<u8>> = RefCell::new(vec![0; READ_CHUNK]);
+}
+
+/// Waits for the first bytes, then takes what else is already there: a
+/// flood travels in large chunks, and a keystroke's echo is not held back.
+async fn next_chunk(pty: &AsyncFd<File>) -> Chunk {
+    loop {
+        let Ok(mut ready) = pty.readable().await else {
+            return Chunk {
+                bytes: None,
+                ended: true,
+                drained: false,
+            };
+        };
+        let mut chunk = READ_BUFFER.with_borrow_mut(|buf| fill(ready.get_inner(), buf));
+        if chunk.drained {
+            // A hang-up stays reported: waiting again would not wait.
+            chunk.ended |= ready.ready().is_read_closed();
+            ready.clear_ready();
+        }
+        if chunk.bytes.is_some() || chunk.ended {
+            return chunk;
+        }
     }
 }
 
-/// Reaps the child and returns its exit code, shell style: 128 + the signal
-/// number when a signal ended it.
-fn wait_for_exit_code(child: &mut (dyn Child + Send + Sync)) -> i32 {
-    let child: &mut dyn Child = child;
-    if let Some(std_child) = child.as_any_mut().downcast_mut::<std::process::Child>() {
-        use std::os::unix::process::ExitStatusExt;
-        return match std_child.wait() {
-            Ok(status) => status
-                .code()
-                .or_else(|| status.signal().map(|s| 128 + s))
-                .unwrap_or(1),
-            Err(e) => {
-                warn!(error = %e, "wait failed");
-                1
+/// Reads until the PTY has nothing more now, the child's side is closed or
+/// `buf` is nearly full.
+fn fill(mut pty: &File, buf: &mut [u8]) -> Chunk {
+    let mut filled = 0;
+    let (ended, drained) = loop {
+        match pty.read(&mut buf[filled..]) {
+            Ok(0) => break (true, false),
+            Ok(n) => {
+                filled += n;
+                if buf.len() - filled < PTY_READ {
+                    break (false, false);
+                }
             }
-        };
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break (false, true),
+            // Linux reports EIO once the slave side is closed.
+            Err(_) => break (true, false),
+        }
+    };
+    Chunk {
+        bytes: (filled > 0).then(|| bytes::Bytes::copy_from_slice(&buf[..filled])),
+        ended,
+        drained,
     }
-    match child.wait() {
-        Ok(status) => i32::try_from(status.exit_code()).unwrap_or(1),
-        Err(e) => {
-            warn!(error = %e, "wait failed");
-            1
+}
+
+async fn write_input(pty: Arc<AsyncFd<File>>, mut input: mpsc::UnboundedReceiver<InputPiece>) {
+    // Each piece gives its room back once written; what is left when the
+    // child has gone is dropped with the channel.
+    while let Some(piece) = input.recv().await {
+        if write_all(&pty, piece.bytes()).await.is_err() {
+            break;
         }
     }
+}
+
+/// Writes `bytes` as the child reads them; a child that does not read only
+/// keeps this task waiting.
+async fn write_all(pty: &AsyncFd<File>, mut bytes: &[u8]) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        let mut ready = pty.writable().await?;
+        // Every descriptor of the child's side is closed: nobody will read
+        // what is left, and the poller will keep saying so.
+        let hung_up = ready.ready().is_write_closed();
+        match ready.try_io(|pty| {
+            let mut file = pty.get_ref();
+            file.write(bytes)
+        }) {
+            Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(Ok(n)) => bytes = &bytes[n..],
+            Ok(Err(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Ok(Err(e)) => return Err(e),
+            Err(_) if hung_up => return Err(std::io::ErrorKind::BrokenPipe.into()),
+            // Would block: the poller says when there is room.
+            Err(_) => {}
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use tokio::sync::mpsc::UnboundedReceiver;
+
     use super::*;
 
     fn spec(script: &str) -> SpawnSpec {
@@ -441,62 +405,139 @@ mod tests {
         }
     }
 
-    fn collect() -> (EventSink, Receiver<ProcessEvent>) {
-        let (tx, rx) = mpsc::channel();
-        let tx = Mutex::new(tx);
-        let sink: EventSink =
-            Arc::new(move |event| tx.lock().map(|tx| tx.send(event).is_ok()).unwrap_or(false));
+    fn collect() -> (EventSink, UnboundedReceiver<ProcessEvent>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let sink: EventSink = Arc::new(move |event| tx.send(event).is_ok());
         (sink, rx)
     }
 
-    fn exit_code(rx: &Receiver<ProcessEvent>) -> i32 {
+    /// `sh -c script` on a PTY driven by the test's runtime, and its events.
+    fn start(script: &str, reaper: &Reaper) -> (PaneProcess, UnboundedReceiver<ProcessEvent>) {
+        let (sink, rx) = collect();
+        let process = PaneProcess::spawn(&spec(script), 1, sink, reaper, &Handle::current());
+        (process.unwrap(), rx)
+    }
+
+    async fn next(rx: &mut UnboundedReceiver<ProcessEvent>) -> ProcessEvent {
+        tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .expect("an event in time")
+            .expect("an event")
+    }
+
+    async fn exit_code(rx: &mut UnboundedReceiver<ProcessEvent>) -> i32 {
         loop {
-            match rx.recv_timeout(Duration::from_secs(10)).expect("an exit") {
-                ProcessEvent::Exited { code, .. } => return code,
-                _ => continue,
+            if let ProcessEvent::Exited { code, .. } = next(rx).await {
+                return code;
             }
         }
     }
 
-    #[test]
-    fn a_fast_child_is_held_back_until_chunks_are_processed() {
-        let (sink, rx) = collect();
-        let tracker = ReapTracker::default();
-        let process = PaneProcess::spawn(&spec("yes"), 1, sink, &tracker).unwrap();
+    #[tokio::test]
+    async fn a_fast_child_is_held_back_until_chunks_are_processed() {
+        let reaper = Reaper::start().unwrap();
+        let (process, mut rx) = start("yes", &reaper);
         for _ in 0..CHUNKS_IN_FLIGHT {
-            let event = rx.recv_timeout(Duration::from_secs(10)).expect("output");
+            let event = next(&mut rx).await;
             assert!(matches!(event, ProcessEvent::Output { spawn: 1, .. }));
         }
         // No credit came back, so no further chunk may come.
-        assert!(rx.recv_timeout(Duration::from_millis(300)).is_err());
+        let more = tokio::time::timeout(Duration::from_millis(300), rx.recv()).await;
+        assert!(more.is_err(), "{more:?}");
         process.return_credit();
-        let event = rx.recv_timeout(Duration::from_secs(10)).expect("output");
-        assert!(matches!(event, ProcessEvent::Output { .. }));
+        let event = next(&mut rx).await;
+        assert!(
+            matches!(&event, ProcessEvent::Output { bytes, .. } if bytes.len() <= READ_CHUNK),
+            "{event:?}"
+        );
         drop(process);
         assert_eq!(
-            tracker.wait_all(Duration::from_secs(10)),
+            reaper.wait_all(Duration::from_secs(10)).await,
             0,
             "the child is reaped"
         );
     }
 
-    #[test]
-    fn exit_codes_are_kept_shell_style() {
-        let tracker = ReapTracker::default();
-        let (sink, rx) = collect();
-        let _five = PaneProcess::spawn(&spec("exit 5"), 1, sink, &tracker).unwrap();
-        assert_eq!(exit_code(&rx), 5);
-        let (sink, rx) = collect();
-        let _killed = PaneProcess::spawn(&spec("kill -9 $$"), 1, sink, &tracker).unwrap();
-        assert_eq!(exit_code(&rx), 128 + 9);
+    #[tokio::test]
+    async fn the_last_output_comes_before_the_end_of_output() {
+        let reaper = Reaper::start().unwrap();
+        let (_process, mut rx) = start("echo bye; exit 4", &reaper);
+        let mut output = Vec::new();
+        let mut code = None;
+        loop {
+            match next(&mut rx).await {
+                ProcessEvent::Output { bytes, .. } => output.extend(bytes),
+                ProcessEvent::Exited { code: c, .. } => code = Some(c),
+                ProcessEvent::Eof { .. } => break,
+            }
+        }
+        assert_eq!(String::from_utf8_lossy(&output).trim(), "bye");
+        let code = match code {
+            Some(code) => code,
+            None => exit_code(&mut rx).await,
+        };
+        assert_eq!(code, 4);
     }
 
-    #[test]
-    fn a_cwd_that_is_not_a_directory_is_refused() {
+    #[tokio::test]
+    async fn exit_codes_are_kept_shell_style() {
+        let reaper = Reaper::start().unwrap();
+        let (_five, mut rx) = start("exit 5", &reaper);
+        assert_eq!(exit_code(&mut rx).await, 5);
+        let (_killed, mut rx) = start("kill -9 $$", &reaper);
+        assert_eq!(exit_code(&mut rx).await, 128 + 9);
+    }
+
+    #[tokio::test]
+    async fn input_reaches_the_child_and_a_stopped_child_blocks_nothing() {
+        let reaper = Reaper::start().unwrap();
+        // Raw, so the terminal holds what it cannot pass on instead of
+        // dropping it as a full line does; then it stops itself.
+        let script = "stty raw -echo; kill -STOP $$; head -c 3; echo";
+        let (process, mut rx) = start(script, &reaper);
+        let queue = super::super::input::InputQueue::default();
+        let stat = format!("/proc/{}/stat", process.pid());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !std::fs::read_to_string(&stat).unwrap().contains(") T ") {
+            assert!(std::time::Instant::now() < deadline, "never stopped");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // Far more than the PTY holds: the writer waits, nothing else does.
+        for _ in 0..4 {
+            let piece = queue.try_reserve(vec![b'x'; 64 * 1024]).unwrap();
+            process.write(piece);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(queue.queued() > 64 * 1024, "the stopped child took it all");
+        process.resize(30, 100);
+        process.signal(libc::SIGCONT, true).unwrap();
+        let mut output = Vec::new();
+        while !String::from_utf8_lossy(&output).contains("xxx") {
+            match next(&mut rx).await {
+                ProcessEvent::Output { bytes, .. } => {
+                    output.extend(bytes);
+                    process.return_credit();
+                }
+                other => panic!("{other:?} before the input came back"),
+            }
+        }
+        assert_eq!(exit_code(&mut rx).await, 0);
+        // What the child never read is dropped with its room.
+        drop(process);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while queue.queued() > 0 {
+            assert!(std::time::Instant::now() < deadline, "room never came back");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_cwd_that_is_not_a_directory_is_refused() {
+        let reaper = Reaper::start().unwrap();
         let (sink, _rx) = collect();
         let mut bad = spec("true");
         bad.cwd = PathBuf::from("/etc/passwd");
-        let err = PaneProcess::spawn(&bad, 1, sink, &ReapTracker::default()).unwrap_err();
+        let err = PaneProcess::spawn(&bad, 1, sink, &reaper, &Handle::current()).unwrap_err();
         assert!(matches!(err, SpawnError::CwdNotDir(_)), "{err}");
     }
 }
