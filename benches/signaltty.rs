@@ -27,6 +27,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
 
 #[path = "support/mux.rs"]
 mod mux;
+#[path = "support/slow_disk.rs"]
+mod slow_disk;
 const ROWS: u16 = 50;
 const COLS: u16 = 200;
 
@@ -92,11 +94,18 @@ fn main() {
         .output()
         .is_ok_and(|o| o.status.success());
 
-    // SIGNALTTY_BENCH_ONLY=server or =mux runs one half.
+    // SIGNALTTY_BENCH_ONLY=server or =mux runs one half; =slowdisk only
+    // the listings under a slow disk.
     let only = std::env::var("SIGNALTTY_BENCH_ONLY").ok();
+    if only.as_deref() == Some("slowdisk") {
+        slow_disk::listings(&scale, work.path(), &mut report);
+        print!("{}", report.table());
+        return;
+    }
     if only.as_deref() != Some("mux") {
         server_figures(&scale, &log, work.path(), has_tmux, &mut report);
         detection(work.path(), scale.idle, &mut report);
+        slow_disk::listings(&scale, work.path(), &mut report);
     }
     if only.as_deref() != Some("server") {
         mux::multiplexer(&scale, &log, work.path(), has_tmux, &mut report);
@@ -460,6 +469,16 @@ impl Server {
     }
 
     fn start_with(dir: &Path, name: &str, with_workspace: bool) -> Server {
+        Self::start_with_env(dir, name, with_workspace, &[])
+    }
+
+    /// A server started with extra environment variables.
+    fn start_with_env(
+        dir: &Path,
+        name: &str,
+        with_workspace: bool,
+        env: &[(&str, &str)],
+    ) -> Server {
         let socket = dir.join(format!("{name}.sock"));
         let state = dir.join(format!("{name}.state"));
         let child = Command::new(BIN)
@@ -467,6 +486,7 @@ impl Server {
             .env("SIGNALTTY_STATE_DIR", &state)
             .env("SIGNALTTY_LOG", "warn")
             .env("SHELL", "/bin/sh")
+            .envs(env.iter().copied())
             .args(["up", "--foreground"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -76,6 +76,9 @@ pub struct ServerConfig {
     pub state_dir: PathBuf,
     /// `SIGNALTTY_ENABLE_FAULTS=1`: allow `ctl debug panic`.
     pub faults_enabled: bool,
+    /// Fault injection (`SIGNALTTY_FAULT_FSYNC_MS`, only with faults
+    /// enabled): every fsync of a save takes this much longer.
+    pub fsync_delay: std::time::Duration,
     /// Start empty, setting the saved snapshot aside.
     pub no_restore: bool,
     /// The config file, if any.
@@ -94,7 +97,10 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         Ok(_) => {}
         Err(e) => warn!(error = %e, "could not raise the open-file limit"),
     }
-    let state_dir = Arc::new(StateDir::open(&config.state_dir)?);
+    let state_dir = Arc::new(StateDir::open(&config.state_dir)?.with_fsync_delay(config.fsync_delay));
+    if !config.fsync_delay.is_zero() {
+        warn!(delay = ?config.fsync_delay, "fault injection: every fsync is slowed down");
+    }
     for warning in state_dir.warnings() {
         warn!("state dir: {warning}");
     }
