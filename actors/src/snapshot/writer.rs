@@ -396,12 +396,11 @@ impl SaveDone {
 }
 
 impl SaveJob {
-    /// Writes the snapshot (unless it is unchanged and not forced), then
-    /// the tails: the structure first, as it is what a restart needs most
-    /// (a shutdown on a slow disk may run out of time for 500 tails). Tails
-    /// are files of their own: a failing snapshot write must not cost them.
+    /// Writes the tails, then the snapshot (unless it is unchanged and not
+    /// forced): a snapshot on disk thus promises the tails sent before it,
+    /// which a restart shows. Tails are files of their own: a failing
+    /// snapshot write must not cost them.
     fn run(mut self) -> SaveDone {
-        let (snapshot, last_written) = self.save_snapshot();
         let failed_tails = self
             .tails
             .iter()
@@ -410,6 +409,7 @@ impl SaveJob {
                 Err(e) => Some((id.clone(), e.to_string())),
             })
             .collect();
+        let (snapshot, last_written) = self.save_snapshot();
         SaveDone {
             failed_tails,
             snapshot,
