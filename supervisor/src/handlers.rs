@@ -1,9 +1,10 @@
 //! One handler per request: the table of contents of what a client can ask.
 //!
 //! Handlers run in the connection's task. Names are resolved against the
-//! snapshot actor's model (ids, unique prefixes, workspace names), then the
-//! owning actor is called directly, so no request waits behind another
-//! client's work in some central actor.
+//! read model the snapshot actor publishes (ids, unique prefixes, workspace
+//! names), read without a message, then the owning actor is called
+//! directly, so no request waits behind another client's work — or a save
+//! — in some central actor.
 
 use std::path::PathBuf;
 use std::sync::Arc;

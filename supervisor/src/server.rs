@@ -148,11 +148,19 @@ impl Actor for ServerActor {
             None => Model::default(),
         };
         let (published, reader) = signaltty_actors::snapshot::read::channel(model.clone());
+        // A fresh start writes nothing until something changes; a restore
+        // writes its picture once.
+        let baseline = args
+            .restore
+            .snapshot
+            .is_none()
+            .then(|| model.to_snapshot(args.info.clone()));
         let writer = writer::spawn(
             args.state_dir.clone(),
             args.tails.clone(),
             args.info,
             &reader,
+            baseline,
         );
         let mut server = Server {
             state_dir: args.state_dir,

@@ -82,7 +82,13 @@ async fn the_writer_takes_the_latest_version_whatever_came_during_a_slow_write()
     let state_dir = Arc::new(state_dir);
     let tails = Arc::new(state_dir.tail_store());
     let (published, reader) = read::channel(model_with_workspace("v0"));
-    let handle = writer::spawn(state_dir.clone(), tails, ServerInfo::default(), &reader);
+    let handle = writer::spawn(
+        state_dir.clone(),
+        tails,
+        ServerInfo::default(),
+        &reader,
+        None,
+    );
     let status = handle.status.clone();
     let publish = |name: &str| {
         published.send_replace(Published {

@@ -49,11 +49,15 @@ pub struct WriterHandle {
 }
 
 /// Starts the writer over `model`; it runs until a flush stops it.
+/// `baseline` is a snapshot that needs no write: the empty one for a fresh
+/// start, so that nothing is written until something changes; `None`
+/// after a restore, whose first save puts the restored picture down.
 pub fn spawn(
     state_dir: Arc<StateDir>,
     tails: Arc<TailStore>,
     server: ServerInfo,
     model: &ModelReader,
+    baseline: Option<Snapshot>,
 ) -> WriterHandle {
     let (tx, rx) = mpsc::unbounded_channel();
     let (status_tx, status) = watch::channel(SnapshotStatus {
@@ -74,7 +78,7 @@ pub fn spawn(
         force: false,
         due: None,
         last_write: None,
-        last_written: None,
+        last_written: baseline,
         inconsistent_since: None,
         flush: None,
     };
