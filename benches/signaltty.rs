@@ -30,6 +30,8 @@ const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
 
 #[path = "support/mux.rs"]
 mod mux;
+#[path = "support/slow_disk.rs"]
+mod slow_disk;
 #[path = "support/throughput.rs"]
 mod throughput;
 const ROWS: u16 = 50;
@@ -101,14 +103,20 @@ fn main() {
         .output()
         .is_ok_and(|o| o.status.success());
 
-    // SIGNALTTY_BENCH_ONLY=server or =mux runs one half, =throughput the
-    // throughput rounds alone.
+    // SIGNALTTY_BENCH_ONLY=server or =mux runs one half; =throughput the
+    // throughput rounds alone, =slowdisk the listings under a slow disk.
     let only = std::env::var("SIGNALTTY_BENCH_ONLY").ok();
+    if only.as_deref() == Some("slowdisk") {
+        slow_disk::listings(&scale, work.path(), &mut report);
+        print!("{}", report.table());
+        return;
+    }
     if only.as_deref() == Some("throughput") {
         throughput::throughput(&scale, &log, work.path(), has_tmux, &mut report);
     } else if only.as_deref() != Some("mux") {
         server_figures(&scale, &log, work.path(), has_tmux, &mut report);
         detection(work.path(), scale.idle, &mut report);
+        slow_disk::listings(&scale, work.path(), &mut report);
     }
     if only.as_deref().is_none_or(|only| only == "mux") {
         mux::multiplexer(&scale, &log, work.path(), has_tmux, &mut report);
@@ -416,11 +424,31 @@ impl Server {
     }
 
     fn start_with(dir: &Path, name: &str, with_workspace: bool) -> Server {
-        Self::start_binary(BIN, dir, name, with_workspace)
+        Self::launch(BIN, dir, name, with_workspace, &[])
     }
 
     /// A server run by another build of signaltty at `bin`.
     fn start_binary(bin: &str, dir: &Path, name: &str, with_workspace: bool) -> Server {
+        Self::launch(bin, dir, name, with_workspace, &[])
+    }
+
+    /// A server started with extra environment variables.
+    fn start_with_env(
+        dir: &Path,
+        name: &str,
+        with_workspace: bool,
+        env: &[(&str, &str)],
+    ) -> Server {
+        Self::launch(BIN, dir, name, with_workspace, env)
+    }
+
+    fn launch(
+        bin: &str,
+        dir: &Path,
+        name: &str,
+        with_workspace: bool,
+        env: &[(&str, &str)],
+    ) -> Server {
         let socket = dir.join(format!("{name}.sock"));
         let state = dir.join(format!("{name}.state"));
         let child = Command::new(bin)
@@ -428,6 +456,7 @@ impl Server {
             .env("SIGNALTTY_STATE_DIR", &state)
             .env("SIGNALTTY_LOG", "warn")
             .env("SHELL", "/bin/sh")
+            .envs(env.iter().copied())
             .args(["up", "--foreground"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -134,10 +134,16 @@ fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitC
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .init();
+    let faults_enabled = std::env::var("SIGNALTTY_ENABLE_FAULTS").is_ok_and(|v| v == "1");
     let config = ServerConfig {
         socket_path: socket.to_path_buf(),
         state_dir: state_dir.to_path_buf(),
-        faults_enabled: std::env::var("SIGNALTTY_ENABLE_FAULTS").is_ok_and(|v| v == "1"),
+        faults_enabled,
+        fsync_delay: if faults_enabled {
+            fsync_delay()?
+        } else {
+            Duration::ZERO
+        },
         no_restore,
         config_path: signaltty_supervisor::config::path(),
     };
@@ -148,6 +154,24 @@ fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitC
         .context("could not start the async runtime")?;
     runtime.block_on(signaltty_supervisor::run(config))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The most a test may slow every fsync down by.
+const MAX_FSYNC_DELAY_MS: u64 = 60_000;
+
+/// `SIGNALTTY_FAULT_FSYNC_MS`: a slow disk for tests and benchmarks,
+/// honoured only with `SIGNALTTY_ENABLE_FAULTS=1`.
+fn fsync_delay() -> Result<Duration> {
+    let Some(value) = std::env::var_os("SIGNALTTY_FAULT_FSYNC_MS") else {
+        return Ok(Duration::ZERO);
+    };
+    match value.to_str().and_then(|v| v.parse::<u64>().ok()) {
+        Some(ms) if ms <= MAX_FSYNC_DELAY_MS => Ok(Duration::from_millis(ms)),
+        _ => bail!(
+            "SIGNALTTY_FAULT_FSYNC_MS={value:?} is not a number of milliseconds up to \
+             {MAX_FSYNC_DELAY_MS}; unset it or give e.g. 1000"
+        ),
+    }
 }
 
 fn start_in_background(socket: &Path, state_dir: &StateDir, no_restore: bool) -> Result<()> {

@@ -5,6 +5,7 @@
 //! lookups without asking (and so without waiting for) any pane.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use signaltty_adapters::{self as adapters, AgentKind};
 use signaltty_persistence::{
@@ -52,7 +53,9 @@ pub struct Model {
     /// In creation order, which is display order.
     pub workspaces: Vec<WorkspaceRecord>,
     pub tabs: HashMap<String, TabRecord>,
-    pub panes: HashMap<String, PaneView>,
+    /// Shared with the published copies, so publishing the model copies
+    /// each pane's pointer, not its record.
+    pub panes: HashMap<String, Arc<PaneView>>,
     /// Newest last, at most [`signaltty_persistence::MAX_NOTIFICATIONS`].
     pub notifications: Vec<NotificationRecord>,
 }
@@ -77,7 +80,7 @@ impl Model {
                         state: restored_state(p),
                         watched: false,
                     };
-                    (p.id.clone(), view)
+                    (p.id.clone(), Arc::new(view))
                 })
                 .collect(),
             notifications: snapshot.notifications.clone(),
@@ -130,7 +133,7 @@ impl Model {
         tab.layout
             .pane_ids()
             .into_iter()
-            .filter_map(|id| self.panes.get(id))
+            .filter_map(|id| self.panes.get(id).map(Arc::as_ref))
     }
 
     /// The snapshot to write: only what is consistent right now. A pane is
@@ -174,7 +177,7 @@ impl Model {
     }
 
     pub fn resolve_pane(&self, query: &str) -> Result<&PaneView, ActorError> {
-        unique_prefix(self.panes.iter().map(|(id, p)| (id.as_str(), p)), query)
+        unique_prefix(self.panes.iter().map(|(id, p)| (id.as_str(), &**p)), query)
             .ok_or_else(|| ActorError::NoSuchPane(query.to_string()))?
     }
 }
@@ -243,11 +246,11 @@ mod tests {
         for id in ids {
             model.panes.insert(
                 id.to_string(),
-                PaneView {
+                Arc::new(PaneView {
                     record: PaneRecord::new(*id, "w", "t"),
                     state: PaneState::Live,
                     watched: false,
-                },
+                }),
             );
         }
         model

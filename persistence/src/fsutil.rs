@@ -168,6 +168,14 @@ pub(crate) fn move_into_archive(
     Ok(target)
 }
 
+/// Fault injection: one fsync step of a disk slower by `delay` (zero, and
+/// so nothing, unless a test or benchmark asked for it).
+pub(crate) fn slow_disk(delay: std::time::Duration) {
+    if !delay.is_zero() {
+        std::thread::sleep(delay);
+    }
+}
+
 /// Makes renames and unlinks inside `dir` durable.
 pub(crate) fn fsync_dir(dir: &Path) -> Result<()> {
     File::open(dir)

@@ -6,6 +6,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::error::{PersistError, Result};
 use crate::fsutil::{create_private_dir, open_private_append};
@@ -90,6 +91,8 @@ pub struct StateDir {
     root: PathBuf,
     /// What opening it had to fix, for the log.
     warnings: Vec<String>,
+    /// Fault injection: added to every fsync step of a save or tail write.
+    fsync_delay: Duration,
 }
 
 impl StateDir {
@@ -117,11 +120,25 @@ impl StateDir {
         let mut dir = StateDir {
             root: path.into(),
             warnings: Vec::new(),
+            fsync_delay: Duration::ZERO,
         };
         for path in [dir.root.clone(), dir.history_dir(), dir.archive_dir()] {
             dir.warnings.extend(create_private_dir(&path)?);
         }
         Ok(dir)
+    }
+
+    /// Fault injection for tests and benchmarks: every fsync step of a
+    /// snapshot save and of a tail write (through [`StateDir::tail_store`])
+    /// takes `delay` longer, as on a disk that is slow to make data durable.
+    pub fn with_fsync_delay(mut self, delay: Duration) -> StateDir {
+        self.fsync_delay = delay;
+        self
+    }
+
+    /// The delay [`StateDir::with_fsync_delay`] set, zero by default.
+    pub fn fsync_delay(&self) -> Duration {
+        self.fsync_delay
     }
 
     /// What [`StateDir::open`] fixed (a directory others could enter), one
@@ -165,7 +182,9 @@ impl StateDir {
     /// A tail store over this dir's `history/` with the default cap; a tail
     /// found to be a symbolic link is moved into `archive/`.
     pub fn tail_store(&self) -> TailStore {
-        TailStore::new(self.history_dir(), DEFAULT_TAIL_CAP).with_archive(self.archive_dir())
+        TailStore::new(self.history_dir(), DEFAULT_TAIL_CAP)
+            .with_archive(self.archive_dir())
+            .with_fsync_delay(self.fsync_delay)
     }
 }
 

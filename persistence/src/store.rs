@@ -17,7 +17,7 @@ use tracing::warn;
 
 use crate::error::{PersistError, Result};
 use crate::fsutil::{
-    FILE_MODE, fsync_dir, is_symlink_error, open_for_reading, write_private_atomic,
+    FILE_MODE, fsync_dir, is_symlink_error, open_for_reading, slow_disk, write_private_atomic,
 };
 use crate::load::{MAX_SNAPSHOT_BYTES, RawFile, read_raw};
 use crate::snapshot::{SNAPSHOT_VERSION, Snapshot};
@@ -61,7 +61,10 @@ impl StateDir {
             )));
         }
         self.promote_current_to_prev()?;
-        write_private_atomic(&self.snapshot_path(), &bytes)
+        slow_disk(self.fsync_delay());
+        write_private_atomic(&self.snapshot_path(), &bytes)?;
+        slow_disk(self.fsync_delay());
+        Ok(())
     }
 
     /// Makes `snapshot.prev.json` a copy of the current `snapshot.json`, if

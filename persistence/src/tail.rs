@@ -17,13 +17,14 @@ use std::fs;
 use std::io::{ErrorKind, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use crate::error::{PersistError, Result};
 use tracing::warn;
 
 use crate::fsutil::{
     LINK_SUFFIX, create_private_dir, is_symlink_error, move_into_archive, open_for_reading,
-    write_private_atomic,
+    slow_disk, write_private_atomic,
 };
 use crate::id::validate_id;
 
@@ -219,6 +220,8 @@ pub struct TailStore {
     /// Where a tail found to be a symbolic link is moved.
     archive: Option<PathBuf>,
     panes: Mutex<HashMap<String, Arc<Mutex<PaneSlot>>>>,
+    /// Fault injection: added to every tail write's fsync.
+    fsync_delay: Duration,
 }
 
 /// A poisoned lock only means another thread panicked while holding it;
@@ -235,6 +238,7 @@ impl TailStore {
             cap,
             archive: None,
             panes: Mutex::new(HashMap::new()),
+            fsync_delay: Duration::ZERO,
         }
     }
 
@@ -242,6 +246,12 @@ impl TailStore {
     /// instead of leaving it in place.
     pub fn with_archive(mut self, archive: impl Into<PathBuf>) -> TailStore {
         self.archive = Some(archive.into());
+        self
+    }
+
+    /// Fault injection (see [`crate::StateDir::with_fsync_delay`]).
+    pub fn with_fsync_delay(mut self, delay: Duration) -> TailStore {
+        self.fsync_delay = delay;
         self
     }
 
@@ -283,6 +293,7 @@ impl TailStore {
             }
             other => other?,
         }
+        slow_disk(self.fsync_delay);
         drop(guard);
         Ok(TailWrite::Written)
     }

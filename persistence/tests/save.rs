@@ -257,3 +257,20 @@ fn failed_save_when_temp_file_cannot_be_created() {
         .count();
     assert_eq!(leftovers, 0);
 }
+
+#[test]
+fn a_slow_disk_slows_every_save_and_tail_write() {
+    let (_tmp, dir) = state_dir();
+    let delay = std::time::Duration::from_millis(50);
+    let dir = dir.with_fsync_delay(delay);
+    let start = std::time::Instant::now();
+    dir.save(&sample("A")).unwrap();
+    // Two fsync steps: the previous file's link, the new file.
+    assert!(start.elapsed() >= delay * 2, "{:?}", start.elapsed());
+    let tails = dir.tail_store();
+    let start = std::time::Instant::now();
+    tails.write("p1", "text").unwrap();
+    assert!(start.elapsed() >= delay, "{:?}", start.elapsed());
+    assert_eq!(title_of(&read_snapshot(&dir.snapshot_path())), "tab A");
+    assert_eq!(tails.read("p1").unwrap().as_deref(), Some("text"));
+}

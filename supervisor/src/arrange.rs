@@ -130,7 +130,7 @@ fn non_empty(name: String, kind: &str) -> Result<String, WireError> {
 
 pub async fn rename(ctx: &Ctx, p: params::Rename) -> Result<Value, WireError> {
     let name = checked_name(&p.name)?;
-    let model = model().await?;
+    let model = model(ctx).await;
     let target = resolve(&model, &p.target, p.kind)?;
     match &target {
         Target::Pane { id, .. } => {
@@ -158,8 +158,8 @@ pub async fn rename(ctx: &Ctx, p: params::Rename) -> Result<Value, WireError> {
     Ok(json!({ "kind": target.kind(), "id": target.id() }))
 }
 
-pub async fn focus(p: params::Focus) -> Result<Value, WireError> {
-    let model = model().await?;
+pub async fn focus(ctx: &Ctx, p: params::Focus) -> Result<Value, WireError> {
+    let model = model(ctx).await;
     let (workspace, tab, pane) = match resolve(&model, &p.target, p.kind)? {
         Target::Workspace { id } => (id, None, None),
         Target::Tab { id, workspace } => (workspace, Some(id), None),
@@ -175,14 +175,14 @@ pub async fn focus(p: params::Focus) -> Result<Value, WireError> {
     Ok(json!({}))
 }
 
-pub async fn split_ratio(p: params::SplitRatio) -> Result<Value, WireError> {
+pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<Value, WireError> {
     if !p.ratio.is_finite() {
         return Err(WireError::new(
             ErrorCode::BadParams,
             "a ratio is a number between 0 and 1",
         ));
     }
-    let model = model().await?;
+    let model = model(ctx).await;
     let tab = model.resolve_tab(&p.tab).map_err(wire_error)?;
     let (path, ratio) = (p.path, p.ratio);
     let ratio = ractor::call_t!(

@@ -13,16 +13,16 @@ use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{ErrorCode, ExplainReply, WaitReply, WireError, params};
 
 use crate::handlers::{
-    CALL_MS, bad_params, pane_actor, resolve_pane, to_value, unavailable, wire_error,
+    CALL_MS, Ctx, bad_params, find_pane, pane_actor, to_value, unavailable, wire_error,
 };
 
 /// The compiled size of a `--text` pattern (its length is bounded at the
 /// IPC edge).
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
-pub async fn explain(p: params::PaneExplain) -> Result<Value, WireError> {
+pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<Value, WireError> {
     match (p.pane, p.screen) {
-        (Some(pane), None) => explain_pane(&pane).await,
+        (Some(pane), None) => explain_pane(ctx, &pane).await,
         (None, Some(screen)) => {
             let name = p.agent.ok_or_else(|| {
                 bad_params("a saved screen needs --agent KIND to say whose rules to read it with")
@@ -48,8 +48,8 @@ pub async fn explain(p: params::PaneExplain) -> Result<Value, WireError> {
     }
 }
 
-async fn explain_pane(query: &str) -> Result<Value, WireError> {
-    let view = resolve_pane(query).await?;
+async fn explain_pane(ctx: &Ctx, query: &str) -> Result<Value, WireError> {
+    let view = find_pane(ctx, query).await?;
     let explained =
         ractor::call_t!(pane_actor(&view)?, PaneMsg::Explain, CALL_MS).map_err(unavailable)?;
     to_value(ExplainReply {
@@ -74,9 +74,9 @@ fn state_name(state: Option<signaltty_adapters::ScreenState>) -> String {
     state.map_or("unknown", |s| s.as_str()).to_string()
 }
 
-pub async fn wait(p: params::PaneWait) -> Result<Value, WireError> {
+pub async fn wait(ctx: &Ctx, p: params::PaneWait) -> Result<Value, WireError> {
     let what = condition(&p)?;
-    let view = resolve_pane(&p.pane).await?;
+    let view = find_pane(ctx, &p.pane).await?;
     let (met_tx, met_rx) = tokio::sync::oneshot::channel();
     ractor::call_t!(
         pane_actor(&view)?,

@@ -1,11 +1,13 @@
 //! One handler per request: the table of contents of what a client can ask.
 //!
 //! Handlers run in the connection's task. Names are resolved against the
-//! snapshot actor's model (ids, unique prefixes, workspace names), then the
-//! owning actor is called directly, so no request waits behind another
-//! client's work in some central actor.
+//! read model the snapshot actor publishes (ids, unique prefixes, workspace
+//! names), read without a message, then the owning actor is called
+//! directly, so no request waits behind another client's work — or a save
+//! — in some central actor.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use ractor::{ActorRef, Message, RactorErr};
 use serde::de::DeserializeOwned;
@@ -13,6 +15,7 @@ use serde_json::{Value, json};
 use signaltty_actors::model::{Model, PaneView};
 use signaltty_actors::pane::{PaneMsg, ReadWhat, signal_by_name};
 use signaltty_actors::snapshot::SnapshotMsg;
+use signaltty_actors::snapshot::read::ModelReader;
 use signaltty_actors::tab::{SplitAt, TabMsg};
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
 use signaltty_actors::{ActorError, PaneState, names, snapshot};
@@ -24,9 +27,8 @@ use crate::input;
 use crate::server::ServerMsg;
 use signaltty_protocol::limits::{Bounded, MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
-    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, NextReply, NotificationsReply,
-    OrphansStatusReply, PROTOCOL, RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError,
-    method, params,
+    ErrorCode, NextReply, NotificationsReply, OrphansStatusReply, PROTOCOL, RestoreStatusReply,
+    SnapshotStatusReply, StatusReply, WireError, method, params,
 };
 
 /// What every handler may use.
@@ -36,6 +38,10 @@ pub struct Ctx {
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<()>,
+    /// The model, read without asking the snapshot actor.
+    pub model: ModelReader,
+    /// The last `ls` reply, for as long as the model stays the same.
+    pub listing: crate::listing::ListingCache,
     /// The cleanup of what the previous server left running.
     pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
 }
@@ -43,36 +49,38 @@ pub struct Ctx {
 /// How long a request waits for an actor before answering UNAVAILABLE.
 pub(crate) const CALL_MS: u64 = 30_000;
 
+/// Every request but `ls` (rendered once per model version:
+/// [`crate::listing`]), `subscribe` and `pane.attach`, which the listener
+/// answers itself.
 pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, WireError> {
     match method {
         method::STATUS => status(ctx).await,
-        method::LS => ls().await,
         method::WORKSPACE_NEW => workspace_new(ctx, parse(params)?).await,
-        method::WORKSPACE_SET => workspace_set(parse(params)?).await,
+        method::WORKSPACE_SET => workspace_set(ctx, parse(params)?).await,
         method::WORKSPACE_CLOSE => workspace_close(ctx, parse(params)?).await,
-        method::TAB_NEW => tab_new(parse(params)?).await,
-        method::TAB_CLOSE => tab_close(parse(params)?).await,
-        method::PANE_NEW => pane_new(parse(params)?).await,
-        method::PANE_SEND => pane_send(parse(params)?).await,
-        method::PANE_READ => pane_read(parse(params)?).await,
-        method::PANE_CLOSE => pane_close(parse(params)?).await,
-        method::PANE_KILL => pane_kill(parse(params)?).await,
-        method::PANE_RESIZE => pane_resize(parse(params)?).await,
+        method::TAB_NEW => tab_new(ctx, parse(params)?).await,
+        method::TAB_CLOSE => tab_close(ctx, parse(params)?).await,
+        method::PANE_NEW => pane_new(ctx, parse(params)?).await,
+        method::PANE_SEND => pane_send(ctx, parse(params)?).await,
+        method::PANE_READ => pane_read(ctx, parse(params)?).await,
+        method::PANE_CLOSE => pane_close(ctx, parse(params)?).await,
+        method::PANE_KILL => pane_kill(ctx, parse(params)?).await,
+        method::PANE_RESIZE => pane_resize(ctx, parse(params)?).await,
         method::PANE_RESUME => pane_revive(ctx, parse(params)?, PaneMsg::Resume).await,
         method::PANE_RESPAWN => pane_revive(ctx, parse(params)?, PaneMsg::Respawn).await,
-        method::PANE_REPORT_SESSION => pane_report_session(parse(params)?).await,
-        method::PANE_SEEN => pane_seen(parse(params)?).await,
-        method::PANE_HOOK => pane_hook(parse(params)?).await,
-        method::NOTIFY => notify(parse(params)?).await,
-        method::NOTIFICATIONS => notifications(parse(params)?).await,
-        method::NEXT => next().await,
+        method::PANE_REPORT_SESSION => pane_report_session(ctx, parse(params)?).await,
+        method::PANE_SEEN => pane_seen(ctx, parse(params)?).await,
+        method::PANE_HOOK => pane_hook(ctx, parse(params)?).await,
+        method::NOTIFY => notify(ctx, parse(params)?).await,
+        method::NOTIFICATIONS => notifications(ctx, parse(params)?).await,
+        method::NEXT => next(ctx).await,
         method::SHUTDOWN => shutdown(ctx),
         method::DEBUG_PANIC => debug_panic(ctx, parse(params)?).await,
         method::RENAME => crate::arrange::rename(ctx, parse(params)?).await,
-        method::FOCUS => crate::arrange::focus(parse(params)?).await,
-        method::TAB_SPLIT_RATIO => crate::arrange::split_ratio(parse(params)?).await,
-        method::PANE_EXPLAIN => crate::aware::explain(parse(params)?).await,
-        method::PANE_WAIT => crate::aware::wait(parse(params)?).await,
+        method::FOCUS => crate::arrange::focus(ctx, parse(params)?).await,
+        method::TAB_SPLIT_RATIO => crate::arrange::split_ratio(ctx, parse(params)?).await,
+        method::PANE_EXPLAIN => crate::aware::explain(ctx, parse(params)?).await,
+        method::PANE_WAIT => crate::aware::wait(ctx, parse(params)?).await,
         other => Err(WireError::new(
             ErrorCode::UnknownMethod,
             format!("unknown method {other:?}; this server speaks {PROTOCOL}"),
@@ -127,13 +135,9 @@ pub(crate) fn unavailable<T>(err: RactorErr<T>) -> WireError {
     )
 }
 
-pub(crate) async fn model() -> Result<Model, WireError> {
-    snapshot::model().await.ok_or_else(|| {
-        WireError::new(
-            ErrorCode::Unavailable,
-            "the server's state is restarting; try again in a moment",
-        )
-    })
+/// The model with every record published before this request.
+pub(crate) async fn model(ctx: &Ctx) -> Arc<Model> {
+    ctx.model.latest().await
 }
 
 fn actor<M: Message>(name: String, missing: ActorError) -> Result<ActorRef<M>, WireError> {
@@ -153,9 +157,9 @@ pub(crate) fn workspace_actor(id: &str) -> Result<ActorRef<WorkspaceMsg>, WireEr
 }
 
 async fn status(ctx: &Ctx) -> Result<Value, WireError> {
-    let model = model().await?;
+    let model = model(ctx).await;
     let server = ractor::call_t!(ctx.server, ServerMsg::Status, CALL_MS).map_err(unavailable)?;
-    let snapshot = server.snapshot.unwrap_or_default();
+    let snapshot = server.snapshot;
     let reply = StatusReply {
         version: env!("CARGO_PKG_VERSION").to_string(),
         protocol: PROTOCOL.to_string(),
@@ -197,64 +201,10 @@ pub(crate) fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError
     serde_json::to_value(value).map_err(|e| WireError::new(ErrorCode::Internal, e.to_string()))
 }
 
-async fn ls() -> Result<Value, WireError> {
-    let model = model().await?;
-    let workspaces = model
-        .workspaces
-        .iter()
-        .map(|ws| LsWorkspace {
-            id: ws.id.clone(),
-            name: ws.name.clone(),
-            cwd: ws.cwd.clone(),
-            auto_resume: ws.auto_resume,
-            attention: model
-                .panes
-                .values()
-                .filter(|p| p.record.workspace_id == ws.id)
-                .map(|p| p.record.attention)
-                .max()
-                .unwrap_or_default(),
-            tabs: model
-                .tabs_of(ws)
-                .map(|tab| LsTab {
-                    id: tab.id.clone(),
-                    title: tab.title.clone(),
-                    layout: tab.layout.clone(),
-                    panes: model.panes_of(tab).map(ls_pane).collect(),
-                    active_pane: tab.active_pane_id.clone(),
-                })
-                .collect(),
-            active_tab: ws.active_tab_id.clone(),
-            last_used_at: ws.last_used_at,
-        })
-        .collect();
-    to_value(LsReply { workspaces })
-}
-
-fn ls_pane(view: &PaneView) -> LsPane {
-    let record = &view.record;
-    LsPane {
-        id: record.id.clone(),
-        title: record.title.clone(),
-        cwd: record.cwd.clone(),
-        argv: record.argv.clone(),
-        state: view.state.as_str().to_string(),
-        agent: record.agent.as_ref().map(|agent| LsAgent {
-            kind: agent.kind.clone(),
-            session_id: agent.agent_session_id.clone(),
-            ended: agent.ended,
-        }),
-        lifecycle: record.lifecycle,
-        attention: record.attention,
-        exit_code: record.exit_code,
-        last_message: record.last_message.clone(),
-    }
-}
-
 async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, WireError> {
     room_for(
         "workspaces",
-        model().await?.workspaces.len(),
+        model(ctx).await.workspaces.len(),
         MAX_WORKSPACES,
     )?;
     let cwd = match p.cwd {
@@ -278,8 +228,8 @@ async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, Wire
     Ok(json!({ "id": id }))
 }
 
-async fn workspace_set(p: params::WorkspaceSet) -> Result<Value, WireError> {
-    let model = model().await?;
+async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Value, WireError> {
+    let model = model(ctx).await;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let Some(on) = p.auto_resume else {
         return Err(WireError::new(
@@ -293,7 +243,7 @@ async fn workspace_set(p: params::WorkspaceSet) -> Result<Value, WireError> {
 }
 
 async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireError> {
-    let model = model().await?;
+    let model = model(ctx).await;
     let id = model
         .resolve_workspace(&p.workspace)
         .map_err(wire_error)?
@@ -309,8 +259,8 @@ async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireE
     Ok(json!({}))
 }
 
-async fn tab_new(p: params::TabNew) -> Result<Value, WireError> {
-    let model = model().await?;
+async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<Value, WireError> {
+    let model = model(ctx).await;
     room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let actor = workspace_actor(&ws.id)?;
@@ -333,8 +283,8 @@ async fn tab_new(p: params::TabNew) -> Result<Value, WireError> {
     Ok(json!({ "id": tab, "pane_id": pane }))
 }
 
-async fn tab_close(p: params::Tab) -> Result<Value, WireError> {
-    let model = model().await?;
+async fn tab_close(ctx: &Ctx, p: params::Tab) -> Result<Value, WireError> {
+    let model = model(ctx).await;
     let tab = model.resolve_tab(&p.tab).map_err(wire_error)?;
     let actor = workspace_actor(&tab.workspace_id)?;
     let tab = tab.id.clone();
@@ -359,8 +309,8 @@ fn parse_direction(direction: Option<&str>) -> Result<Direction, WireError> {
     }
 }
 
-async fn pane_new(p: params::PaneNew) -> Result<Value, WireError> {
-    let model = model().await?;
+async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<Value, WireError> {
+    let model = model(ctx).await;
     room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let direction = parse_direction(p.direction.as_deref())?;
@@ -418,13 +368,25 @@ async fn pane_new(p: params::PaneNew) -> Result<Value, WireError> {
     Ok(json!({ "id": id }))
 }
 
-pub(crate) async fn resolve_pane(query: &str) -> Result<PaneView, WireError> {
-    let model = model().await?;
+pub(crate) async fn find_pane(ctx: &Ctx, query: &str) -> Result<PaneView, WireError> {
+    let model = model(ctx).await;
     model.resolve_pane(query).cloned().map_err(wire_error)
 }
 
-async fn pane_send(p: params::PaneSend) -> Result<Value, WireError> {
-    let view = resolve_pane(&p.pane).await?;
+/// [`find_pane`] for a connection with no [`Ctx`] (attach): asks the
+/// snapshot actor, which answers at once (it never waits on the disk).
+pub(crate) async fn resolve_pane(query: &str) -> Result<PaneView, WireError> {
+    let model = snapshot::model().await.ok_or_else(|| {
+        WireError::new(
+            ErrorCode::Unavailable,
+            "the server's state is restarting; try again in a moment",
+        )
+    })?;
+    model.resolve_pane(query).cloned().map_err(wire_error)
+}
+
+async fn pane_send(ctx: &Ctx, p: params::PaneSend) -> Result<Value, WireError> {
+    let view = find_pane(ctx, &p.pane).await?;
     let mut bytes = p.text.into_bytes();
     if p.enter {
         bytes.push(b'\r');
@@ -437,8 +399,8 @@ async fn pane_send(p: params::PaneSend) -> Result<Value, WireError> {
     Ok(json!({}))
 }
 
-async fn pane_read(p: params::PaneRead) -> Result<Value, WireError> {
-    let view = resolve_pane(&p.pane).await?;
+async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<Value, WireError> {
+    let view = find_pane(ctx, &p.pane).await?;
     let what = match p.tail {
         Some(lines) => ReadWhat::Tail(lines),
         None => ReadWhat::Screen,
@@ -457,8 +419,8 @@ async fn pane_read(p: params::PaneRead) -> Result<Value, WireError> {
     Ok(json!({ "text": text }))
 }
 
-async fn pane_close(p: params::Pane) -> Result<Value, WireError> {
-    let view = resolve_pane(&p.pane).await?;
+async fn pane_close(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
+    let view = find_pane(ctx, &p.pane).await?;
     let actor = workspace_actor(&view.record.workspace_id)?;
     let tab = view.record.tab_id.clone();
     let pane = view.record.id.clone();
@@ -472,7 +434,7 @@ async fn pane_close(p: params::Pane) -> Result<Value, WireError> {
     Ok(json!({}))
 }
 
-async fn pane_kill(p: params::PaneKill) -> Result<Value, WireError> {
+async fn pane_kill(ctx: &Ctx, p: params::PaneKill) -> Result<Value, WireError> {
     let name = p.signal.as_deref().unwrap_or("TERM");
     let signal = signal_by_name(name).ok_or_else(|| {
         WireError::new(
@@ -482,7 +444,7 @@ async fn pane_kill(p: params::PaneKill) -> Result<Value, WireError> {
             ),
         )
     })?;
-    let view = resolve_pane(&p.pane).await?;
+    let view = find_pane(ctx, &p.pane).await?;
     let actor = pane_actor(&view)?;
     let group = p.group;
     ractor::call_t!(
@@ -499,8 +461,8 @@ async fn pane_kill(p: params::PaneKill) -> Result<Value, WireError> {
     Ok(json!({}))
 }
 
-async fn pane_resize(p: params::PaneResize) -> Result<Value, WireError> {
-    let view = resolve_pane(&p.pane).await?;
+async fn pane_resize(ctx: &Ctx, p: params::PaneResize) -> Result<Value, WireError> {
+    let view = find_pane(ctx, &p.pane).await?;
     let actor = pane_actor(&view)?;
     let size = ractor::call_t!(
         actor,
@@ -523,7 +485,7 @@ async fn pane_revive(
     p: params::Pane,
     message: fn(ractor::RpcReplyPort<Result<(), ActorError>>) -> PaneMsg,
 ) -> Result<Value, WireError> {
-    let view = resolve_pane(&p.pane).await?;
+    let view = find_pane(ctx, &p.pane).await?;
     let actor = pane_actor(&view)?;
     crate::orphans::settled(&ctx.orphans).await;
     ractor::call_t!(actor, message, CALL_MS)
@@ -532,8 +494,8 @@ async fn pane_revive(
     Ok(json!({}))
 }
 
-async fn pane_report_session(p: params::ReportSession) -> Result<Value, WireError> {
-    let view = resolve_pane(&p.pane).await?;
+async fn pane_report_session(ctx: &Ctx, p: params::ReportSession) -> Result<Value, WireError> {
+    let view = find_pane(ctx, &p.pane).await?;
     let actor = pane_actor(&view)?;
     ractor::call_t!(
         actor,
@@ -549,8 +511,8 @@ async fn pane_report_session(p: params::ReportSession) -> Result<Value, WireErro
     Ok(json!({}))
 }
 
-async fn pane_seen(p: params::Pane) -> Result<Value, WireError> {
-    let view = resolve_pane(&p.pane).await?;
+async fn pane_seen(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
+    let view = find_pane(ctx, &p.pane).await?;
     ractor::call_t!(pane_actor(&view)?, PaneMsg::Seen, CALL_MS).map_err(unavailable)?;
     Ok(json!({}))
 }
@@ -559,10 +521,10 @@ pub(crate) fn bad_params(e: impl std::fmt::Display) -> WireError {
     WireError::new(ErrorCode::BadParams, e.to_string())
 }
 
-async fn pane_hook(p: params::PaneHook) -> Result<Value, WireError> {
+async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Value, WireError> {
     let kind = AgentKind::parse(&p.agent).map_err(bad_params)?;
     let effect = adapters::hook_effect(kind, &p.event, p.message.as_deref()).map_err(bad_params)?;
-    let view = resolve_pane(&p.pane).await?;
+    let view = find_pane(ctx, &p.pane).await?;
     ractor::call_t!(
         pane_actor(&view)?,
         |reply| PaneMsg::Hook {
@@ -591,11 +553,11 @@ fn parse_severity(name: Option<&str>) -> Result<Severity, WireError> {
     }
 }
 
-async fn notify(p: params::Notify) -> Result<Value, WireError> {
+async fn notify(ctx: &Ctx, p: params::Notify) -> Result<Value, WireError> {
     let severity = parse_severity(p.severity.as_deref())?;
     match p.pane {
         Some(pane) => {
-            let view = resolve_pane(&pane).await?;
+            let view = find_pane(ctx, &pane).await?;
             ractor::call_t!(
                 pane_actor(&view)?,
                 |reply| PaneMsg::Notify {
@@ -623,20 +585,21 @@ async fn notify(p: params::Notify) -> Result<Value, WireError> {
     Ok(json!({}))
 }
 
-async fn notifications(p: params::Notifications) -> Result<Value, WireError> {
-    let model = model().await?;
+async fn notifications(ctx: &Ctx, p: params::Notifications) -> Result<Value, WireError> {
+    let model = model(ctx).await;
     let notifications = model
         .notifications
-        .into_iter()
+        .iter()
         .filter(|n| !p.unread || n.read_at.is_none())
+        .cloned()
         .collect();
     to_value(NotificationsReply { notifications })
 }
 
 /// The pane that needs the user most: the most severe attention, then the
 /// most recent.
-async fn next() -> Result<Value, WireError> {
-    let model = model().await?;
+async fn next(ctx: &Ctx) -> Result<Value, WireError> {
+    let model = model(ctx).await;
     let best = model
         .panes
         .values()
@@ -650,7 +613,7 @@ async fn next() -> Result<Value, WireError> {
             .map(|w| w.name.clone())
     });
     to_value(NextReply {
-        pane: best.map(ls_pane),
+        pane: best.map(|view| crate::listing::ls_pane(view)),
         workspace,
     })
 }
@@ -682,7 +645,7 @@ async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Value, WireErro
             .cast(crate::listener::ListenerMsg::DebugPanic)
             .is_ok(),
         target => {
-            let model = model().await?;
+            let model = model(ctx).await;
             if let Ok(view) = model.resolve_pane(target) {
                 pane_actor(view)?.cast(PaneMsg::DebugPanic).is_ok()
             } else if let Ok(tab) = model.resolve_tab(target) {

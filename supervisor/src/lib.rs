@@ -12,7 +12,8 @@
 //!   what the previous server left running, ended; [`config`]: the config
 //!   file;
 //! - [`listener`], [`handlers`]: connections and the one handler per request
-//!   (`arrange`: renames, focus and split ratios); [`input`]: input on its
+//!   (`arrange`: renames, focus and split ratios; `listing`: `ls`, rendered
+//!   once per model version); [`input`]: input on its
 //!   way to a pane, held back while its queue is full; [`limits`]: how many
 //!   connections, and how much unfinished input, all clients together may
 //!   make the server hold;
@@ -30,6 +31,7 @@ pub mod handlers;
 pub mod input;
 pub mod limits;
 pub mod listener;
+mod listing;
 pub mod orphans;
 pub mod restore;
 pub mod server;
@@ -78,6 +80,9 @@ pub struct ServerConfig {
     pub state_dir: PathBuf,
     /// `SIGNALTTY_ENABLE_FAULTS=1`: allow `ctl debug panic`.
     pub faults_enabled: bool,
+    /// Fault injection (`SIGNALTTY_FAULT_FSYNC_MS`, only with faults
+    /// enabled): every fsync of a save takes this much longer.
+    pub fsync_delay: std::time::Duration,
     /// Start empty, setting the saved snapshot aside.
     pub no_restore: bool,
     /// The config file, if any.
@@ -96,7 +101,11 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         Ok(_) => {}
         Err(e) => warn!(error = %e, "could not raise the open-file limit"),
     }
-    let state_dir = Arc::new(StateDir::open(&config.state_dir)?);
+    let state_dir =
+        Arc::new(StateDir::open(&config.state_dir)?.with_fsync_delay(config.fsync_delay));
+    if !config.fsync_delay.is_zero() {
+        warn!(delay = ?config.fsync_delay, "fault injection: every fsync is slowed down");
+    }
     for warning in state_dir.warnings() {
         warn!("state dir: {warning}");
     }

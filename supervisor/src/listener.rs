@@ -31,6 +31,8 @@ pub struct ListenerArgs {
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<()>,
+    /// The model as the snapshot actor last published it.
+    pub model: signaltty_actors::snapshot::read::ModelReader,
     /// Shared with the listener this one may replace.
     pub limits: ClientLimits,
     pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
@@ -73,6 +75,8 @@ impl Actor for ListenerActor {
             socket_path: args.socket_path,
             faults_enabled: args.faults_enabled,
             changes: args.changes,
+            model: args.model,
+            listing: crate::listing::ListingCache::default(),
             orphans: args.orphans,
         });
         let accept_loop = tokio::spawn(accept_loop(listener, ctx, args.limits, myself));
@@ -272,6 +276,18 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
         if request.method == method::SUBSCRIBE {
             drop(held);
             return follow_changes(write, request.id, ctx.changes.subscribe()).await;
+        }
+        if request.method == method::LS {
+            let written = match crate::listing::answer(&ctx, request.id).await {
+                Ok(line) => write.write_all(&line).await,
+                Err(error) => {
+                    write_response(&mut write, &Response::err(Some(request.id), error)).await
+                }
+            };
+            if written.is_err() {
+                return;
+            }
+            continue;
         }
         let id = request.id;
         let dispatched = handlers::dispatch(&ctx, &request.method, request.params);

@@ -26,6 +26,8 @@ use signaltty_actors::model::Model;
 use signaltty_actors::model::restored_state;
 use signaltty_actors::notifier::{NotifierActor, NotifierArgs};
 use signaltty_actors::pane::{PaneContext, PaneMsg};
+use signaltty_actors::snapshot::read::{ModelReader, Published};
+use signaltty_actors::snapshot::writer::{self, WriterHandle};
 use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
 use signaltty_actors::{ActorError, PaneState, now_millis};
@@ -72,7 +74,7 @@ pub struct ServerStatus {
     pub socket_path: PathBuf,
     pub state_dir: PathBuf,
     pub faults_enabled: bool,
-    pub snapshot: Option<SnapshotStatus>,
+    pub snapshot: SnapshotStatus,
     /// What start found on disk and did about it.
     pub restore_note: String,
     pub restore_degraded: bool,
@@ -111,7 +113,6 @@ pub struct Server {
     listener: UnixListener,
     context: PaneContext,
     faults_enabled: bool,
-    info: ServerInfo,
     config: Config,
     changes: tokio::sync::broadcast::Sender<()>,
     restore_note: String,
@@ -124,6 +125,12 @@ pub struct Server {
     /// Bounds on clients, kept across listener restarts.
     client_limits: ClientLimits,
     orphans: tokio::sync::watch::Receiver<OrphanReport>,
+    /// Where the snapshot actor publishes the model, and the model as
+    /// published: both kept across snapshot actor restarts.
+    published: tokio::sync::watch::Sender<Published>,
+    model: ModelReader,
+    /// The task that saves what is published.
+    writer: WriterHandle,
 }
 
 impl Actor for ServerActor {
@@ -136,13 +143,31 @@ impl Actor for ServerActor {
         myself: ActorRef<ServerMsg>,
         args: ServerArgs,
     ) -> Result<Server, ActorProcessingErr> {
+        let model = match &args.restore.snapshot {
+            Some(snapshot) => Model::from_snapshot(snapshot),
+            None => Model::default(),
+        };
+        let (published, reader) = signaltty_actors::snapshot::read::channel(model.clone());
+        // A fresh start writes nothing until something changes; a restore
+        // writes its picture once.
+        let baseline = args
+            .restore
+            .snapshot
+            .is_none()
+            .then(|| model.to_snapshot(args.info.clone()));
+        let writer = writer::spawn(
+            args.state_dir.clone(),
+            args.tails.clone(),
+            args.info,
+            &reader,
+            baseline,
+        );
         let mut server = Server {
             state_dir: args.state_dir,
             tails: args.tails,
             listener: args.listener,
             context: args.context,
             faults_enabled: args.faults_enabled,
-            info: args.info,
             config: args.config,
             changes: args.changes,
             restore_note: args.restore.note,
@@ -153,10 +178,9 @@ impl Actor for ServerActor {
             shutting_down: false,
             client_limits: ClientLimits::default(),
             orphans: args.orphans,
-        };
-        let model = match &args.restore.snapshot {
-            Some(snapshot) => Model::from_snapshot(snapshot),
-            None => Model::default(),
+            published,
+            model: reader,
+            writer,
         };
         server.spawn_snapshot(&myself, model).await?;
         server.spawn_notifier(&myself).await?;
@@ -191,7 +215,7 @@ impl Actor for ServerActor {
                 let _ = reply.send(server.rename_workspace(&id, name).await);
             }
             ServerMsg::Status(reply) => {
-                let _ = reply.send(server.status().await);
+                let _ = reply.send(server.status());
             }
             ServerMsg::Shutdown => {
                 if !server.shutting_down {
@@ -258,7 +282,8 @@ impl ServerActor {
     /// up (dropping a pane's process does that) and reaped.
     async fn shutdown(myself: &ActorRef<ServerMsg>, server: &mut Server) {
         info!("shutting down");
-        if let Some(model) = signaltty_actors::snapshot::model().await {
+        let model = server.model.latest().await;
+        {
             let flushes = model.panes.keys().filter_map(|id| {
                 names::lookup::<PaneMsg>(&names::pane(id)).map(|pane| async move {
                     ractor::call_t!(pane, PaneMsg::FlushTail, FLUSH_TAIL_MS)
@@ -336,10 +361,9 @@ impl Server {
             Some(names::SNAPSHOT.to_string()),
             SnapshotActor,
             SnapshotArgs {
-                state_dir: self.state_dir.clone(),
-                tails: self.tails.clone(),
-                server: self.info.clone(),
                 model,
+                published: self.published.clone(),
+                writer: self.writer.tx.clone(),
                 changes: self.changes.clone(),
             },
             myself.get_cell(),
@@ -382,6 +406,7 @@ impl Server {
                 socket_path: self.context.socket_path.clone(),
                 faults_enabled: self.faults_enabled,
                 changes: self.changes.clone(),
+                model: self.model.clone(),
                 limits: self.client_limits.clone(),
                 orphans: self.orphans.clone(),
             },
@@ -500,9 +525,7 @@ impl Server {
         myself: &ActorRef<ServerMsg>,
         id: &str,
     ) -> Result<(), ActorError> {
-        let model = signaltty_actors::snapshot::model()
-            .await
-            .ok_or_else(|| ActorError::Unavailable("snapshot actor".into()))?;
+        let model = self.model.latest().await;
         let record = model
             .workspaces
             .iter()
@@ -526,11 +549,8 @@ impl Server {
         .await
     }
 
-    async fn status(&self) -> ServerStatus {
-        let snapshot = match names::lookup::<SnapshotMsg>(names::SNAPSHOT) {
-            Some(actor) => ractor::call_t!(actor, SnapshotMsg::Status, 5_000).ok(),
-            None => None,
-        };
+    fn status(&self) -> ServerStatus {
+        let snapshot = self.writer.status.borrow().clone();
         ServerStatus {
             uptime: self.started.elapsed(),
             socket_path: self.context.socket_path.clone(),

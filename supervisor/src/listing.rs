@@ -1,0 +1,123 @@
+//! `ls`, rendered once per model version.
+//!
+//! A listing is a pure function of the read model, which is immutable and
+//! replaced whole on every change; so the reply, serialized, is kept with
+//! the model version it was made from and sent as it is until the model
+//! changes. Listings of hundreds of panes thus cost a pointer comparison
+//! and a write, however often clients (the multiplexer after every
+//! `changed` event, scripts polling `ctl ls`) ask.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use signaltty_actors::model::{Model, PaneView};
+use signaltty_protocol::{
+    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, PROTOCOL, WireError,
+};
+
+use crate::handlers::{Ctx, model};
+
+/// The last listing made, with the model version it shows.
+#[derive(Default)]
+pub struct ListingCache {
+    last: Mutex<Option<(Arc<Model>, Arc<RawValue>)>>,
+}
+
+impl ListingCache {
+    /// The listing of `model`, made now unless it is the last one's.
+    fn of(&self, model: &Arc<Model>) -> Result<Arc<RawValue>, WireError> {
+        // Only a comparison and a clone happen under the lock; a panic
+        // elsewhere cannot have left the pair half-written.
+        let lock = || self.last.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((shown, listing)) = lock().as_ref()
+            && Arc::ptr_eq(shown, model)
+        {
+            return Ok(listing.clone());
+        }
+        let listing: Arc<RawValue> = serde_json::value::to_raw_value(&listing(model))
+            .map_err(internal)?
+            .into();
+        *lock() = Some((model.clone(), listing.clone()));
+        Ok(listing)
+    }
+}
+
+fn internal(e: serde_json::Error) -> WireError {
+    WireError::new(ErrorCode::Internal, e.to_string())
+}
+
+/// A `Response` with a result already serialized.
+#[derive(Serialize)]
+struct ListingResponse<'a> {
+    v: &'a str,
+    id: u64,
+    result: &'a RawValue,
+}
+
+/// The response line (newline included) to the `ls` request `id`.
+pub async fn answer(ctx: &Ctx, id: u64) -> Result<Vec<u8>, WireError> {
+    let model = model(ctx).await;
+    let listing = ctx.listing.of(&model)?;
+    let response = ListingResponse {
+        v: PROTOCOL,
+        id,
+        result: &listing,
+    };
+    let mut line = serde_json::to_vec(&response).map_err(internal)?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+fn listing(model: &Model) -> LsReply {
+    let workspaces = model
+        .workspaces
+        .iter()
+        .map(|ws| LsWorkspace {
+            id: ws.id.clone(),
+            name: ws.name.clone(),
+            cwd: ws.cwd.clone(),
+            auto_resume: ws.auto_resume,
+            attention: model
+                .panes
+                .values()
+                .filter(|p| p.record.workspace_id == ws.id)
+                .map(|p| p.record.attention)
+                .max()
+                .unwrap_or_default(),
+            tabs: model
+                .tabs_of(ws)
+                .map(|tab| LsTab {
+                    id: tab.id.clone(),
+                    title: tab.title.clone(),
+                    layout: tab.layout.clone(),
+                    panes: model.panes_of(tab).map(ls_pane).collect(),
+                    active_pane: tab.active_pane_id.clone(),
+                })
+                .collect(),
+            active_tab: ws.active_tab_id.clone(),
+            last_used_at: ws.last_used_at,
+        })
+        .collect();
+    LsReply { workspaces }
+}
+
+pub(crate) fn ls_pane(view: &PaneView) -> LsPane {
+    let record = &view.record;
+    LsPane {
+        id: record.id.clone(),
+        title: record.title.clone(),
+        cwd: record.cwd.clone(),
+        argv: record.argv.clone(),
+        state: view.state.as_str().to_string(),
+        agent: record.agent.as_ref().map(|agent| LsAgent {
+            kind: agent.kind.clone(),
+            session_id: agent.agent_session_id.clone(),
+            ended: agent.ended,
+        }),
+        lifecycle: record.lifecycle,
+        attention: record.attention,
+        exit_code: record.exit_code,
+        last_message: record.last_message.clone(),
+    }
+}
