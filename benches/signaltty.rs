@@ -4,7 +4,8 @@
 //! Figures print as a table with ratios to their anchors and are written,
 //! with two SVG plots, to `$SIGNALTTY_BENCH_OUT` (default `target/bench`).
 //! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run;
-//! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half.
+//! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half; `=memory` or
+//! `=detection` one section.
 //! These are measurements, not tests: nothing here asserts a time.
 
 use std::fmt::Write as _;
@@ -25,6 +26,8 @@ use signaltty_persistence::{
 
 const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
 
+#[path = "support/memory.rs"]
+mod memory;
 #[path = "support/mux.rs"]
 mod mux;
 const ROWS: u16 = 50;
@@ -85,17 +88,20 @@ fn main() {
         print!("{}", report.table());
         return;
     }
+    if std::env::var("SIGNALTTY_BENCH_ONLY").is_ok_and(|only| only == "memory") {
+        memory::memory(&scale, work.path(), tmux_installed(), &mut report);
+        print!("{}", report.table());
+        return;
+    }
     let log = work.path().join("colored.log");
     write_coloured_log(&log, scale.log_mib << 20);
-    let has_tmux = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let has_tmux = tmux_installed();
 
     // SIGNALTTY_BENCH_ONLY=server or =mux runs one half.
     let only = std::env::var("SIGNALTTY_BENCH_ONLY").ok();
     if only.as_deref() != Some("mux") {
         server_figures(&scale, &log, work.path(), has_tmux, &mut report);
+        memory::memory(&scale, work.path(), has_tmux, &mut report);
         detection(work.path(), scale.idle, &mut report);
     }
     if only.as_deref() != Some("server") {
@@ -275,6 +281,13 @@ fn raw_pty_cat(log: &Path) -> f64 {
     let seconds = start.elapsed().as_secs_f64();
     let _ = child.wait();
     seconds
+}
+
+fn tmux_installed() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn tmux(socket: &str, args: &[&str]) -> Command {
@@ -799,6 +812,8 @@ struct Report {
     throughputs: Vec<(String, f64)>,
     restores: Vec<(usize, f64)>,
     memory: Vec<(usize, u64)>,
+    /// Memory per pane and in total, side by side with tmux.
+    memory_lines: Vec<String>,
     json: serde_json::Map<String, Value>,
 }
 
@@ -967,6 +982,12 @@ impl Report {
                 "{panes:>5} panes: {:>8.1} MiB{per}",
                 *kib as f64 / 1024.0
             );
+        }
+        if !self.memory_lines.is_empty() {
+            out.push_str("\n== memory per pane, side by side with tmux ==\n");
+            for line in &self.memory_lines {
+                let _ = writeln!(out, "{line}");
+            }
         }
         out
     }
