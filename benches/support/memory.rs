@@ -39,46 +39,39 @@ impl Case {
         format!("{}x{} {what}", self.cols, self.rows)
     }
 
-    /// The command each pane runs. A pane with history waits for `go`
-    /// (created once every pane of its batch exists at its final size),
-    /// prints `seq 1 12000`, adds a line to `done` and becomes a shell.
-    fn script(self, batch: &Batch) -> String {
+    /// The command each pane runs: a pane with history prints `seq 1
+    /// 12000`, adds a line to `done` and becomes a shell. With `wait`, it
+    /// first waits for a line of input, so that it prints at its final
+    /// size.
+    fn script(self, done: &Done, wait: bool) -> String {
         if !self.history {
             return "exec /bin/sh".to_string();
         }
+        let wait = if wait { "read _; " } else { "" };
         format!(
-            "while [ ! -e '{}' ]; do sleep 0.05; done; seq 1 12000; echo >> '{}'; exec /bin/sh",
-            batch.go.display(),
-            batch.done.display()
+            "{wait}seq 1 12000; echo >> '{}'; exec /bin/sh",
+            done.0.display()
         )
     }
 }
 
-/// The files one batch of panes is started and counted with.
-struct Batch {
-    go: PathBuf,
-    done: PathBuf,
-}
+/// The file a batch of panes with history counts its finished panes in.
+struct Done(PathBuf);
 
-impl Batch {
-    fn new(dir: &Path, name: &str) -> Batch {
-        let batch = Batch {
-            go: dir.join(format!("{name}.go")),
-            done: dir.join(format!("{name}.done")),
-        };
-        let _ = std::fs::remove_file(&batch.go);
-        let _ = std::fs::remove_file(&batch.done);
-        batch
+impl Done {
+    fn new(dir: &Path, name: &str) -> Done {
+        let done = Done(dir.join(format!("{name}.done")));
+        let _ = std::fs::remove_file(&done.0);
+        done
     }
 
-    /// Lets the batch's panes print, and waits until `panes` of them have.
-    fn run(&self, case: Case, panes: usize) {
-        std::fs::write(&self.go, "").expect("go");
+    /// Waits until `panes` panes of the batch have printed their history.
+    fn wait(&self, case: Case, panes: usize) {
         if !case.history {
             return;
         }
         let deadline = Instant::now() + Duration::from_secs(300);
-        while count_lines(&self.done) < panes {
+        while count_lines(&self.0) < panes {
             assert!(Instant::now() < deadline, "panes did not finish `seq`");
             std::thread::sleep(Duration::from_millis(50));
         }
@@ -137,26 +130,29 @@ pub(super) fn memory(scale: &Scale, dir: &Path, has_tmux: bool, report: &mut Rep
 fn signaltty_rss(dir: &Path, case: Case, panes: usize) -> Rss {
     let name = format!("mem{panes}x{}x{}{}", case.cols, case.rows, case.history);
     let server = Server::start(dir, &name);
-    let first = Batch::new(dir, &format!("{name}-1"));
+    let first = Done::new(dir, &format!("{name}-1"));
     spawn_sized_panes(&server, case, &first, 0..1);
-    first.run(case, 1);
+    first.wait(case, 1);
     let one = settled_rss(server.pid());
-    let rest = Batch::new(dir, &format!("{name}-n"));
+    let rest = Done::new(dir, &format!("{name}-n"));
     spawn_sized_panes(&server, case, &rest, 1..panes);
-    rest.run(case, panes - 1);
+    rest.wait(case, panes - 1);
     let all = settled_rss(server.pid());
     eprintln!("memory: signaltty {one} KiB with one pane, {all} KiB with {panes}");
     Rss { one, all }
 }
 
 /// Panes number `range` of `case`, eight to a tab. A tab's first pane
-/// comes at the default 80x24 and is resized before it prints anything.
-fn spawn_sized_panes(server: &Server, case: Case, batch: &Batch, range: std::ops::Range<usize>) {
-    let script = case.script(batch);
+/// comes at the default 80x24 and is resized before it is told to print.
+fn spawn_sized_panes(server: &Server, case: Case, done: &Done, range: std::ops::Range<usize>) {
+    let script = case.script(done, true);
     let argv = ["sh", "-c", script.as_str()];
+    let mut panes = Vec::new();
     for i in range {
         if i % 8 != 0 {
-            server.create_pane(json!({"argv": argv, "rows": case.rows, "cols": case.cols}));
+            panes.push(
+                server.create_pane(json!({"argv": argv, "rows": case.rows, "cols": case.cols})),
+            );
             continue;
         }
         let tab = server
@@ -165,18 +161,27 @@ fn spawn_sized_panes(server: &Server, case: Case, batch: &Batch, range: std::ops
                 json!({"workspace": server.workspace, "argv": argv}),
             )
             .expect("tab");
-        let pane = tab["pane_id"].as_str().unwrap_or_default();
+        let pane = tab["pane_id"].as_str().unwrap_or_default().to_string();
         server.call(
             "pane.resize",
             json!({"pane": pane, "rows": case.rows, "cols": case.cols}),
         );
+        panes.push(pane);
+    }
+    if case.history {
+        for pane in panes {
+            server.call(
+                "pane.send",
+                json!({"pane": pane, "text": "", "enter": true}),
+            );
+        }
     }
 }
 
 fn tmux_rss(dir: &Path, case: Case, panes: usize) -> Rss {
     let socket = format!("sttmem{}", std::process::id());
     let name = format!("tmux{panes}x{}x{}{}", case.cols, case.rows, case.history);
-    let first = Batch::new(dir, &format!("{name}-1"));
+    let first = Done::new(dir, &format!("{name}-1"));
     let (cols, rows) = (case.cols.to_string(), case.rows.to_string());
     let started = tmux(
         &socket,
@@ -189,21 +194,21 @@ fn tmux_rss(dir: &Path, case: Case, panes: usize) -> Rss {
             &cols,
             "-y",
             &rows,
-            &case.script(&first),
+            &case.script(&first, false),
         ],
     )
     .status()
     .is_ok_and(|s| s.success());
     assert!(started, "tmux session");
-    first.run(case, 1);
+    first.wait(case, 1);
     let pid = tmux_pid(&socket);
     let one = settled_rss(pid);
-    let rest = Batch::new(dir, &format!("{name}-n"));
-    let script = case.script(&rest);
+    let rest = Done::new(dir, &format!("{name}-n"));
+    let script = case.script(&rest, false);
     for _ in 1..panes {
         let _ = tmux(&socket, &["new-window", "-d", "-t", "m", &script]).status();
     }
-    rest.run(case, panes - 1);
+    rest.wait(case, panes - 1);
     let all = settled_rss(pid);
     eprintln!("memory: tmux {one} KiB with one pane, {all} KiB with {panes}");
     let _ = tmux(&socket, &["kill-server"]).status();
@@ -232,7 +237,7 @@ impl Report {
             .map(|t| format!("   tmux {t:>6.0} KiB   {:.2}x tmux", ours / t))
             .unwrap_or_default();
         self.memory_lines
-            .push(format!("per pane, {label:<30} {ours:>6.0} KiB{versus}"));
+            .push(format!("per pane, {label:<34} {ours:>6.0} KiB{versus}"));
         self.json
             .insert(format!("memory per pane {label} KiB"), json!(ours));
         self.json
