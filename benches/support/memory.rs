@@ -142,34 +142,30 @@ fn signaltty_rss(dir: &Path, case: Case, panes: usize) -> Rss {
     Rss { one, all }
 }
 
-/// Panes number `range` of `case`, eight to a tab. A tab's first pane
-/// comes at the default 80x24 and is resized before it is told to print.
+/// Panes number `range` of `case`, eight to a tab, each printing as it
+/// comes, as tmux's windows do. A tab's first pane comes at the default
+/// 80x24: it waits for a line of input until it is resized.
 fn spawn_sized_panes(server: &Server, case: Case, done: &Done, range: std::ops::Range<usize>) {
-    let script = case.script(done, true);
-    let argv = ["sh", "-c", script.as_str()];
-    let mut panes = Vec::new();
+    let (now, resized) = (case.script(done, false), case.script(done, true));
     for i in range {
         if i % 8 != 0 {
-            panes.push(
-                server.create_pane(json!({"argv": argv, "rows": case.rows, "cols": case.cols})),
-            );
+            let argv = ["sh", "-c", now.as_str()];
+            server.create_pane(json!({"argv": argv, "rows": case.rows, "cols": case.cols}));
             continue;
         }
+        let argv = ["sh", "-c", resized.as_str()];
         let tab = server
             .call(
                 "tab.new",
                 json!({"workspace": server.workspace, "argv": argv}),
             )
             .expect("tab");
-        let pane = tab["pane_id"].as_str().unwrap_or_default().to_string();
+        let pane = tab["pane_id"].as_str().unwrap_or_default();
         server.call(
             "pane.resize",
             json!({"pane": pane, "rows": case.rows, "cols": case.cols}),
         );
-        panes.push(pane);
-    }
-    if case.history {
-        for pane in panes {
+        if case.history {
             server.call(
                 "pane.send",
                 json!({"pane": pane, "text": "", "enter": true}),
