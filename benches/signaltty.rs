@@ -4,8 +4,8 @@
 //! Figures print as a table with ratios to their anchors and are written,
 //! with two SVG plots, to `$SIGNALTTY_BENCH_OUT` (default `target/bench`).
 //! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run;
-//! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half, `=throughput`
-//! only the throughput rounds, `=detection` only detection's cost.
+//! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half; `=throughput`,
+//! `=memory`, `=detection` or `=slowdisk` one section.
 //! `SIGNALTTY_BENCH_BASELINE=<path to another signaltty>` adds that build
 //! to every throughput round: a before and after under the same load.
 //! These are measurements, not tests: nothing here asserts a time.
@@ -28,6 +28,8 @@ use signaltty_persistence::{
 
 const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
 
+#[path = "support/memory.rs"]
+mod memory;
 #[path = "support/mux.rs"]
 mod mux;
 #[path = "support/slow_disk.rs"]
@@ -90,31 +92,28 @@ fn main() {
     std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o700))
         .expect("private temp dir");
     let mut report = Report::default();
-    // `SIGNALTTY_BENCH_ONLY=detection` measures detection's cost alone.
-    if std::env::var("SIGNALTTY_BENCH_ONLY").is_ok_and(|only| only == "detection") {
-        detection(work.path(), scale.idle, &mut report);
+    let only = std::env::var("SIGNALTTY_BENCH_ONLY").ok();
+    let section: Option<fn(&Scale, &Path, &mut Report)> = match only.as_deref() {
+        Some("detection") => Some(|scale, dir, report| detection(dir, scale.idle, report)),
+        Some("memory") => {
+            Some(|scale, dir, report| memory::memory(scale, dir, tmux_installed(), report))
+        }
+        Some("slowdisk") => Some(slow_disk::listings),
+        _ => None,
+    };
+    if let Some(section) = section {
+        section(&scale, work.path(), &mut report);
         print!("{}", report.table());
         return;
     }
     let log = work.path().join("colored.log");
     write_coloured_log(&log, scale.log_mib << 20);
-    let has_tmux = Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-
-    // SIGNALTTY_BENCH_ONLY=server or =mux runs one half; =throughput the
-    // throughput rounds alone, =slowdisk the listings under a slow disk.
-    let only = std::env::var("SIGNALTTY_BENCH_ONLY").ok();
-    if only.as_deref() == Some("slowdisk") {
-        slow_disk::listings(&scale, work.path(), &mut report);
-        print!("{}", report.table());
-        return;
-    }
+    let has_tmux = tmux_installed();
     if only.as_deref() == Some("throughput") {
         throughput::throughput(&scale, &log, work.path(), has_tmux, &mut report);
     } else if only.as_deref() != Some("mux") {
         server_figures(&scale, &log, work.path(), has_tmux, &mut report);
+        memory::memory(&scale, work.path(), has_tmux, &mut report);
         detection(work.path(), scale.idle, &mut report);
         slow_disk::listings(&scale, work.path(), &mut report);
     }
@@ -260,6 +259,13 @@ fn open_pty() -> portable_pty::PtyPair {
             pixel_height: 0,
         })
         .expect("pty")
+}
+
+fn tmux_installed() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn tmux(socket: &str, args: &[&str]) -> Command {
@@ -770,6 +776,8 @@ struct Report {
     flood_cpu: Vec<(String, Vec<f64>, Vec<f64>)>,
     restores: Vec<(usize, f64)>,
     memory: Vec<(usize, u64)>,
+    /// Memory per pane and in total, side by side with tmux.
+    memory_lines: Vec<String>,
     json: serde_json::Map<String, Value>,
 }
 
@@ -1020,6 +1028,12 @@ impl Report {
                 "{panes:>5} panes: {:>8.1} MiB{per}",
                 *kib as f64 / 1024.0
             );
+        }
+        if !self.memory_lines.is_empty() {
+            out.push_str("\n== memory per pane, side by side with tmux ==\n");
+            for line in &self.memory_lines {
+                let _ = writeln!(out, "{line}");
+            }
         }
         out
     }

@@ -301,3 +301,75 @@ fn an_exited_agent_pane_says_that_r_resumes_it_and_r_does_exactly_that() {
     );
     detach(&mut terminal);
 }
+
+/// A pane nobody watches has its screen frozen a few seconds after it goes
+/// quiet. Side by side with a twin that a client keeps live, everything
+/// stays the same: an attach (served from the frozen screen, which does
+/// not thaw for it), reads, and output that finishes an escape sequence
+/// the frozen screen was in the middle of.
+#[test]
+fn a_frozen_screen_attaches_reads_and_continues_like_a_live_one() {
+    let server = TestServer::start_with(
+        false,
+        vec![(
+            "SIGNALTTY_LOG".to_string(),
+            "info,signaltty_actors::pane::freezer=debug".to_string(),
+        )],
+    );
+    let ws = server.workspace("frozen", &[]);
+    let script = "printf '\\033]2;quiet-title\\007'; i=0; while [ $i -lt 60 ]; do i=$((i+1)); \
+                  printf '\\033[3%dmline %d\\033[0m\\n' $((i % 8)) $i; done; \
+                  printf 'end \\033[1'; exec cat";
+    let live = server.new_sh(&ws, script);
+    let mut live_client = attach(&server, &live, 24, 80);
+    live_client.wait_text("the live twin's output", |t| t.contains("end"));
+    let frozen = server.new_sh(&ws, script);
+    server.wait_output(&frozen, "end");
+    let logged = |pane: &str, what: &str| {
+        server
+            .log()
+            .lines()
+            .any(|l| l.contains(&format!("pane={pane}")) && l.contains(what))
+    };
+    wait_for(
+        "the quiet pane's screen to freeze",
+        Duration::from_secs(30),
+        || logged(&frozen, "screen frozen").then_some(()),
+    );
+    assert!(!logged(&live, "screen frozen"), "a watched pane stays live");
+
+    let mut frozen_client = attach(&server, &frozen, 24, 80);
+    wait_for("the same picture", Duration::from_secs(15), || {
+        let (ours, theirs) = (frozen_client.text_ansi(), live_client.text_ansi());
+        (ours == theirs && ours.contains("end")).then_some(())
+    });
+    assert!(
+        !logged(&frozen, "screen thawed"),
+        "an attach is served frozen"
+    );
+    detach(&mut frozen_client);
+
+    let read = |pane: &str, args: &[&str]| {
+        let mut all = vec!["read", pane, "--ansi"];
+        all.extend_from_slice(args);
+        server.ctl_ok(&all)
+    };
+    assert_eq!(read(&frozen, &[]), read(&live, &[]));
+    assert_eq!(
+        read(&frozen, &["--tail", "100"]),
+        read(&live, &["--tail", "100"])
+    );
+    assert!(logged(&frozen, "screen thawed"), "a read thaws");
+
+    // `m` finishes the SGR both screens were left inside: bold from here on.
+    for pane in [&frozen, &live] {
+        server.ctl_ok(&["send", pane, "m"]);
+        server.ctl_ok(&["send", pane, "bold", "--enter"]);
+        server.wait_output(pane, "bold\nmbold");
+    }
+    assert_eq!(
+        read(&frozen, &["--tail", "100"]),
+        read(&live, &["--tail", "100"])
+    );
+    detach(&mut live_client);
+}

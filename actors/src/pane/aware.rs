@@ -382,7 +382,7 @@ impl Pane {
         };
     }
 
-    pub(super) fn explain(&self) -> Explained {
+    pub(super) fn explain(&mut self) -> Explained {
         let kind = self.current_kind();
         let book = rule_book();
         let rules = match book.rules(kind).map(|r| r.source().clone()) {

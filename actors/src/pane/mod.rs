@@ -9,6 +9,7 @@
 mod attention;
 pub mod aware;
 mod flood;
+mod freezer;
 pub mod input;
 pub mod process;
 pub mod procfs;
@@ -33,13 +34,15 @@ use signaltty_persistence::{
     AgentRecord, Attention, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
     looks_secret,
 };
-use signaltty_screen::{NotifySource, Screen, ScreenEvent, Size, Style};
+use signaltty_screen::{NotifySource, ScreenEvent, Size, Style};
 use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView};
 use crate::snapshot::{SnapshotMsg, publish};
 use flood::OutputGates;
+pub use freezer::FREEZE_AFTER;
+use freezer::PaneScreen;
 use input::{InputPiece, InputQueue};
 use process::{ProcessEvent, SpawnSpec};
 use pty::{NativePty, OpenPty, Pty};
@@ -246,6 +249,8 @@ pub enum PaneMsg {
     TypeResume {
         spawn: u64,
     },
+    /// Time to see whether the screen can be frozen (see `freezer.rs`).
+    FreezeCheck,
 }
 
 pub struct PaneActor;
@@ -259,7 +264,7 @@ pub struct Pane {
     /// The reaped child's exit code, while its last output drains.
     exit_pending: Option<i32>,
     eof: bool,
-    screen: Screen,
+    screen: PaneScreen,
     ring: OutputRing,
     events: Vec<ScreenEvent>,
     tail_due: bool,
@@ -315,7 +320,7 @@ impl Actor for PaneActor {
             spawn: 0,
             exit_pending: None,
             eof: false,
-            screen: Screen::new(size, SCROLLBACK_LINES),
+            screen: PaneScreen::new(size, SCROLLBACK_LINES),
             ring: OutputRing::new(DEFAULT_RING_BYTES),
             events: Vec::new(),
             tail_due: false,
@@ -345,6 +350,8 @@ impl Actor for PaneActor {
                 // An older build may have saved a command with a secret.
                 pane.record.argv = without_secrets(&pane.record.argv);
                 pane.pending_history = tail;
+                // Nothing needs a restored pane's screen until it is used.
+                pane.screen.freeze();
                 pane.state = state;
                 // A restored pane's process did not end on its own: it
                 // stays "was running" until it is revived or ends.
@@ -366,7 +373,11 @@ impl Actor for PaneActor {
         let entered = span.enter();
         if !matches!(
             msg,
-            PaneMsg::FlushTail(_) | PaneMsg::Republish | PaneMsg::TailDue | PaneMsg::InputQueue(_)
+            PaneMsg::FlushTail(_)
+                | PaneMsg::Republish
+                | PaneMsg::TailDue
+                | PaneMsg::InputQueue(_)
+                | PaneMsg::FreezeCheck
         ) && let Some(tail) = pane.pending_history.take()
         {
             pane.screen.load_history(&tail);
@@ -513,7 +524,9 @@ impl Actor for PaneActor {
             PaneMsg::PublishDue => pane.publish_due(),
             PaneMsg::FlushTail(reply) => {
                 pane.publish_due();
-                pane.publish_tail();
+                if !pane.screen.frozen_with_tail_published() {
+                    pane.publish_tail();
+                }
                 let _ = reply.send(());
             }
             PaneMsg::TailDue => pane.publish_tail(),
@@ -549,7 +562,9 @@ impl Actor for PaneActor {
             }
             PaneMsg::WaiterGone(id) => pane.drop_waiter(id),
             PaneMsg::TypeResume { spawn } => pane.type_resume(spawn),
+            PaneMsg::FreezeCheck => pane.freeze_check(&myself),
         }
+        pane.schedule_freeze_check(&myself);
         Ok(())
     }
 }

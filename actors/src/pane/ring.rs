@@ -124,6 +124,14 @@ impl OutputRing {
         }
         Ok(missed.freeze())
     }
+
+    /// Lets go of the bytes held (and their memory), keeping every offset,
+    /// for when no client can ask for them: one attaching later starts
+    /// from the end.
+    pub fn release(&mut self) {
+        self.chunks = VecDeque::new();
+        self.held = 0;
+    }
 }
 
 #[cfg(test)]
@@ -156,6 +164,18 @@ mod tests {
         assert_eq!(ring.end(), 12);
         assert_eq!(ring.read_from(8).unwrap(), &b"6789"[..]);
         assert!(ring.read_from(7).is_err());
+    }
+
+    #[test]
+    fn a_released_ring_keeps_its_offsets_and_fills_again() {
+        let mut ring = OutputRing::new(8);
+        push(&mut ring, b"hello");
+        ring.release();
+        assert_eq!(ring.end(), 5);
+        assert_eq!(ring.chunks.capacity(), 0);
+        assert_eq!(ring.read_from(4), Err(Lagged { oldest: 5 }));
+        push(&mut ring, b"abc");
+        assert_eq!(ring.read_from(5).unwrap(), &b"abc"[..]);
     }
 
     #[test]

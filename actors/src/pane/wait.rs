@@ -102,7 +102,7 @@ impl Pane {
         }
     }
 
-    fn met(&self, what: &WaitFor, lines: usize) -> Option<WaitMet> {
+    fn met(&mut self, what: &WaitFor, lines: usize) -> Option<WaitMet> {
         match what {
             WaitFor::Exit => self
                 .process

@@ -1,0 +1,380 @@
+//! A pane's screen, frozen while nobody needs it.
+//!
+//! A live screen holds two grids of 24-byte cells (92 KiB at 80x24,
+//! 469 KiB at 200x50) whether anyone looks at it or not, and most panes
+//! of a server with hundreds sit quiet in a tab nobody shows. Once no
+//! client watches a pane and nothing has needed its live screen for
+//! [`FREEZE_AFTER`], the screen is frozen ([`FrozenScreen`]: its replay
+//! bytes, history and parser state, a few KiB); the first thing that
+//! needs it live (output, a read, a resize, an awareness look, `explain`,
+//! a wait on text, a tail to render) thaws it. What only needs the
+//! picture (an attach, a client's catch-up) or the title or size is
+//! served by the frozen screen as it is: its replay is exactly what the
+//! live screen gave when it froze, and nothing has changed it since.
+//!
+//! The output ring lets go of its bytes too (up to 1 MiB for a pane that
+//! printed much): they are only there for attached clients that fall
+//! behind, and one attaching later starts from the end.
+//!
+//! Every use of the screen goes through [`PaneScreen`], so nothing can
+//! read a frozen screen by mistake; the pane schedules the checks
+//! ([`Pane::freeze_check`]).
+//!
+//! Freeing is not enough for the server's RSS to fall: the allocator keeps
+//! what a flood's peak used (the rows a flood scrolls are copied before
+//! they are rendered into history text), in every thread's arena. So once
+//! screens have frozen, the server gives its free pages back to the
+//! system ([`trim_soon`]), at most once per [`TRIM_EVERY`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use ractor::ActorRef;
+use signaltty_screen::{FrozenScreen, Screen, ScreenEvent, Size, Style};
+use tracing::debug;
+
+use super::{Pane, PaneMsg};
+
+/// How long a pane's live screen must go unneeded, with no client
+/// watching, before it is frozen: long enough that a pane printing now and
+/// then, or a client reading it every few seconds, does not freeze and
+/// thaw all the time; short enough that a server's quiet panes cost little
+/// soon after their output stops.
+pub const FREEZE_AFTER: Duration = Duration::from_secs(5);
+
+/// How long after a freeze the server's free memory is given back, and so
+/// how often at most: the screens of a batch of quiet panes freeze within
+/// moments of each other, and one trim serves them all.
+const TRIM_EVERY: Duration = Duration::from_secs(1);
+
+/// A trim is scheduled; the one flag the panes share.
+static TRIM_DUE: AtomicBool = AtomicBool::new(false);
+
+/// Gives the allocator's free pages back to the system a moment from now,
+/// unless that is already planned.
+fn trim_soon() {
+    if TRIM_DUE.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    tokio::spawn(async {
+        tokio::time::sleep(TRIM_EVERY).await;
+        TRIM_DUE.store(false, Ordering::Release);
+        // It walks every arena, holding its lock: not on a worker thread.
+        let _ = tokio::task::spawn_blocking(release_free_memory).await;
+    });
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn release_free_memory() {
+    // SAFETY: malloc_trim takes a plain integer and only touches the
+    // allocator's own state, under its locks.
+    unsafe { libc::malloc_trim(0) };
+}
+
+/// Other allocators return memory by themselves, or not at all.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_free_memory() {}
+
+/// What a freeze check decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Check {
+    Freeze,
+    /// Look again after this long.
+    Again(Duration),
+    /// Frozen already; thawing schedules the next check.
+    Done,
+}
+
+/// The freeze policy: a screen nobody watches and nothing has needed for
+/// [`FREEZE_AFTER`] is frozen.
+pub(super) fn check(frozen: bool, watched: bool, unneeded_for: Duration) -> Check {
+    if frozen {
+        Check::Done
+    } else if watched {
+        Check::Again(FREEZE_AFTER)
+    } else if unneeded_for >= FREEZE_AFTER {
+        Check::Freeze
+    } else {
+        Check::Again(FREEZE_AFTER - unneeded_for)
+    }
+}
+
+/// A pane's screen, live or frozen.
+pub(super) struct PaneScreen {
+    /// The screen while live; a blank stand-in of the smallest size
+    /// (a few hundred bytes) while frozen, never read then.
+    live: Screen,
+    frozen: Option<FrozenScreen>,
+    /// When something last needed the live screen.
+    needed_at: Instant,
+    /// The screen changed since its tail was last rendered.
+    tail_stale: bool,
+    /// A freeze check is scheduled.
+    check_due: bool,
+}
+
+/// The smallest screen there is, standing in for a frozen one.
+fn stand_in() -> Screen {
+    Screen::new(Size { rows: 1, cols: 2 }, 0)
+}
+
+impl PaneScreen {
+    pub(super) fn new(size: Size, scrollback_lines: usize) -> PaneScreen {
+        PaneScreen {
+            live: Screen::new(size, scrollback_lines),
+            frozen: None,
+            needed_at: Instant::now(),
+            tail_stale: true,
+            check_due: false,
+        }
+    }
+
+    pub(super) fn is_frozen(&self) -> bool {
+        self.frozen.is_some()
+    }
+
+    /// Keeps only the frozen form of the screen until it is needed again.
+    pub(super) fn freeze(&mut self) {
+        if self.frozen.is_none() {
+            let screen = std::mem::replace(&mut self.live, stand_in());
+            self.frozen = Some(screen.freeze());
+        }
+    }
+
+    /// The live screen, thawed if it was frozen.
+    fn live(&mut self) -> &mut Screen {
+        self.needed_at = Instant::now();
+        if let Some(frozen) = self.frozen.take() {
+            self.live = frozen.thaw();
+            debug!("screen thawed");
+        }
+        &mut self.live
+    }
+
+    /// The live screen, about to be changed.
+    fn changing(&mut self) -> &mut Screen {
+        self.tail_stale = true;
+        self.live()
+    }
+
+    /// What repaints the screen on an attaching client.
+    pub(super) fn replay(&self) -> Vec<u8> {
+        match &self.frozen {
+            Some(frozen) => frozen.replay().to_vec(),
+            None => self.live.replay(),
+        }
+    }
+
+    pub(super) fn title(&self) -> &str {
+        match &self.frozen {
+            Some(frozen) => frozen.title(),
+            None => self.live.title(),
+        }
+    }
+
+    pub(super) fn size(&self) -> Size {
+        match &self.frozen {
+            Some(frozen) => frozen.size(),
+            None => self.live.size(),
+        }
+    }
+
+    pub(super) fn feed(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
+        self.changing().feed(bytes, events);
+    }
+
+    pub(super) fn resize(&mut self, size: Size) {
+        self.changing().resize(size);
+    }
+
+    pub(super) fn load_history(&mut self, tail: &str) {
+        self.changing().load_history(tail);
+    }
+
+    pub(super) fn fresh_lines(&mut self) -> u64 {
+        self.live().fresh_lines()
+    }
+
+    pub(super) fn screen_text(&mut self, style: Style) -> String {
+        self.live().screen_text(style)
+    }
+
+    pub(super) fn tail_text(&mut self, lines: usize, style: Style) -> String {
+        self.live().tail_text(lines, style)
+    }
+
+    pub(super) fn history_for_tail(&mut self, max_bytes: usize) -> String {
+        self.tail_stale = false;
+        self.live().history_for_tail(max_bytes)
+    }
+
+    /// Frozen, and its tail was rendered since it last changed: the tail
+    /// last published is the one it would render now.
+    pub(super) fn frozen_with_tail_published(&self) -> bool {
+        self.is_frozen() && !self.tail_stale
+    }
+}
+
+impl Pane {
+    /// After each message: a live screen gets a freeze check scheduled,
+    /// one at a time.
+    pub(super) fn schedule_freeze_check(&mut self, myself: &ActorRef<PaneMsg>) {
+        if !self.screen.is_frozen() && !self.screen.check_due {
+            self.screen.check_due = true;
+            myself.send_after(FREEZE_AFTER, || PaneMsg::FreezeCheck);
+        }
+    }
+
+    pub(super) fn freeze_check(&mut self, myself: &ActorRef<PaneMsg>) {
+        self.screen.check_due = false;
+        let unneeded_for = self.screen.needed_at.elapsed();
+        match check(
+            self.screen.is_frozen(),
+            self.subscribers.watching(),
+            unneeded_for,
+        ) {
+            Check::Freeze => {
+                self.screen.freeze();
+                // A revival's first words are read back from the ring if
+                // it fails; nobody else reads what went before an attach.
+                if self.revival.is_none() {
+                    self.ring.release();
+                }
+                debug!("screen frozen");
+                trim_soon();
+            }
+            Check::Again(after) => {
+                self.screen.check_due = true;
+                myself.send_after(after, || PaneMsg::FreezeCheck);
+            }
+            Check::Done => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn a_screen_nobody_watches_or_needs_freezes_after_the_delay() {
+        assert_eq!(check(false, false, FREEZE_AFTER), Check::Freeze);
+        assert_eq!(check(false, false, FREEZE_AFTER * 10), Check::Freeze);
+    }
+
+    #[test]
+    fn a_screen_needed_lately_is_looked_at_again_when_the_delay_is_up() {
+        assert_eq!(
+            check(false, false, SECOND),
+            Check::Again(FREEZE_AFTER - SECOND)
+        );
+        assert_eq!(
+            check(false, false, Duration::ZERO),
+            Check::Again(FREEZE_AFTER)
+        );
+    }
+
+    #[test]
+    fn a_watched_screen_stays_live() {
+        assert_eq!(
+            check(false, true, FREEZE_AFTER * 10),
+            Check::Again(FREEZE_AFTER)
+        );
+    }
+
+    #[test]
+    fn a_frozen_screen_needs_no_more_checks() {
+        assert_eq!(check(true, false, FREEZE_AFTER), Check::Done);
+        assert_eq!(check(true, true, Duration::ZERO), Check::Done);
+    }
+
+    /// A screen with colours, history, a title, the alternate screen left
+    /// again, and output cut inside an escape sequence.
+    fn busy_screen() -> PaneScreen {
+        let mut screen = PaneScreen::new(Size { rows: 6, cols: 20 }, 100);
+        let mut events = Vec::new();
+        let mut output = String::from("\x1b]2;building\x07");
+        for i in 0..40 {
+            output.push_str(&format!("\x1b[3{}mline {i}\x1b[0m\r\n", i % 8));
+        }
+        output.push_str("\x1b[?1049hfull screen\x1b[?1049l$ \x1b[1;3");
+        screen.feed(output.as_bytes(), &mut events);
+        screen
+    }
+
+    /// Everything a pane reads from its screen.
+    fn observed(screen: &mut PaneScreen) -> Vec<String> {
+        vec![
+            String::from_utf8_lossy(&screen.replay()).into_owned(),
+            screen.title().to_string(),
+            format!("{:?}", screen.size()),
+            screen.screen_text(Style::Ansi),
+            screen.tail_text(30, Style::Ansi),
+            screen.history_for_tail(4096),
+            screen.fresh_lines().to_string(),
+        ]
+    }
+
+    #[test]
+    fn a_thawed_screen_reads_and_parses_as_if_it_never_froze() {
+        let mut frozen = busy_screen();
+        frozen.freeze();
+        assert!(frozen.is_frozen());
+        let mut live = busy_screen();
+        assert_eq!(observed(&mut frozen), observed(&mut live));
+        assert!(!frozen.is_frozen(), "reading thaws");
+        // The cut escape sequence (bold) finishes the same way.
+        frozen.freeze();
+        let mut events = Vec::new();
+        frozen.feed(b"mbold\r\nnext\r\n", &mut events);
+        live.feed(b"mbold\r\nnext\r\n", &mut events);
+        assert_eq!(observed(&mut frozen), observed(&mut live));
+    }
+
+    #[test]
+    fn the_picture_title_and_size_are_served_without_thawing() {
+        let mut screen = busy_screen();
+        let replay = screen.replay();
+        screen.freeze();
+        assert_eq!(screen.replay(), replay);
+        assert_eq!(screen.title(), "building");
+        assert_eq!(screen.size(), Size { rows: 6, cols: 20 });
+        assert!(screen.is_frozen());
+    }
+
+    #[test]
+    fn the_tail_counts_as_published_only_if_nothing_changed_since() {
+        let mut screen = busy_screen();
+        screen.freeze();
+        assert!(!screen.frozen_with_tail_published(), "never rendered");
+        screen.history_for_tail(4096);
+        screen.freeze();
+        assert!(screen.frozen_with_tail_published());
+        screen.resize(Size { rows: 8, cols: 30 });
+        screen.freeze();
+        assert!(!screen.frozen_with_tail_published(), "resized since");
+        screen.history_for_tail(4096);
+        screen.screen_text(Style::Plain);
+        screen.freeze();
+        assert!(
+            screen.frozen_with_tail_published(),
+            "a read changes nothing"
+        );
+    }
+
+    #[test]
+    fn needing_the_screen_restarts_the_delay() {
+        let mut screen = busy_screen();
+        let long_ago = Instant::now() - FREEZE_AFTER * 2;
+        screen.needed_at = long_ago;
+        // The picture, title and size are not a need.
+        screen.replay();
+        screen.title();
+        screen.size();
+        assert_eq!(screen.needed_at, long_ago);
+        screen.screen_text(Style::Plain);
+        assert!(screen.needed_at.elapsed() < FREEZE_AFTER);
+    }
+}

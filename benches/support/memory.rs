@@ -1,0 +1,259 @@
+//! The server's memory per pane, side by side with tmux in the same run:
+//! panes with 2 000 lines of history (each ran `seq 1 12000`) and idle
+//! shells, at 80x24 and 200x50, and the total for many panes with full
+//! history. A module of the harness (`signaltty.rs`), whose helpers it
+//! uses. `SIGNALTTY_BENCH_ONLY=memory` runs it alone.
+//!
+//! Per pane is the marginal cost, alike for both: the server's RSS with
+//! N panes less its RSS with one, over N-1. tmux runs one session with N
+//! windows of the same size (its default history limit is 2 000 lines,
+//! signaltty's too).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::{Report, Scale, Server, rss_kib, tmux, tmux_pid};
+
+/// How long panes sit still before their server's RSS is read: longer
+/// than a quiet pane takes to freeze its screen (5 s), so what is measured
+/// is what a pane costs while nobody looks at it.
+const SETTLE: Duration = Duration::from_secs(8);
+
+/// One measurement: the panes' size and what runs in them.
+#[derive(Clone, Copy)]
+struct Case {
+    rows: u16,
+    cols: u16,
+    history: bool,
+}
+
+impl Case {
+    fn label(self) -> String {
+        let what = if self.history {
+            "with 2 000 lines of history"
+        } else {
+            "idle shell"
+        };
+        format!("{}x{} {what}", self.cols, self.rows)
+    }
+
+    /// The command each pane runs: a pane with history prints `seq 1
+    /// 12000`, adds a line to `done` and becomes a shell. With `wait`, it
+    /// first waits for a line of input, so that it prints at its final
+    /// size.
+    fn script(self, done: &Done, wait: bool) -> String {
+        if !self.history {
+            return "exec /bin/sh".to_string();
+        }
+        let wait = if wait { "read _; " } else { "" };
+        format!(
+            "{wait}seq 1 12000; echo >> '{}'; exec /bin/sh",
+            done.0.display()
+        )
+    }
+}
+
+/// The file a batch of panes with history counts its finished panes in.
+struct Done(PathBuf);
+
+impl Done {
+    fn new(dir: &Path, name: &str) -> Done {
+        let done = Done(dir.join(format!("{name}.done")));
+        let _ = std::fs::remove_file(&done.0);
+        done
+    }
+
+    /// Waits until `panes` panes of the batch have printed their history.
+    fn wait(&self, case: Case, panes: usize) {
+        if !case.history {
+            return;
+        }
+        let deadline = Instant::now() + Duration::from_secs(300);
+        while count_lines(&self.0) < panes {
+            assert!(Instant::now() < deadline, "panes did not finish `seq`");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+fn count_lines(path: &Path) -> usize {
+    std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
+}
+
+/// RSS in KiB with one pane and with all of them.
+#[derive(Clone, Copy)]
+struct Rss {
+    one: u64,
+    all: u64,
+}
+
+impl Rss {
+    fn per_pane(self, panes: usize) -> f64 {
+        self.all.saturating_sub(self.one) as f64 / (panes - 1).max(1) as f64
+    }
+}
+
+pub(super) fn memory(scale: &Scale, dir: &Path, has_tmux: bool, report: &mut Report) {
+    // The harness's pane counts: 100 and 500, or 10 and 50 for a quick run.
+    let per_pane = scale.pane_counts[1].max(2);
+    let many = scale.pane_counts.last().copied().unwrap_or(per_pane);
+    for (rows, cols) in [(24, 80), (50, 200)] {
+        for history in [true, false] {
+            let case = Case {
+                rows,
+                cols,
+                history,
+            };
+            eprintln!("memory: {per_pane} panes, {}", case.label());
+            let tmux = has_tmux.then(|| tmux_rss(dir, case, per_pane));
+            let ours = signaltty_rss(dir, case, per_pane);
+            report.memory_per_pane(
+                &case.label(),
+                ours.per_pane(per_pane),
+                tmux.map(|t| t.per_pane(per_pane)),
+            );
+        }
+    }
+    let case = Case {
+        rows: 24,
+        cols: 80,
+        history: true,
+    };
+    eprintln!("memory: {many} panes, {}", case.label());
+    let tmux = has_tmux.then(|| tmux_rss(dir, case, many));
+    let ours = signaltty_rss(dir, case, many);
+    report.memory_total(&case.label(), many, ours.all, tmux.map(|t| t.all));
+}
+
+fn signaltty_rss(dir: &Path, case: Case, panes: usize) -> Rss {
+    let name = format!("mem{panes}x{}x{}{}", case.cols, case.rows, case.history);
+    let server = Server::start(dir, &name);
+    let first = Done::new(dir, &format!("{name}-1"));
+    spawn_sized_panes(&server, case, &first, 0..1);
+    first.wait(case, 1);
+    let one = settled_rss(server.pid());
+    let rest = Done::new(dir, &format!("{name}-n"));
+    spawn_sized_panes(&server, case, &rest, 1..panes);
+    rest.wait(case, panes - 1);
+    let all = settled_rss(server.pid());
+    eprintln!("memory: signaltty {one} KiB with one pane, {all} KiB with {panes}");
+    Rss { one, all }
+}
+
+/// Panes number `range` of `case`, eight to a tab, each printing as it
+/// comes, as tmux's windows do. A tab's first pane comes at the default
+/// 80x24: it waits for a line of input until it is resized.
+fn spawn_sized_panes(server: &Server, case: Case, done: &Done, range: std::ops::Range<usize>) {
+    let (now, resized) = (case.script(done, false), case.script(done, true));
+    for i in range {
+        if i % 8 != 0 {
+            let argv = ["sh", "-c", now.as_str()];
+            server.create_pane(json!({"argv": argv, "rows": case.rows, "cols": case.cols}));
+            continue;
+        }
+        let argv = ["sh", "-c", resized.as_str()];
+        let tab = server
+            .call(
+                "tab.new",
+                json!({"workspace": server.workspace, "argv": argv}),
+            )
+            .expect("tab");
+        let pane = tab["pane_id"].as_str().unwrap_or_default();
+        server.call(
+            "pane.resize",
+            json!({"pane": pane, "rows": case.rows, "cols": case.cols}),
+        );
+        if case.history {
+            server.call(
+                "pane.send",
+                json!({"pane": pane, "text": "", "enter": true}),
+            );
+        }
+    }
+}
+
+fn tmux_rss(dir: &Path, case: Case, panes: usize) -> Rss {
+    let socket = format!("sttmem{}", std::process::id());
+    let name = format!("tmux{panes}x{}x{}{}", case.cols, case.rows, case.history);
+    let first = Done::new(dir, &format!("{name}-1"));
+    let (cols, rows) = (case.cols.to_string(), case.rows.to_string());
+    let started = tmux(
+        &socket,
+        &[
+            "new-session",
+            "-d",
+            "-s",
+            "m",
+            "-x",
+            &cols,
+            "-y",
+            &rows,
+            &case.script(&first, false),
+        ],
+    )
+    .status()
+    .is_ok_and(|s| s.success());
+    assert!(started, "tmux session");
+    first.wait(case, 1);
+    let pid = tmux_pid(&socket);
+    let one = settled_rss(pid);
+    let rest = Done::new(dir, &format!("{name}-n"));
+    let script = case.script(&rest, false);
+    for _ in 1..panes {
+        let _ = tmux(&socket, &["new-window", "-d", "-t", "m", &script]).status();
+    }
+    rest.wait(case, panes - 1);
+    let all = settled_rss(pid);
+    eprintln!("memory: tmux {one} KiB with one pane, {all} KiB with {panes}");
+    let _ = tmux(&socket, &["kill-server"]).status();
+    Rss { one, all }
+}
+
+/// The RSS of `pid` once it has stopped changing: after [`SETTLE`], the
+/// first of two readings a second apart that differ by under 1%.
+fn settled_rss(pid: u32) -> u64 {
+    std::thread::sleep(SETTLE);
+    let mut last = rss_kib(pid);
+    for _ in 0..30 {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = rss_kib(pid);
+        if now.abs_diff(last) * 100 <= last {
+            return now;
+        }
+        last = now;
+    }
+    last
+}
+
+impl Report {
+    fn memory_per_pane(&mut self, label: &str, ours: f64, tmux: Option<f64>) {
+        let versus = tmux
+            .map(|t| format!("   tmux {t:>6.0} KiB   {:.2}x tmux", ours / t))
+            .unwrap_or_default();
+        self.memory_lines
+            .push(format!("per pane, {label:<34} {ours:>6.0} KiB{versus}"));
+        self.json
+            .insert(format!("memory per pane {label} KiB"), json!(ours));
+        self.json
+            .insert(format!("memory per pane {label} tmux KiB"), json!(tmux));
+    }
+
+    fn memory_total(&mut self, label: &str, panes: usize, ours: u64, tmux: Option<u64>) {
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        let versus = tmux
+            .map(|t| format!("   tmux {:>6.1} MiB", mib(t)))
+            .unwrap_or_default();
+        self.memory_lines.push(format!(
+            "{panes} panes, {label}: {:>6.1} MiB{versus}",
+            mib(ours)
+        ));
+        self.json
+            .insert(format!("memory {panes} panes {label} KiB"), json!(ours));
+        self.json.insert(
+            format!("memory {panes} panes {label} tmux KiB"),
+            json!(tmux),
+        );
+    }
+}
