@@ -5,7 +5,7 @@
 //! with two SVG plots, to `$SIGNALTTY_BENCH_OUT` (default `target/bench`).
 //! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run;
 //! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half; `=throughput`,
-//! `=memory`, `=detection` or `=slowdisk` one section.
+//! `=memory`, `=detection`, `=restore` or `=slowdisk` one section.
 //! `SIGNALTTY_BENCH_BASELINE=<path to another signaltty>` adds that build
 //! to every throughput round: a before and after under the same load.
 //! These are measurements, not tests: nothing here asserts a time.
@@ -99,11 +99,12 @@ fn main() {
             Some(|scale, dir, report| memory::memory(scale, dir, tmux_installed(), report))
         }
         Some("slowdisk") => Some(slow_disk::listings),
+        Some("restore") => Some(restores),
         _ => None,
     };
     if let Some(section) = section {
         section(&scale, work.path(), &mut report);
-        print!("{}", report.table());
+        report.write(&out_dir);
         return;
     }
     let log = work.path().join("colored.log");
@@ -121,14 +122,7 @@ fn main() {
         mux::multiplexer(&scale, &log, work.path(), has_tmux, &mut report);
     }
 
-    print!("{}", report.table());
-    let json = serde_json::to_string_pretty(&report.json).unwrap_or_default();
-    std::fs::write(out_dir.join("results.json"), json).expect("results.json");
-    std::fs::write(out_dir.join("throughput.svg"), report.throughput_svg()).expect("svg");
-    if !report.restores.is_empty() {
-        std::fs::write(out_dir.join("restore.svg"), report.restore_svg()).expect("svg");
-    }
-    eprintln!("wrote {}", out_dir.display());
+    report.write(&out_dir);
 }
 
 /// The server's figures: throughput, latency, snapshots, restore, memory,
@@ -159,10 +153,7 @@ fn server_figures(scale: &Scale, log: &Path, dir: &Path, has_tmux: bool, report:
         report.latency(&format!("one write, {panes} panes"), one_write(dir, panes));
     }
 
-    for &panes in scale.pane_counts {
-        eprintln!("restore with {panes} panes and 64 KiB tails");
-        report.restore(panes, restore_time(dir, panes));
-    }
+    restores(scale, dir, report);
 
     for &panes in scale.pane_counts {
         eprintln!("memory with {panes} idle shells");
@@ -682,6 +673,13 @@ fn one_write(dir: &Path, panes: usize) -> Vec<f64> {
         .collect()
 }
 
+fn restores(scale: &Scale, dir: &Path, report: &mut Report) {
+    for &panes in scale.pane_counts {
+        eprintln!("restore with {panes} panes and 64 KiB tails");
+        report.restore(panes, restore_time(dir, panes));
+    }
+}
+
 /// Seconds from start to the first answered `ls`, restoring `panes` panes
 /// with 64 KiB tails.
 fn restore_time(dir: &Path, panes: usize) -> f64 {
@@ -778,6 +776,8 @@ struct Report {
     memory: Vec<(usize, u64)>,
     /// Memory per pane and in total, side by side with tmux.
     memory_lines: Vec<String>,
+    /// KiB per pane of each case: signaltty's, tmux's.
+    memory_per_pane: Vec<(String, f64, Option<f64>)>,
     json: serde_json::Map<String, Value>,
 }
 
@@ -1038,6 +1038,33 @@ impl Report {
         out
     }
 
+    /// Prints the table and writes `results.json` and the plots of what
+    /// was measured to `out_dir`.
+    fn write(&mut self, out_dir: &Path) {
+        print!("{}", self.table());
+        let json = serde_json::to_string_pretty(&self.json).unwrap_or_default();
+        std::fs::write(out_dir.join("results.json"), json).expect("results.json");
+        let plots = [
+            (
+                "throughput.svg",
+                !self.throughputs.is_empty(),
+                Self::throughput_svg as fn(&Self) -> String,
+            ),
+            ("restore.svg", !self.restores.is_empty(), Self::restore_svg),
+            (
+                "memory.svg",
+                !self.memory_per_pane.is_empty(),
+                Self::memory_svg,
+            ),
+        ];
+        for (name, measured, plot) in plots {
+            if measured {
+                std::fs::write(out_dir.join(name), plot(self)).expect("svg");
+            }
+        }
+        eprintln!("wrote {}", out_dir.display());
+    }
+
     fn throughput_svg(&self) -> String {
         let bars: Vec<Bar> = self
             .throughputs
@@ -1107,10 +1134,16 @@ fn bar_chart(title: &str, bars: &[Bar], unit: &str) -> String {
         .filter(|v| v.is_finite())
         .fold(0.0_f64, f64::max)
         .max(1e-9);
-    let (left, width, row) = (250.0, 380.0, 28.0);
-    let height = 50.0 + row * bars.len() as f64;
+    // Room for the longest label at about 7 px a character.
+    let longest = bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let (left, width, row) = ((longest as f64 * 7.0 + 20.0).max(250.0), 380.0, 28.0);
+    let (height, total) = (50.0 + row * bars.len() as f64, left + width + 120.0);
     let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"700\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"13\">\n\
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{total}\" height=\"{height}\" font-family=\"sans-serif\" font-size=\"13\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"10\" y=\"22\" font-size=\"15\">{title}</text>\n"
     );
     let scale = |v: f64| if v.is_finite() { v / max * width } else { 0.0 };

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{Report, Scale, Server, rss_kib, tmux, tmux_pid};
+use super::{Bar, Report, Scale, Server, bar_chart, rss_kib, tmux, tmux_pid};
 
 /// How long panes sit still before their server's RSS is read: longer
 /// than a quiet pane takes to freeze its screen (5 s), so what is measured
@@ -238,6 +238,26 @@ impl Report {
             .insert(format!("memory per pane {label} KiB"), json!(ours));
         self.json
             .insert(format!("memory per pane {label} tmux KiB"), json!(tmux));
+        self.memory_per_pane.push((label.to_string(), ours, tmux));
+    }
+
+    /// Each case's KiB per pane, signaltty's bar above tmux's.
+    pub(super) fn memory_svg(&self) -> String {
+        let bar = |label: String, value: f64| Bar {
+            label,
+            value,
+            range: None,
+        };
+        let bars: Vec<Bar> = self
+            .memory_per_pane
+            .iter()
+            .flat_map(|(case, ours, tmux)| {
+                let ours = bar(format!("signaltty, {case}"), *ours);
+                let tmux = tmux.map(|t| bar(format!("tmux, {case}"), t));
+                std::iter::once(ours).chain(tmux)
+            })
+            .collect();
+        bar_chart("Server RSS per pane (KiB, lower is better)", &bars, "KiB")
     }
 
     fn memory_total(&mut self, label: &str, panes: usize, ours: u64, tmux: Option<u64>) {

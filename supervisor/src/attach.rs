@@ -18,7 +18,7 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
 
 use crate::frames;
-use crate::handlers::{self, parse, resolve_pane};
+use crate::handlers::{self, Ctx, find_pane, parse};
 use crate::input;
 use crate::limits::{ClientLimits, HeldInput};
 use signaltty_actors::pane::input::InputQueue;
@@ -33,10 +33,11 @@ pub async fn serve(
     mut reader: BufReader<OwnedReadHalf>,
     mut writer: OwnedWriteHalf,
     request: Request,
+    ctx: &Ctx,
     limits: ClientLimits,
 ) {
     let id = request.id;
-    let attached = match attach(request).await {
+    let attached = match attach(request, ctx).await {
         Ok(attached) => attached,
         Err(error) => {
             let _ = write_line(&mut writer, &Response::err(Some(id), error)).await;
@@ -106,9 +107,9 @@ type Attachment = (
     InputQueue,
 );
 
-async fn attach(request: Request) -> Result<Attachment, WireError> {
+async fn attach(request: Request, ctx: &Ctx) -> Result<Attachment, WireError> {
     let p: params::PaneAttach = parse(request.params)?;
-    let view = resolve_pane(&p.pane).await?;
+    let view = find_pane(ctx, &p.pane).await?;
     let pane = handlers::pane_actor(&view)?;
     let size = match (p.rows, p.cols) {
         (Some(rows), Some(cols)) => Some((rows, cols)),

@@ -373,18 +373,6 @@ pub(crate) async fn find_pane(ctx: &Ctx, query: &str) -> Result<PaneView, WireEr
     model.resolve_pane(query).cloned().map_err(wire_error)
 }
 
-/// [`find_pane`] for a connection with no [`Ctx`] (attach): asks the
-/// snapshot actor, which answers at once (it never waits on the disk).
-pub(crate) async fn resolve_pane(query: &str) -> Result<PaneView, WireError> {
-    let model = snapshot::model().await.ok_or_else(|| {
-        WireError::new(
-            ErrorCode::Unavailable,
-            "the server's state is restarting; try again in a moment",
-        )
-    })?;
-    model.resolve_pane(query).cloned().map_err(wire_error)
-}
-
 async fn pane_send(ctx: &Ctx, p: params::PaneSend) -> Result<Value, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let mut bytes = p.text.into_bytes();

@@ -271,7 +271,7 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
         };
         if request.method == method::PANE_ATTACH {
             drop(held);
-            return attach::serve(reader, write, request, limits).await;
+            return attach::serve(reader, write, request, &ctx, limits).await;
         }
         if request.method == method::SUBSCRIBE {
             drop(held);
