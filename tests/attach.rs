@@ -176,11 +176,7 @@ fn a_restored_pane_shows_its_history_and_comes_back_with_one_key() {
     let pane = server.ctl_ok(&["new", &ws]);
     server.ctl_ok(&["send", &pane, "echo history-marker", "--enter"]);
     server.wait_output(&pane, "history-marker");
-    wait_for("the tail on disk", Duration::from_secs(10), || {
-        std::fs::read_to_string(server.tail_path(&pane))
-            .ok()
-            .filter(|t| t.contains("history-marker"))
-    });
+    server.wait_tail(&pane, "history-marker");
     server.wait_snapshot("the pane on disk", |s| s.to_string().contains(&pane));
     server.kill9();
     server.launch();

@@ -391,11 +391,7 @@ fn a_tombstone_says_what_r_runs_and_prefix_r_runs_it() {
     let pane = server.ctl_ok(&["new", &ws]);
     server.ctl_ok(&["send", &pane, "echo before-$((1+1))", "--enter"]);
     server.wait_output(&pane, "before-2");
-    wait_for("the tail on disk", Duration::from_secs(10), || {
-        std::fs::read_to_string(server.tail_path(&pane))
-            .ok()
-            .filter(|t| t.contains("before-2"))
-    });
+    server.wait_tail(&pane, "before-2");
     server.wait_snapshot("the pane on disk", |s| s.to_string().contains(&pane));
     server.kill9();
     server.launch();

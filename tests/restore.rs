@@ -239,11 +239,7 @@ fn resume_fails_visibly_and_the_tombstone_keeps_its_tail() {
     let ws = server.workspace("gone", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
     server.wait_output(&pane, "fake claude ready");
-    wait_for("the tail on disk", Duration::from_secs(10), || {
-        std::fs::read_to_string(server.tail_path(&pane))
-            .ok()
-            .filter(|t| t.contains("fake claude ready"))
-    });
+    server.wait_tail(&pane, "fake claude ready");
     server.kill9();
     fake.remove();
     server.launch();

@@ -168,11 +168,7 @@ fn a_panicking_pane_becomes_a_tombstone_and_its_siblings_live_on() {
     let sibling = server.ctl_ok(&["new", &ws, "--split", &victim, "--", "sleep", "1000"]);
     server.wait_output(&victim, "victim-marker");
     // Its tail must have reached disk for the tombstone to show it.
-    wait_for("the victim's tail", Duration::from_secs(10), || {
-        std::fs::read_to_string(server.tail_path(&victim))
-            .ok()
-            .filter(|t| t.contains("victim-marker"))
-    });
+    server.wait_tail(&victim, "victim-marker");
     let layout_before = server.ls()["workspaces"][0]["tabs"][0]["layout"].clone();
 
     server.ctl_ok(&["debug", "panic", &victim]);
@@ -484,11 +480,7 @@ fn a_failed_tab_or_workspace_comes_back_from_its_record_and_the_rest_runs_on() {
     let other_ws = server.workspace("bystander", &[]);
     let bystander = server.ctl_ok(&["new", &other_ws, "--", "sleep", "1000"]);
     server.wait_output(&first, "tab-marker");
-    wait_for("the tail on disk", Duration::from_secs(10), || {
-        std::fs::read_to_string(server.tail_path(&first))
-            .ok()
-            .filter(|t| t.contains("tab-marker"))
-    });
+    server.wait_tail(&first, "tab-marker");
     let layout = server.ls()["workspaces"][0]["tabs"][0]["layout"].clone();
 
     server.ctl_ok(&["debug", "panic", &tab]);

@@ -260,6 +260,19 @@ impl TestServer {
         })
     }
 
+    /// Waits until `pane`'s tail on disk holds `needle`.
+    pub fn wait_tail(&self, pane: &str, needle: &str) -> String {
+        wait_for(
+            &format!("{pane}'s tail on disk to hold {needle:?}"),
+            Duration::from_secs(10),
+            || {
+                std::fs::read_to_string(self.tail_path(pane))
+                    .ok()
+                    .filter(|t| t.contains(needle))
+            },
+        )
+    }
+
     pub fn tail_path(&self, pane: &str) -> PathBuf {
         self.state_dir.join("history").join(format!("{pane}.tail"))
     }
