@@ -40,7 +40,7 @@ use super::{Pane, PaneMsg};
 /// then, or a client reading it every few seconds, does not freeze and
 /// thaw all the time; short enough that a server's quiet panes cost little
 /// soon after their output stops.
-pub const FREEZE_AFTER: Duration = Duration::from_secs(5);
+pub(super) const FREEZE_AFTER: Duration = Duration::from_secs(5);
 
 /// How long after a freeze the server's free memory is given back, and so
 /// how often at most: the screens of a batch of quiet panes freeze within

@@ -41,7 +41,6 @@ use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView};
 use crate::snapshot::{SnapshotMsg, publish};
 use flood::OutputGates;
-pub use freezer::FREEZE_AFTER;
 use freezer::PaneScreen;
 use input::{InputPiece, InputQueue};
 use process::{ProcessEvent, SpawnSpec};
