@@ -557,7 +557,7 @@ fn pane_line(pane: &LsPane) -> String {
         "{:<11} {}  {}  {}{agent}{lifecycle}{exit}{}",
         format!("[{}]", pane.state),
         pane.id,
-        pane.title,
+        pane.name,
         shorten_home(&pane.cwd),
         attention_badge(pane.attention)
     )

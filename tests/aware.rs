@@ -8,31 +8,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::agents::{CLAUDE_STAND_IN, captured_screen, install_stand_in};
+use support::agents::{
+    CLAUDE_STAND_IN, captured_screen, end_turn, finish_turn, frame_number, idle_claude,
+    server_with_agents, start_turn,
+};
 use support::{TestServer, wait_for};
-
-/// A server whose panes find stand-in agents on PATH and whose HOME is
-/// the test's own.
-fn server_with_agents(agents: &[(&str, &str)]) -> (TestServer, std::path::PathBuf) {
-    let mut server = TestServer::prepare(true, Vec::new());
-    let root = server.dir.path().to_path_buf();
-    let mut bin = root.join("bin");
-    for (name, body) in agents {
-        bin = install_stand_in(&root, name, body);
-    }
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let screens = captured_screen("claude-idle")
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = std::env::var("PATH").unwrap_or_default();
-    server.extra_env_push("PATH", &format!("{}:{path}", bin.display()));
-    server.extra_env_push("HOME", &home.display().to_string());
-    server.extra_env_push("SCREENS", &screens.display().to_string());
-    server.launch();
-    (server, root)
-}
 
 fn agent(pane: &Value) -> (String, String) {
     (
@@ -482,4 +462,76 @@ fn a_codex_rollout_is_matched_by_cwd_and_time() {
     server.wait_pane(&pane, "the turn's end, with nobody looking", |p| {
         p["lifecycle"] == "done" && p["attention"] == "unread"
     });
+}
+
+/// Regression: an agent repainting its whole screen while it worked
+/// (`ESC[H ESC[J` and a frame a few rows longer than the idle one) was
+/// `unread` within 2 s, as if the repaint were new lines.
+#[test]
+fn a_repainting_agent_stays_quiet_while_it_works_and_is_unread_when_its_turn_ends() {
+    let (server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let home = root.join("home");
+    let ws = server.workspace("repaint", &[]);
+    let pane = idle_claude(&server, &ws);
+    start_turn(&server, &pane);
+    // Five seconds of repaints that nobody watches.
+    wait_for("25 frames drawn", Duration::from_secs(60), || {
+        let p = server.pane(&pane).expect("the pane");
+        assert_eq!(p["attention"], "none", "while working: {p}");
+        assert_eq!(p["lifecycle"], "working", "{p}");
+        (frame_number(&server.ctl_ok(&["read", &pane])) >= 25).then_some(())
+    });
+    let done = finish_turn(&server, &home, &pane);
+    assert_eq!(done["attention"], "unread", "the turn ended unseen: {done}");
+}
+
+/// The same repainting, by a program that is no agent: a repaint is not
+/// new lines, and lines that scroll in are.
+#[test]
+fn a_program_repainting_from_the_top_raises_no_unread_until_it_scrolls() {
+    let server = TestServer::start();
+    let ws = server.workspace("painter", &[]);
+    let script = "n=0; while [ $n -lt 40 ]; do n=$((n+1)); printf '\\033[H\\033[Jheader\\r\\n'; \
+                  i=0; while [ $i -lt $((n % 5 + 3)) ]; do i=$((i+1)); printf 'row %s\\r\\n' $i; done; \
+                  printf '(frame %s)' $n; sleep 0.05; done; read go; seq 1 60; sleep 1000";
+    let pane = server.new_sh(&ws, script);
+    server.wait_output(&pane, "frame 1");
+    server.ctl_ok(&["seen", &pane]);
+    wait_for("the last frame", Duration::from_secs(60), || {
+        let p = server.pane(&pane).expect("the pane");
+        assert_eq!(p["attention"], "none", "while repainting: {p}");
+        (frame_number(&server.ctl_ok(&["read", &pane])) >= 40).then_some(())
+    });
+    assert_eq!(server.pane(&pane).unwrap()["attention"], "none");
+    server.ctl_ok(&["send", &pane, "go", "--enter"]);
+    server.wait_pane(&pane, "unread from lines that scroll in", |p| {
+        p["attention"] == "unread"
+    });
+}
+
+/// `ctl next` (and so the multiplexer's Tab) goes to an agent whose turn
+/// ended over one that is working again, even when the working one's
+/// attention is newer.
+#[test]
+fn next_picks_a_finished_agent_over_a_working_one() {
+    let (server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let home = root.join("home");
+    let ws = server.workspace("agents", &[]);
+    let finished = idle_claude(&server, &ws);
+    let busy = idle_claude(&server, &ws);
+    start_turn(&server, &finished);
+    finish_turn(&server, &home, &finished);
+    start_turn(&server, &busy);
+    let unread = finish_turn(&server, &home, &busy);
+    assert_eq!(unread["attention"], "unread");
+    assert_eq!(
+        server.ctl_ok(&["next"]),
+        busy,
+        "the newest unread of two finished agents"
+    );
+    // A script prompts it again without anybody looking.
+    start_turn(&server, &busy);
+    assert_eq!(server.pane(&busy).unwrap()["attention"], "unread");
+    assert_eq!(server.ctl_ok(&["next"]), finished);
+    end_turn(&home, &busy);
 }

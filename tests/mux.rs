@@ -8,6 +8,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
+use support::agents::{
+    CLAUDE_STAND_IN, end_turn, finish_turn, idle_claude, server_with_agents, start_turn,
+};
 use support::terminal::Terminal;
 use support::{TestServer, all_panes, wait_for};
 
@@ -623,10 +626,14 @@ fn the_wheel_scrolls_history_and_goes_to_a_program_that_asked() {
     let server = TestServer::start();
     let ws = server.workspace("wheel", &[]);
     let shell = server.new_sh(&ws, "seq 1 200; exec sh");
-    let mouse = "printf '\\033[?1000h\\033[?1006h'; exec cat -v";
+    let mouse = "printf '\\033[?1000h\\033[?1006h'; echo mouse-on; exec cat -v";
     let program = server.new_sh(&ws, mouse);
     let mut terminal = open(&server, "wheel", ROWS, COLS);
-    terminal.wait_text("both panes", |t| t.contains("200"));
+    // The marker comes after the modes: once it shows, the multiplexer's
+    // copy of the pane knows the program asked for the mouse.
+    terminal.wait_text("both panes", |t| {
+        t.contains("200") && t.contains("mouse-on")
+    });
     // Over the program that asked: the report, in its coordinates.
     keys(&mut terminal, b"\x1b[<64;50;5M");
     server.wait_output(&program, "^[[<64;4;3M");
@@ -640,5 +647,59 @@ fn the_wheel_scrolls_history_and_goes_to_a_program_that_asked() {
     terminal.wait_text("back at the bottom, copy mode left", |t| {
         !t.contains(" copy [")
     });
+    detach(&mut terminal);
+}
+
+/// The multiplexer's Tab goes where `ctl next` does: to the agent whose
+/// turn ended, not to one that is working again with newer attention.
+#[test]
+fn tab_goes_to_the_finished_agent_not_the_working_one() {
+    let (server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let home = root.join("home");
+    let agents = server.workspace("agents", &[]);
+    let finished = idle_claude(&server, &agents);
+    let busy = idle_claude(&server, &agents);
+    for pane in [&finished, &busy] {
+        start_turn(&server, pane);
+        finish_turn(&server, &home, pane);
+    }
+    start_turn(&server, &busy);
+    let desk = server.workspace("desk", &[]);
+    let shell = server.ctl_ok(&["new", &desk]);
+    let mut terminal = open(&server, "desk", ROWS, COLS);
+    wait_active(&server, "desk", &shell);
+    prefix(&mut terminal, b"\t");
+    wait_active(&server, "agents", &finished);
+    terminal.wait_text("the pane it went to", |t| t.contains("unread"));
+    assert_eq!(server.pane(&busy).unwrap()["lifecycle"], "working");
+    end_turn(&home, &busy);
+    detach(&mut terminal);
+}
+
+/// Regression: three shells of a tab were `● bash ● bash ● bash` in the
+/// sidebar even when one ran `top`. A pane is named by its agent, else its
+/// foreground command, as tmux's automatic-rename does.
+#[test]
+fn the_sidebar_and_ctl_ls_name_panes_by_agent_and_foreground_command() {
+    let (server, _root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let ws = server.workspace("names", &[]);
+    let shell = ["--", "bash", "--norc", "--noprofile"];
+    let plain = server.ctl_ok(&[&["new", &ws][..], &shell].concat());
+    let busy = server.ctl_ok(&[&["new", &ws][..], &shell].concat());
+    let agent = server.ctl_ok(&["new", &ws, "--", "claude"]);
+    server.ctl_ok(&["send", &busy, "top -d 0.5", "--enter"]);
+    for (pane, name) in [(&plain, "bash"), (&busy, "top"), (&agent, "claude")] {
+        server.wait_pane(pane, name, |p| p["name"] == name);
+    }
+    let listed = server.ctl_ok(&["ls"]);
+    let line = listed.lines().find(|l| l.contains(busy.as_str())).unwrap();
+    assert!(line.contains(" top "), "{listed}");
+    let mut terminal = open(&server, "names", 30, 150);
+    terminal.wait_text("the sidebar's names", |t| {
+        t.contains("● bash") && t.contains("● top") && t.contains("● claude")
+    });
+    server.ctl_ok(&["send", &busy, "q"]);
+    server.wait_pane(&busy, "bash again", |p| p["name"] == "bash");
+    terminal.wait_text("the sidebar after top", |t| !t.contains("● top"));
     detach(&mut terminal);
 }

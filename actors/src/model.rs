@@ -46,6 +46,38 @@ pub struct PaneView {
     pub state: PaneState,
     /// A client was attached when this view was published.
     pub watched: bool,
+    /// The name of the live pane's foreground command (`bash`, `top`),
+    /// as tmux's automatic-rename shows it; `None` with no process.
+    pub command: Option<String>,
+}
+
+impl PaneView {
+    /// The name that tells this pane apart from its neighbours: the
+    /// user's name for it, else its agent's kind, else its foreground
+    /// command, else its program's title, else the program it runs.
+    pub fn name(&self) -> String {
+        let record = &self.record;
+        if let Some(user) = &record.user_title {
+            return user.clone();
+        }
+        if let Some(agent) = record.agent.as_ref().filter(|a| !a.ended) {
+            return agent.kind.clone();
+        }
+        if let Some(command) = &self.command {
+            return command.clone();
+        }
+        if !record.title.is_empty() {
+            return record.title.clone();
+        }
+        program_name(&record.argv)
+    }
+}
+
+/// The basename of a command line's program (`/bin/bash -l` → `bash`).
+pub fn program_name(argv: &[String]) -> String {
+    argv.first()
+        .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
+        .unwrap_or_default()
 }
 
 #[derive(Debug, Clone, Default)]
@@ -79,6 +111,7 @@ impl Model {
                         record: p.clone(),
                         state: restored_state(p),
                         watched: false,
+                        command: None,
                     };
                     (p.id.clone(), Arc::new(view))
                 })
@@ -250,6 +283,7 @@ mod tests {
                     record: PaneRecord::new(*id, "w", "t"),
                     state: PaneState::Live,
                     watched: false,
+                    command: None,
                 }),
             );
         }

@@ -752,6 +752,11 @@ pub struct LsTab {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct LsPane {
     pub id: String,
+    /// What tells the pane apart: the user's name for it, else its agent's
+    /// kind, else its foreground command, else its program's title.
+    #[serde(default)]
+    pub name: String,
+    /// The user's name for it, else the title its program set.
     pub title: String,
     pub cwd: String,
     pub argv: Vec<String>,

@@ -245,6 +245,17 @@ impl Emu<'_> {
         }
     }
 
+    /// A cursor put on the primary screen's top row starts a repaint (see
+    /// `fresh.rs`).
+    #[inline]
+    fn note_top_row(&mut self) {
+        if self.term.grid().cursor.point.line.0 == 0
+            && !self.term.mode().contains(TermMode::ALT_SCREEN)
+        {
+            self.fresh.repaint_from_top(self.term.screen_lines());
+        }
+    }
+
     fn column_mode_side_effect(&mut self, mode: &PrivateMode) {
         // DECCOLM makes `Term` reset the region internally, bypassing us.
         if matches!(mode, PrivateMode::Named(NamedPrivateMode::ColumnMode)) {
@@ -286,11 +297,13 @@ impl Handler for Emu<'_> {
     }
 
     fn goto(&mut self, line: i32, col: usize) {
-        Handler::goto(&mut *self.term, line, col)
+        Handler::goto(&mut *self.term, line, col);
+        self.note_top_row();
     }
 
     fn goto_line(&mut self, line: i32) {
-        Handler::goto_line(&mut *self.term, line)
+        Handler::goto_line(&mut *self.term, line);
+        self.note_top_row();
     }
 
     fn goto_col(&mut self, col: usize) {
@@ -443,7 +456,7 @@ impl Handler for Emu<'_> {
         }
         Handler::clear_screen(&mut *self.term, mode);
         if all && !self.term.mode().contains(TermMode::ALT_SCREEN) {
-            self.fresh.cleared(self.term.grid().cursor.point.line.0);
+            self.fresh.repaint_from_top(self.term.screen_lines());
         }
     }
 

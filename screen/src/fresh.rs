@@ -14,6 +14,13 @@
 //! emulator glue sees the cursor jump back to the start of the row and
 //! counts that scroll as well (`Emu::input_at_line_end`).
 //!
+//! A full redraw is a repaint, not news: clearing the primary screen or
+//! putting the cursor on its top row (clear + repaint, a cursor-home
+//! repaint, a frame a few rows longer than the last) moves the frontier to
+//! the screen's bottom row, so what is drawn on the screen from there on
+//! counts only once it scrolls past that row. The price: a short answer
+//! printed right after `clear` is not counted either.
+//!
 //! Limits, chosen for cost: a wide character that does not fit in the
 //! last column wraps without the flag test seeing it (a row at most, and
 //! only for CJK or emoji text meeting the edge exactly), and text written
@@ -51,11 +58,11 @@ impl Fresh {
         }
     }
 
-    /// The primary screen was cleared: what is written next is new.
-    pub(crate) fn cleared(&mut self, cursor_line: i32) {
-        self.frontier = self
-            .frontier
-            .min(self.scrolled + i64::from(cursor_line) - 1);
+    /// The primary screen was cleared, or the cursor put on its top row:
+    /// what is drawn on its `screen_lines` rows next is a repaint.
+    pub(crate) fn repaint_from_top(&mut self, screen_lines: usize) {
+        let bottom = self.scrolled + i64::try_from(screen_lines).unwrap_or(i64::MAX) - 1;
+        self.frontier = self.frontier.max(bottom);
     }
 
     /// After a chunk: the cursor stands at `line`, `column` of the primary

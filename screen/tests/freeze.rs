@@ -140,9 +140,9 @@ fn a_thaw_keeps_the_count_of_fresh_lines() {
     assert!(counted >= 12, "{counted}");
     let mut thawed = screen.freeze().thaw();
     assert_eq!(thawed.fresh_lines(), counted);
-    // Repainting what is on screen is not new; a new line is.
+    // Repainting what is on screen is not new; a line scrolled in is.
     feed(&mut thawed, b"\x1b[H\x1b[2K1\r\n");
     assert_eq!(thawed.fresh_lines(), counted);
-    feed(&mut thawed, b"\x1b[5;1Hnew line\r\n");
+    feed(&mut thawed, b"\x1b[5;1H\r\nnew line");
     assert_eq!(thawed.fresh_lines(), counted + 1);
 }

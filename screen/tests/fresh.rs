@@ -99,10 +99,24 @@ fn the_alternate_screen_never_counts() {
 }
 
 #[test]
-fn a_cleared_screen_counts_what_is_written_next() {
+fn a_cleared_or_homed_screen_is_repainted_and_counts_only_once_it_scrolls() {
     let mut s = screen();
     feed(&mut s, b"a\r\nb\r\nc\r\n$ ");
-    assert_eq!(feed(&mut s, b"\x1b[H\x1b[2Jfresh\r\n"), 1);
+    assert_eq!(
+        feed(&mut s, b"\x1b[H\x1b[2Jframe\r\n"),
+        0,
+        "clear + repaint"
+    );
+    // A frame longer than the last, drawn from the top: still a repaint.
+    let long_frame = b"\x1b[H\x1b[Jone\r\ntwo\r\nthree\r\nfour\r\nfive\r\nsix";
+    assert_eq!(feed(&mut s, long_frame), 0, "cursor-home repaint");
+    assert_eq!(feed(&mut s, b"\x1b[2J\x1b[1;1Hcleared first"), 0);
+    // Output that scrolls past the bottom row is new again.
+    let mut scroll = b"\x1b[10;1H".to_vec();
+    for i in 0..4 {
+        scroll.extend_from_slice(format!("\r\nafter {i}").as_bytes());
+    }
+    assert_eq!(feed(&mut s, &scroll), 4);
 }
 
 /// Claude Code 2.1.197 recorded through tmux's pipe-pane: start, a prompt,

@@ -47,7 +47,7 @@ impl Mux {
                     let title = self
                         .view
                         .find_pane(&id)
-                        .map(|(_, _, p)| p.title.clone())
+                        .map(|(_, _, p)| p.name.clone())
                         .unwrap_or_default();
                     self.ask_rename(TargetKind::Pane, id, &title);
                 }
@@ -233,7 +233,7 @@ impl Mux {
         let title = self
             .view
             .find_pane(&id)
-            .map(|(_, _, p)| p.title.clone())
+            .map(|(_, _, p)| p.name.clone())
             .unwrap_or_default();
         self.mode = Mode::Confirm {
             question: format!("close pane {title} ({id})? y/n"),
@@ -406,6 +406,6 @@ impl Mux {
         // Already in front, it is seen now that the user came for it.
         self.mark_seen(&pane.id);
         let attention = view::attention_name(pane.attention);
-        self.say(format!("{}: {attention}", pane.title));
+        self.say(format!("{}: {attention}", pane.name));
     }
 }

@@ -223,7 +223,7 @@ pub fn sidebar(
                         Pen::fg(attention_color(pane.attention)).with(Attrs::BOLD),
                     ),
                     ("● ", Pen::fg(state_color(&pane.state, pane.exit_code))),
-                    (pane.title.as_str(), pane_pen),
+                    (pane.name.as_str(), pane_pen),
                 ];
                 let items = marked(items, pane.attention);
                 line(
@@ -271,7 +271,13 @@ pub fn pane_header(frame: &mut Frame, header: Rect, label: &PaneLabel<'_>) {
     } else {
         Pen::default()
     };
-    let title = format!(" {} ", pane.title);
+    // The name tells panes apart; the program's own title, when it says
+    // more, follows it.
+    let title = if pane.title.is_empty() || pane.title == pane.name {
+        format!(" {} ", pane.name)
+    } else {
+        format!(" {} · {} ", pane.name, pane.title)
+    };
     let mut col = parts(
         frame,
         header.y,

@@ -388,7 +388,7 @@ impl Mux {
         if let Some(tab) = self.view.active_tab(ws) {
             parts.push(tab.title.clone());
             if let Some(pane) = view::active_pane(tab) {
-                parts.push(format!("{} [{}]", pane.title, pane.state));
+                parts.push(format!("{} [{}]", pane.name, pane.state));
             }
         }
         host + &parts.join(" › ")

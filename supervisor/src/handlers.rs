@@ -20,7 +20,7 @@ use signaltty_actors::tab::{SplitAt, TabMsg};
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
 use signaltty_actors::{ActorError, PaneState, names, snapshot};
 use signaltty_adapters::{self as adapters, AgentKind};
-use signaltty_persistence::{Attention, Direction, NotificationRecord, Severity};
+use signaltty_persistence::{Attention, Direction, Lifecycle, NotificationRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
 use crate::input;
@@ -584,15 +584,19 @@ async fn notifications(ctx: &Ctx, p: params::Notifications) -> Result<Value, Wir
     to_value(NotificationsReply { notifications })
 }
 
-/// The pane that needs the user most: the most severe attention, then the
-/// most recent.
+/// The pane that needs the user most: one whose agent is not busy with a
+/// turn, then the most severe attention, then the most recent. A working
+/// agent is picked only when nothing else needs the user.
 async fn next(ctx: &Ctx) -> Result<Value, WireError> {
     let model = model(ctx).await;
     let best = model
         .panes
         .values()
         .filter(|p| p.record.attention != Attention::None)
-        .max_by_key(|p| (p.record.attention, p.record.attention_at));
+        .max_by_key(|p| {
+            let idle = p.record.lifecycle != Lifecycle::Working;
+            (idle, p.record.attention, p.record.attention_at)
+        });
     let workspace = best.and_then(|p| {
         model
             .workspaces

@@ -165,15 +165,16 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         config: settings,
         changes: tokio::sync::broadcast::channel(16).0,
     };
+    // SIGHUP too: a server run in the foreground of a terminal that closes
+    // should save, not vanish. Installed before the listener answers
+    // anyone: a client that saw the server up may stop it at once (as
+    // systemd does), and a signal before the handler would kill it unsaved.
+    let signals = signal_hook_tokio::Signals::new([SIGTERM, SIGINT, SIGHUP])
+        .map_err(|e| ServerError::Start(format!("could not install signal handlers: {e}")))?;
     let (server, handle) = Actor::spawn(None, ServerActor, args)
         .await
         .map_err(|e| ServerError::Start(e.to_string()))?;
     info!(socket = %bound.path.display(), state_dir = %state_dir.root().display(), pid = std::process::id(), "signaltty server ready");
-
-    // SIGHUP too: a server run in the foreground of a terminal that closes
-    // should save, not vanish.
-    let signals = signal_hook_tokio::Signals::new([SIGTERM, SIGINT, SIGHUP])
-        .map_err(|e| ServerError::Start(format!("could not install signal handlers: {e}")))?;
     let signal_task = tokio::spawn(forward_signals(signals, server.clone()));
     let _ = handle.await;
     signal_task.abort();

@@ -106,6 +106,7 @@ pub(crate) fn ls_pane(view: &PaneView) -> LsPane {
     let record = &view.record;
     LsPane {
         id: record.id.clone(),
+        name: view.name(),
         title: record.title.clone(),
         cwd: record.cwd.clone(),
         argv: record.argv.clone(),

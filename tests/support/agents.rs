@@ -3,6 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
+use super::TestServer;
+
 /// Agent CLIs a developer's or CI machine may have installed for real.
 const REAL_AGENTS: [&str; 6] = [
     "claude",
@@ -117,7 +121,10 @@ pub fn install_stand_in(root: &Path, name: &str, body: &str) -> PathBuf {
 /// A stand-in Claude Code: writes `$HOME/.claude/sessions/<pid>.json` as
 /// claude 2.1.197 does (with its own start time as `procStart`), draws the
 /// captured idle screen, then draws the screen named by each line it
-/// reads (`permission`, `working`, `idle`…); `quit` ends it.
+/// reads (`permission`, `working`, `idle`…); `quit` ends it. `work` is a
+/// turn drawn the way Ink draws one: the whole screen repainted from the
+/// top every 200 ms, each frame a few rows longer than the idle one and
+/// numbered (`frame N`), until [`end_turn`] — then the turn's answer.
 pub const CLAUDE_STAND_IN: &str = r#"
 sid=${FAKE_SESSION:-5b0e3c1a-7d2f-4e8b-9a6c-1f2e3d4c5b6a}
 dir=${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions
@@ -125,9 +132,83 @@ mkdir -p "$dir"
 ticks=$(cut -d')' -f2 /proc/$$/stat | awk '{print $20}')
 printf '{"pid":%s,"sessionId":"%s","cwd":"%s","startedAt":0,"procStart":"%s","status":"idle"}' $$ "$sid" "$PWD" "$ticks" > "$dir/$$.json"
 draw() { printf '\033[H\033[2J'; sed 's/$/\r/' "$SCREENS/claude-$1.txt"; }
+work() {
+  n=0
+  while [ ! -e "$HOME/turn-ends.$SIGNALTTY_PANE" ]; do
+    n=$((n+1))
+    printf '\033[H\033[J'
+    head -n 22 "$SCREENS/claude-working.txt" | sed 's/$/\r/'
+    printf '\342\234\273 Working (frame %s)\r\n  step %s\r\n  step %s' $n $n $n
+    sleep 0.2
+  done
+  rm -f "$HOME/turn-ends.$SIGNALTTY_PANE"
+  draw done
+}
 draw idle
 while read -r what; do
   [ "$what" = quit ] && exit 0
-  draw "$what"
+  if [ "$what" = work ]; then work; else draw "$what"; fi
 done
 "#;
+
+/// Ends the turn a [`CLAUDE_STAND_IN`] in `pane` is working on (`home` is
+/// the HOME its server gives panes).
+pub fn end_turn(home: &Path, pane: &str) {
+    std::fs::write(home.join(format!("turn-ends.{pane}")), "").unwrap();
+}
+
+/// The number of the last frame a working [`CLAUDE_STAND_IN`] drew on
+/// `screen`, 0 for none.
+pub fn frame_number(screen: &str) -> u64 {
+    screen
+        .lines()
+        .filter_map(|line| line.split("(frame ").nth(1))
+        .filter_map(|rest| rest.split(')').next()?.parse().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+/// A server whose panes find stand-in agents on PATH and whose HOME is
+/// the test's own.
+pub fn server_with_agents(agents: &[(&str, &str)]) -> (TestServer, std::path::PathBuf) {
+    let mut server = TestServer::prepare(true, Vec::new());
+    let root = server.dir.path().to_path_buf();
+    let mut bin = root.join("bin");
+    for (name, body) in agents {
+        bin = install_stand_in(&root, name, body);
+    }
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let screens = captured_screen("claude-idle")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::var("PATH").unwrap_or_default();
+    server.extra_env_push("PATH", &format!("{}:{path}", bin.display()));
+    server.extra_env_push("HOME", &home.display().to_string());
+    server.extra_env_push("SCREENS", &screens.display().to_string());
+    server.launch();
+    (server, root)
+}
+
+/// A stand-in Claude Code in a pane of its own, at the size its screens
+/// were captured at, idle and seen.
+pub fn idle_claude(server: &TestServer, ws: &str) -> String {
+    let pane = server.ctl_ok(&["new", ws, "--", "claude"]);
+    server.ctl_ok(&["resize", &pane, "--rows", "30", "--cols", "100"]);
+    server.wait_pane(&pane, "idle", |p| p["lifecycle"] == "idle");
+    server.ctl_ok(&["seen", &pane]);
+    pane
+}
+
+/// Starts a turn of [`idle_claude`]'s stand-in and waits until it is
+/// read as working.
+pub fn start_turn(server: &TestServer, pane: &str) {
+    server.ctl_ok(&["send", pane, "work", "--enter"]);
+    server.wait_pane(pane, "working", |p| p["lifecycle"] == "working");
+}
+
+pub fn finish_turn(server: &TestServer, home: &Path, pane: &str) -> Value {
+    end_turn(home, pane);
+    server.wait_pane(pane, "the turn's end", |p| p["lifecycle"] == "done")
+}

@@ -105,7 +105,11 @@ impl Pane {
                 self.notify(source, severity, event, message.unwrap_or_default());
                 return;
             }
-            Some(AgentNeeds::Unread) => changed |= self.raise(Attention::Unread),
+            // A turn that ended is news only to someone who is not looking.
+            Some(AgentNeeds::Unread) if self.subscribers.is_empty() => {
+                changed |= self.raise(Attention::Unread)
+            }
+            Some(AgentNeeds::Unread) => {}
             None => {}
         }
         if let Some(message) = message

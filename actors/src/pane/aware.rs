@@ -86,6 +86,22 @@ pub(super) struct Awareness {
     pub(super) session_file: Option<String>,
 }
 
+impl Awareness {
+    /// The foreground command's name, as its command line gives it.
+    pub(super) fn command(&self) -> Option<String> {
+        let facts = self.facts.as_ref()?;
+        let name = crate::model::program_name(&facts.argv);
+        if name.is_empty() {
+            facts
+                .exe
+                .as_deref()
+                .map(|exe| crate::model::program_name(&[exe.to_string()]))
+        } else {
+            Some(name)
+        }
+    }
+}
+
 /// What `ctl explain` shows for a pane.
 #[derive(Debug, Clone)]
 pub struct Explained {
@@ -173,12 +189,16 @@ impl Pane {
             .as_ref()
             .map_or(AgentKind::Generic, |f| adapters::detect_process(&f.facts()));
         let before = self.current_kind();
+        let command_before = self.aware.command();
         self.aware.foreground = Some((pgid, kind));
         self.aware.facts = facts.map(Arc::new);
         if kind != AgentKind::Generic {
             self.agent_arrived(myself, kind);
         } else {
             self.agent_left(before);
+        }
+        if self.aware.command() != command_before {
+            self.publish();
         }
         self.revival_saw(kind);
         self.read_screen(myself);

@@ -38,7 +38,7 @@ use signaltty_screen::{NotifySource, ScreenEvent, Size, Style};
 use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
-use crate::model::{PaneState, PaneView};
+use crate::model::{PaneState, PaneView, program_name};
 use crate::snapshot::{SnapshotMsg, publish};
 use flood::OutputGates;
 use freezer::PaneScreen;
@@ -574,6 +574,7 @@ impl Pane {
             record: self.record.clone(),
             state: self.state,
             watched: self.subscribers.watching(),
+            command: self.aware.command(),
         }
     }
 
@@ -791,9 +792,11 @@ impl Pane {
         }
         self.events = events;
         // New lines nobody is looking at are something to read; a spinner
-        // or a full-screen redraw is not.
+        // or a full-screen redraw is not. An agent's output while it works
+        // is not news either: its attention comes from its state (a turn
+        // that ends, a prompt; see `aware.rs`).
         let fresh = self.screen.fresh_lines() - fresh_before;
-        if fresh > 0 && self.subscribers.is_empty() {
+        if fresh > 0 && self.subscribers.is_empty() && self.current_kind() == AgentKind::Generic {
             changed |= self.raise(Attention::Unread);
         }
         self.check_waiters(usize::try_from(fresh).unwrap_or(usize::MAX));
@@ -909,12 +912,6 @@ fn default_shell() -> String {
         .ok()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "/bin/sh".to_string())
-}
-
-fn program_name(argv: &[String]) -> String {
-    argv.first()
-        .map(|p| p.rsplit('/').next().unwrap_or(p).to_string())
-        .unwrap_or_default()
 }
 
 /// The signals a client may send, by name (with or without `SIG`).
