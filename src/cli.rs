@@ -296,11 +296,55 @@ pub enum Ctl {
         #[arg(long, value_name = "SECS")]
         timeout: Option<f64>,
     },
+    /// Press named keys in a pane, encoded as its program asked: enter,
+    /// esc, tab, shift+tab, backspace, up, pageup, f1-f12, ctrl+c, alt+x,
+    /// one character… (text goes with `ctl send`)
+    SendKeys {
+        pane: String,
+        #[arg(required = true, value_name = "KEY")]
+        keys: Vec<String>,
+    },
+    /// Start agents and prompt them, from scripts and other agents
+    #[command(subcommand)]
+    Agent(AgentCmd),
     /// Save everything, hang up every pane and stop the server
     Shutdown,
     /// Fault injection for tests (needs SIGNALTTY_ENABLE_FAULTS=1 on the server)
     #[command(subcommand, hide = true)]
     Debug(DebugCmd),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentCmd {
+    /// Open a tab running an agent; prints the pane's id once the agent's
+    /// prompt is ready (exits 3 if it waits at a dialog first)
+    Start {
+        /// claude, codex, gemini, copilot, opencode, cursor, …
+        kind: String,
+        /// [default: this pane's workspace, or the only one]
+        #[arg(long, env = "SIGNALTTY_WORKSPACE")]
+        workspace: Option<String>,
+        #[arg(long)]
+        cwd: Option<PathBuf>,
+        /// Run it in a new git worktree (and branch) of this name
+        #[arg(long, value_name = "NAME")]
+        worktree: Option<String>,
+        /// Give up after this many seconds
+        #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+        timeout: f64,
+        /// Arguments for the agent
+        #[arg(last = true)]
+        args: Vec<String>,
+    },
+    /// Type a prompt into an agent and submit it; refused while the agent
+    /// waits at a dialog (exit 3, BLOCKED) or works (exit 4, BUSY)
+    Prompt {
+        pane: String,
+        text: String,
+        /// While it works, hold the prompt and type it when it is idle
+        #[arg(long)]
+        queue: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

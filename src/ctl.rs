@@ -8,11 +8,11 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{
-    ExplainReply, LsPane, LsReply, NextReply, NotificationsReply, StatusReply, WaitReply, method,
-    params,
+    ExplainReply, LsPane, LsReply, NextReply, NotificationsReply, PromptReply, StatusReply,
+    WaitReply, method, params,
 };
 
-use crate::cli::{Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
+use crate::cli::{AgentCmd, Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
 use crate::client::Client;
 use crate::clock;
 
@@ -286,11 +286,7 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
             text,
             timeout,
         } => {
-            let timeout_ms = match timeout {
-                Some(secs) if secs.is_finite() && *secs >= 0.0 => Some((secs * 1000.0) as u64),
-                Some(secs) => bail!("--timeout {secs} is not a number of seconds"),
-                None => None,
-            };
+            let timeout_ms = timeout.map(millis).transpose()?;
             (
                 method::PANE_WAIT,
                 value(params::PaneWait {
@@ -302,6 +298,39 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                 })?,
             )
         }
+        Ctl::SendKeys { pane, keys } => (
+            method::PANE_SEND_KEYS,
+            value(params::PaneSendKeys {
+                pane: pane.clone(),
+                keys: keys.clone(),
+            })?,
+        ),
+        Ctl::Agent(AgentCmd::Start {
+            kind,
+            workspace,
+            cwd,
+            worktree,
+            timeout,
+            args,
+        }) => (
+            method::AGENT_START,
+            value(params::AgentStart {
+                kind: kind.clone(),
+                workspace: workspace.clone().filter(|w| !w.is_empty()),
+                cwd: here(cwd, remote)?,
+                worktree: worktree.clone(),
+                args: args.clone(),
+                timeout_ms: Some(millis(*timeout)?),
+            })?,
+        ),
+        Ctl::Agent(AgentCmd::Prompt { pane, text, queue }) => (
+            method::AGENT_PROMPT,
+            value(params::AgentPrompt {
+                pane: pane.clone(),
+                text: text.clone(),
+                queue: *queue,
+            })?,
+        ),
         Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
         Ctl::Debug(DebugCmd::Panic { target }) => (
             method::DEBUG_PANIC,
@@ -310,6 +339,14 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
             })?,
         ),
     })
+}
+
+/// `--timeout SECS` as milliseconds.
+fn millis(secs: f64) -> Result<u64> {
+    if !secs.is_finite() || secs < 0.0 {
+        bail!("--timeout {secs} is not a number of seconds");
+    }
+    Ok((secs * 1000.0) as u64)
 }
 
 /// Shows a command's answer for a person.
@@ -323,7 +360,10 @@ fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
             let ls: LsReply = serde_json::from_value(result.clone())?;
             print_tree(&ls, out)?;
         }
-        Ctl::Workspace(WorkspaceCmd::New { .. }) | Ctl::Tab(TabCmd::New { .. }) | Ctl::New(_) => {
+        Ctl::Workspace(WorkspaceCmd::New { .. })
+        | Ctl::Tab(TabCmd::New { .. })
+        | Ctl::New(_)
+        | Ctl::Agent(AgentCmd::Start { .. }) => {
             writeln!(out, "{}", result["id"].as_str().unwrap_or_default())?;
         }
         Ctl::Read { .. } => {
@@ -349,6 +389,12 @@ fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
         Ctl::Explain { .. } => {
             let explained: ExplainReply = serde_json::from_value(result.clone())?;
             print_explained(&explained, out)?;
+        }
+        Ctl::Agent(AgentCmd::Prompt { .. }) => {
+            let prompted: PromptReply = serde_json::from_value(result.clone())?;
+            if let Some(position) = prompted.position {
+                writeln!(out, "queued ({position})")?;
+            }
         }
         Ctl::Wait { .. } => {
             let waited: WaitReply = serde_json::from_value(result.clone())?;

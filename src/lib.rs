@@ -45,8 +45,23 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             report(&err, json);
-            ExitCode::from(1)
+            exit_code(&err)
         }
+    }
+}
+
+/// 3 when an agent waits at a dialog (BLOCKED), 4 when the server asks to
+/// try again later (BUSY), 1 for every other error: scripts branch on these.
+fn exit_code(err: &anyhow::Error) -> ExitCode {
+    use signaltty_protocol::ErrorCode;
+    match err.downcast_ref::<client::ClientError>() {
+        Some(client::ClientError::Server(wire)) if wire.code == ErrorCode::Blocked => {
+            ExitCode::from(3)
+        }
+        Some(client::ClientError::Server(wire)) if wire.code == ErrorCode::Busy => {
+            ExitCode::from(4)
+        }
+        _ => ExitCode::from(1),
     }
 }
 

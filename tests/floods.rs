@@ -431,7 +431,7 @@ fn connections_are_capped_and_the_refused_client_is_told_why() {
         "{response}"
     );
     let out = server.ctl(&["status"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(4), "BUSY: try again later");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("1024 connections"), "{stderr}");
     let grown = rss_kib(server.pid()) - baseline;

@@ -39,6 +39,12 @@ pub enum ActorError {
     BadRequest(String),
     #[error("{0}")]
     Refused(String),
+    /// An agent waits at a dialog that input would answer.
+    #[error("{0}")]
+    Blocked(String),
+    /// Try again later: an agent is working, or a queue is full.
+    #[error("{0}")]
+    Busy(String),
     #[error("the server is busy or shutting down ({0}); try again")]
     Unavailable(String),
     #[error("{0}")]

@@ -120,6 +120,9 @@ pub enum ErrorCode {
     Busy,
     /// A `pane.wait` whose condition did not hold in time.
     TimedOut,
+    /// An agent waits at a permission, trust or question prompt, which
+    /// the request would answer; answer it first.
+    Blocked,
     /// A code from a newer server.
     #[serde(other)]
     Unknown,
@@ -144,6 +147,7 @@ impl ErrorCode {
             ErrorCode::Internal => "INTERNAL",
             ErrorCode::Busy => "BUSY",
             ErrorCode::TimedOut => "TIMED_OUT",
+            ErrorCode::Blocked => "BLOCKED",
             ErrorCode::Unknown => "UNKNOWN",
         }
     }
@@ -181,6 +185,9 @@ pub mod method {
     pub const TAB_SPLIT_RATIO: &str = "tab.split_ratio";
     pub const PANE_EXPLAIN: &str = "pane.explain";
     pub const PANE_WAIT: &str = "pane.wait";
+    pub const PANE_SEND_KEYS: &str = "pane.send_keys";
+    pub const AGENT_START: &str = "agent.start";
+    pub const AGENT_PROMPT: &str = "agent.prompt";
 }
 
 /// Parameters of each method. Workspaces are named by id or name, tabs and
@@ -463,6 +470,60 @@ pub mod params {
         pub timeout_ms: Option<u64>,
     }
 
+    /// The most keys one `pane.send_keys` sends.
+    pub const MAX_SEND_KEYS: usize = 256;
+
+    /// → `{}`. Each key is a name (`enter`, `esc`, `shift+tab`, `ctrl+c`,
+    /// `up`, `f5`, one character…), encoded as the pane's program asked
+    /// (cursor keys follow DECCKM).
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct PaneSendKeys {
+        pub pane: String,
+        pub keys: Vec<String>,
+    }
+
+    /// The longest `agent.start` wait for the agent's prompt.
+    pub const MAX_START_TIMEOUT_MS: u64 = 60 * 60 * 1000;
+
+    /// → [`super::AgentStartReply`] once the agent's input prompt is on
+    /// screen; `BLOCKED` (the pane kept) when it waits at a dialog first,
+    /// `SPAWN_FAILED` (the pane closed) with what it printed when it ends,
+    /// `TIMED_OUT` (the pane kept) when it is not ready in time.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct AgentStart {
+        /// An agent kind: `claude`, `codex`, `gemini`…
+        pub kind: String,
+        /// The workspace (id or name); without one, the only workspace
+        /// there is, or a new `default` when there is none.
+        #[serde(default)]
+        pub workspace: Option<String>,
+        #[serde(default)]
+        pub cwd: Option<String>,
+        /// A git worktree to create and run the agent in.
+        #[serde(default)]
+        pub worktree: Option<String>,
+        /// Arguments after the agent's program.
+        #[serde(default)]
+        pub args: Vec<String>,
+        /// 60 s when absent.
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
+    }
+
+    /// The longest prompt `agent.prompt` types.
+    pub const MAX_PROMPT_BYTES: usize = 256 * 1024;
+
+    /// → [`super::PromptReply`]. `BLOCKED` while the agent waits at a
+    /// dialog; `BUSY` while it works, unless `queue`, which holds the
+    /// prompt until it is next idle.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct AgentPrompt {
+        pub pane: String,
+        pub text: String,
+        #[serde(default)]
+        pub queue: bool,
+    }
+
     /// → `{"rows", "cols"}` as clamped.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct PaneResize {
@@ -646,6 +707,30 @@ pub mod frame {
             _ => None,
         }
     }
+}
+
+/// The result of `agent.start`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AgentStartReply {
+    /// The new pane, its agent ready for a prompt.
+    pub id: String,
+    pub tab: String,
+    pub workspace: String,
+    pub kind: String,
+    /// The session id preset at launch, where the agent takes one.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    pub cwd: String,
+}
+
+/// The result of `agent.prompt`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PromptReply {
+    /// `sent`, or `queued` until the agent is idle.
+    pub prompt: String,
+    /// The prompt's place in the pane's queue, from 1, when queued.
+    #[serde(default)]
+    pub position: Option<usize>,
 }
 
 /// The result of `notifications`.

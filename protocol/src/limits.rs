@@ -215,6 +215,50 @@ impl Bounded for PaneExplain {
     }
 }
 
+impl Bounded for PaneSendKeys {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("pane", &self.pane)?;
+        if self.keys.len() > MAX_SEND_KEYS {
+            return Err(WireError::new(
+                ErrorCode::BadParams,
+                format!(
+                    "{} keys at once; at most {MAX_SEND_KEYS} are sent together",
+                    self.keys.len()
+                ),
+            ));
+        }
+        self.keys
+            .iter()
+            .try_for_each(|key| text("a key name", key, MAX_WORD_BYTES))
+    }
+}
+
+impl Bounded for AgentStart {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        text("the agent kind", &self.kind, MAX_WORD_BYTES)?;
+        opt_text("workspace", &self.workspace, MAX_NAME_BYTES)?;
+        opt_text("the working directory (cwd)", &self.cwd, MAX_PATH_BYTES)?;
+        opt_text("the worktree name", &self.worktree, MAX_NAME_BYTES)?;
+        argv("the agent's arguments", &self.args)?;
+        match self.timeout_ms {
+            Some(ms) if ms > MAX_START_TIMEOUT_MS => Err(WireError::new(
+                ErrorCode::BadParams,
+                format!(
+                    "a start timeout of {ms} ms is longer than the {MAX_START_TIMEOUT_MS} allowed"
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Bounded for AgentPrompt {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("pane", &self.pane)?;
+        text("the prompt", &self.text, MAX_PROMPT_BYTES)
+    }
+}
+
 impl Bounded for PaneWait {
     fn check_bounds(&self) -> Result<(), WireError> {
         reference("pane", &self.pane)?;

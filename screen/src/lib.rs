@@ -39,7 +39,8 @@
 //! DCS never rings.
 //!
 //! A client that draws panes itself reads them cell by cell
-//! ([`Screen::row_cells`], [`Screen::modes`]).
+//! ([`Screen::row_cells`], [`Screen::modes`]); named keys are encoded for
+//! the modes a program set by [`KeyPress`].
 //!
 //! Synchronized updates (mode 2026) are applied immediately instead of being
 //! buffered: a headless model must always reflect every byte consumed, or a
@@ -66,6 +67,7 @@ mod emu;
 mod freeze;
 mod fresh;
 mod history;
+mod keys;
 mod osc;
 mod paint;
 mod reflow;
@@ -90,6 +92,7 @@ use alacritty_terminal::vte::ansi::Processor;
 use crate::emu::{Emu, Listener, NeverSync, Tracked, with_primary};
 pub use crate::freeze::FrozenScreen;
 use crate::history::History;
+pub use crate::keys::{KeyPress, MAX_KEY_NAME, NamedKey, UnknownKey};
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
 

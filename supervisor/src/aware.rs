@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use signaltty_actors::ActorError;
+use signaltty_actors::model::PaneView;
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::pane::aware::explain_screen;
 use signaltty_actors::pane::wait::{WaitFor, WaitMet};
@@ -77,9 +78,31 @@ fn state_name(state: Option<signaltty_adapters::ScreenState>) -> String {
 pub async fn wait(ctx: &Ctx, p: params::PaneWait) -> Result<Value, WireError> {
     let what = condition(&p)?;
     let view = find_pane(ctx, &p.pane).await?;
+    let timeout = p.timeout_ms.map(Duration::from_millis);
+    let (met, line, exit_code) = match wait_for(&view, what, timeout).await? {
+        WaitMet::Exit(code) => ("exit", None, code),
+        WaitMet::Lifecycle => ("lifecycle", None, None),
+        WaitMet::Text(line) => ("text", Some(line), None),
+        WaitMet::Ready => ("ready", None, None),
+        WaitMet::Blocked => ("blocked", None, None),
+    };
+    to_value(WaitReply {
+        met: met.into(),
+        line,
+        exit_code,
+    })
+}
+
+/// Waits until `view`'s pane meets `what`, pushed by the pane; `TIMED_OUT`
+/// after `timeout`. Dropping the future gives the wait up.
+pub(crate) async fn wait_for(
+    view: &PaneView,
+    what: WaitFor,
+    timeout: Option<Duration>,
+) -> Result<WaitMet, WireError> {
     let (met_tx, met_rx) = tokio::sync::oneshot::channel();
     ractor::call_t!(
-        pane_actor(&view)?,
+        pane_actor(view)?,
         |reply| PaneMsg::Wait {
             what,
             met: met_tx,
@@ -89,39 +112,20 @@ pub async fn wait(ctx: &Ctx, p: params::PaneWait) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    let met = match p.timeout_ms {
-        Some(ms) => tokio::time::timeout(Duration::from_millis(ms), met_rx)
-            .await
-            .map_err(|_| {
-                WireError::new(
-                    ErrorCode::TimedOut,
-                    format!(
-                        "pane {} did not reach the condition within {:.1}s",
-                        view.record.id,
-                        ms as f64 / 1000.0
-                    ),
-                )
-            })?,
+    match timeout {
+        Some(limit) => tokio::time::timeout(limit, met_rx).await.map_err(|_| {
+            WireError::new(
+                ErrorCode::TimedOut,
+                format!(
+                    "pane {} did not reach the condition within {:.1}s",
+                    view.record.id,
+                    limit.as_secs_f64()
+                ),
+            )
+        })?,
         None => met_rx.await,
     }
-    .map_err(|_| wire_error(ActorError::NoSuchPane(view.record.id.clone())))?;
-    to_value(match met {
-        WaitMet::Exit(code) => WaitReply {
-            met: "exit".into(),
-            line: None,
-            exit_code: code,
-        },
-        WaitMet::Lifecycle => WaitReply {
-            met: "lifecycle".into(),
-            line: None,
-            exit_code: None,
-        },
-        WaitMet::Text(line) => WaitReply {
-            met: "text".into(),
-            line: Some(line),
-            exit_code: None,
-        },
-    })
+    .map_err(|_| wire_error(ActorError::NoSuchPane(view.record.id.clone())))
 }
 
 fn condition(p: &params::PaneWait) -> Result<WaitFor, WireError> {

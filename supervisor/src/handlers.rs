@@ -81,6 +81,9 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::TAB_SPLIT_RATIO => crate::arrange::split_ratio(ctx, parse(params)?).await,
         method::PANE_EXPLAIN => crate::aware::explain(ctx, parse(params)?).await,
         method::PANE_WAIT => crate::aware::wait(ctx, parse(params)?).await,
+        method::PANE_SEND_KEYS => crate::agents::send_keys(ctx, parse(params)?).await,
+        method::AGENT_START => crate::agents::start(ctx, parse(params)?).await,
+        method::AGENT_PROMPT => crate::agents::prompt(ctx, parse(params)?).await,
         other => Err(WireError::new(
             ErrorCode::UnknownMethod,
             format!("unknown method {other:?}; this server speaks {PROTOCOL}"),
@@ -100,7 +103,7 @@ pub(crate) fn parse<P: DeserializeOwned + Bounded>(params: Value) -> Result<P, W
 
 /// Refuses to add one more of `what` when `count` are already held: the
 /// counts bound the snapshot as the string limits bound each record.
-fn room_for(what: &str, count: usize, max: usize) -> Result<(), WireError> {
+pub(crate) fn room_for(what: &str, count: usize, max: usize) -> Result<(), WireError> {
     if count >= max {
         return Err(WireError::new(
             ErrorCode::Refused,
@@ -122,6 +125,8 @@ pub fn wire_error(err: ActorError) -> WireError {
         ActorError::Spawn(_) | ActorError::ReviveFailed(_) => ErrorCode::SpawnFailed,
         ActorError::BadRequest(_) => ErrorCode::BadParams,
         ActorError::Refused(_) => ErrorCode::Refused,
+        ActorError::Blocked(_) => ErrorCode::Blocked,
+        ActorError::Busy(_) => ErrorCode::Busy,
         ActorError::Unavailable(_) => ErrorCode::Unavailable,
         ActorError::Io(_) => ErrorCode::Internal,
     };
@@ -409,6 +414,12 @@ async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<Value, WireError> {
 
 async fn pane_close(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
+    close_pane(&view).await?;
+    Ok(json!({}))
+}
+
+/// Closes a pane through its workspace.
+pub(crate) async fn close_pane(view: &PaneView) -> Result<(), WireError> {
     let actor = workspace_actor(&view.record.workspace_id)?;
     let tab = view.record.tab_id.clone();
     let pane = view.record.id.clone();
@@ -418,8 +429,7 @@ async fn pane_close(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
         CALL_MS
     )
     .map_err(unavailable)?
-    .map_err(wire_error)?;
-    Ok(json!({}))
+    .map_err(wire_error)
 }
 
 async fn pane_kill(ctx: &Ctx, p: params::PaneKill) -> Result<Value, WireError> {

@@ -22,6 +22,7 @@
 //! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock.
 
+mod agents;
 mod arrange;
 pub mod attach;
 pub mod aware;

@@ -121,7 +121,11 @@ pub fn install_stand_in(root: &Path, name: &str, body: &str) -> PathBuf {
 /// A stand-in Claude Code: writes `$HOME/.claude/sessions/<pid>.json` as
 /// claude 2.1.197 does (with its own start time as `procStart`), draws the
 /// captured idle screen, then draws the screen named by each line it
-/// reads (`permission`, `working`, `idle`…); `quit` ends it. `work` is a
+/// reads (`permission`, `working`, `idle`…; an empty line draws idle
+/// again); `quit` ends it. Any other line is a prompt: it is logged (see
+/// [`prompts`]) and the idle screen drawn. `$HOME/first-screen` names the
+/// screen it starts on, `$HOME/start-delay` how long it takes to start; it
+/// asks for bracketed paste, as the real ones do. `work` is a
 /// turn drawn the way Ink draws one: the whole screen repainted from the
 /// top every 200 ms, each frame a few rows longer than the idle one and
 /// numbered (`frame N`), until [`end_turn`] — then the turn's answer.
@@ -144,12 +148,28 @@ work() {
   rm -f "$HOME/turn-ends.$SIGNALTTY_PANE"
   draw done
 }
-draw idle
+[ -f "$HOME/start-delay" ] && { echo "starting..."; sleep "$(cat "$HOME/start-delay")"; }
+draw "$(cat "$HOME/first-screen" 2>/dev/null || echo idle)"
+printf '\033[?2004h'
 while read -r what; do
-  [ "$what" = quit ] && exit 0
-  if [ "$what" = work ]; then work; else draw "$what"; fi
+  case "$what" in
+    quit) exit 0 ;;
+    work) work ;;
+    "") draw idle ;;
+    *) if [ -f "$SCREENS/claude-$what.txt" ]; then draw "$what"; else
+         printf '%s\n' "$what" >> "$HOME/prompts.$SIGNALTTY_PANE"; draw idle; fi ;;
+  esac
 done
 "#;
+
+/// The prompts a [`CLAUDE_STAND_IN`] in `pane` was given, as it read them.
+pub fn prompts(home: &Path, pane: &str) -> Vec<String> {
+    std::fs::read_to_string(home.join(format!("prompts.{pane}")))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
 
 /// Ends the turn a [`CLAUDE_STAND_IN`] in `pane` is working on (`home` is
 /// the HOME its server gives panes).

@@ -203,6 +203,11 @@ impl PaneScreen {
         self.live().tail_text(lines, style)
     }
 
+    /// The modes the program set, which decide how input is encoded.
+    pub(super) fn modes(&mut self) -> signaltty_screen::Modes {
+        self.live().modes()
+    }
+
     pub(super) fn history_for_tail(&mut self, max_bytes: usize) -> String {
         self.tail_stale = false;
         self.live().history_for_tail(max_bytes)

@@ -13,6 +13,7 @@ mod freezer;
 pub mod input;
 pub mod process;
 pub mod procfs;
+pub mod prompt;
 pub mod pty;
 pub mod reaper;
 mod revive;
@@ -250,6 +251,22 @@ pub enum PaneMsg {
     },
     /// Time to see whether the screen can be frozen (see `freezer.rs`).
     FreezeCheck,
+    /// `ctl agent prompt` (see `prompt.rs`).
+    Prompt {
+        text: String,
+        queue: bool,
+        reply: RpcReplyPort<Result<prompt::Prompted, ActorError>>,
+    },
+    /// The Enter after a prompt's paste.
+    SubmitPrompt {
+        spawn: u64,
+    },
+    /// The turn of a delivered prompt should have started by now.
+    PromptSettled {
+        delivery: u64,
+    },
+    /// `ctl send-keys`: the bytes these keys are in the program's modes.
+    EncodeKeys(Vec<signaltty_screen::KeyPress>, RpcReplyPort<Vec<u8>>),
 }
 
 pub struct PaneActor;
@@ -285,6 +302,7 @@ pub struct Pane {
     waiters: Vec<wait::Waiter>,
     /// The id of the last waiter registered.
     last_waiter: u64,
+    prompts: prompt::Prompts,
 }
 
 /// What to answer, and what to go back to, when a revived child fails.
@@ -335,6 +353,7 @@ impl Actor for PaneActor {
             aware: aware::Awareness::default(),
             waiters: Vec::new(),
             last_waiter: 0,
+            prompts: prompt::Prompts::default(),
         };
         pane.record.pty_size = PtySize {
             rows: size.rows,
@@ -562,8 +581,18 @@ impl Actor for PaneActor {
             PaneMsg::WaiterGone(id) => pane.drop_waiter(id),
             PaneMsg::TypeResume { spawn } => pane.type_resume(spawn),
             PaneMsg::FreezeCheck => pane.freeze_check(&myself),
+            PaneMsg::Prompt { text, queue, reply } => {
+                let _ = reply.send(pane.prompt(&myself, text, queue));
+            }
+            PaneMsg::SubmitPrompt { spawn } => pane.submit_prompt(spawn),
+            PaneMsg::PromptSettled { delivery } => pane.prompt_settled(delivery),
+            PaneMsg::EncodeKeys(keys, reply) => {
+                let modes = pane.screen.modes();
+                let _ = reply.send(keys.iter().flat_map(|k| k.encode(&modes)).collect());
+            }
         }
         pane.schedule_freeze_check(&myself);
+        pane.deliver_queued_prompt(&myself);
         Ok(())
     }
 }
@@ -698,6 +727,8 @@ impl Pane {
         self.record.process = process.identity();
         self.process = Some(process);
         self.forget_process();
+        // Prompts held for the last process are not for this one.
+        self.prompts = prompt::Prompts::default();
         self.state = PaneState::Live;
         self.record.running = true;
         self.record.exit_code = None;

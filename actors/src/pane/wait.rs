@@ -27,6 +27,9 @@ pub enum WaitFor {
     Lifecycle(Lifecycle),
     /// A line of the screen (or of new output) to match.
     Text(Regex),
+    /// An agent's input prompt: answered once it is idle, or blocked at a
+    /// dialog, or its process ended.
+    Ready,
 }
 
 /// How a wait ended.
@@ -36,6 +39,10 @@ pub enum WaitMet {
     Lifecycle,
     /// The line that matched.
     Text(String),
+    /// The agent is idle at its prompt.
+    Ready,
+    /// The agent waits at a dialog before it is ready.
+    Blocked,
 }
 
 pub(super) struct Waiter {
@@ -111,6 +118,12 @@ impl Pane {
             WaitFor::Lifecycle(want) => {
                 (self.record.lifecycle == *want).then_some(WaitMet::Lifecycle)
             }
+            WaitFor::Ready if self.process.is_none() => Some(WaitMet::Exit(self.record.exit_code)),
+            WaitFor::Ready => match self.record.lifecycle {
+                Lifecycle::Idle | Lifecycle::Done => Some(WaitMet::Ready),
+                Lifecycle::Blocked => Some(WaitMet::Blocked),
+                _ => None,
+            },
             WaitFor::Text(pattern) => self
                 .screen
                 .tail_text(lines.min(super::SCROLLBACK_LINES), Style::Plain)

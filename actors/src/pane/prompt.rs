@@ -1,0 +1,214 @@
+//! `ctl agent prompt`: typing a prompt into an agent and submitting it the
+//! way a person would, or holding it until the agent's turn ends.
+//!
+//! A prompt is typed as a paste (bracketed when the agent asked for
+//! bracketed paste, as every agent CLI does), then submitted with Enter a
+//! moment later: typed at once, the Enter would land inside the paste's
+//! burst, which some agents read as a newline in the prompt. An agent at a
+//! permission or question prompt is `blocked` and refuses, since the text
+//! would answer the dialog; one that is `working` refuses too, unless the
+//! prompt is queued — then it is typed when the agent is next idle, one
+//! prompt per turn.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use ractor::ActorRef;
+use signaltty_adapters::AgentKind;
+use signaltty_persistence::Lifecycle;
+
+use super::input::{InputPiece, pieces};
+use super::{Pane, PaneMsg};
+use crate::error::ActorError;
+
+/// The most prompts one pane holds for later.
+pub const MAX_QUEUED_PROMPTS: usize = 16;
+/// The most bytes of prompts one pane holds for later.
+pub const MAX_QUEUED_BYTES: usize = 1024 * 1024;
+/// Between the paste and the Enter that submits it.
+const SUBMIT_DELAY: Duration = Duration::from_millis(150);
+/// How long a delivered prompt may take to make the agent work before the
+/// next queued one is typed anyway (an agent that answers at once may
+/// never be seen working).
+const TURN_START: Duration = Duration::from_secs(10);
+
+/// What became of a prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prompted {
+    /// Typed and submitted.
+    Sent,
+    /// Held until the agent is idle; its place in the queue, from 1.
+    Queued(usize),
+}
+
+/// A pane's prompts: the ones held for later, and the one just typed.
+#[derive(Debug, Default)]
+pub(super) struct Prompts {
+    queue: VecDeque<String>,
+    queued_bytes: usize,
+    /// A prompt was typed and its turn has not been seen to start.
+    awaiting_turn: bool,
+    /// Which delivery a `PromptSettled` belongs to.
+    delivery: u64,
+}
+
+impl Pane {
+    /// Types `text` into the agent now, or queues it (`queue`) while the
+    /// agent works.
+    pub(super) fn prompt(
+        &mut self,
+        myself: &ActorRef<PaneMsg>,
+        text: String,
+        queue: bool,
+    ) -> Result<Prompted, ActorError> {
+        self.live_process()?;
+        let id = self.record.id.clone();
+        if self.current_kind() == AgentKind::Generic {
+            return Err(ActorError::BadRequest(format!(
+                "pane {id} runs no agent signaltty knows; type into it with `ctl send {id} TEXT --enter`"
+            )));
+        }
+        match self.record.lifecycle {
+            Lifecycle::Blocked => Err(ActorError::Blocked(format!(
+                "the agent in pane {id} waits at a permission or question prompt; answer it \
+                 (`ctl send-keys {id} …`, or attach) before prompting"
+            ))),
+            Lifecycle::Working if queue => self.hold(text),
+            Lifecycle::Working => Err(ActorError::Busy(format!(
+                "the agent in pane {id} is working; wait for it (`ctl wait {id} --lifecycle idle`) \
+                 or queue the prompt with --queue"
+            ))),
+            _ if queue && !self.prompts.queue.is_empty() => self.hold(text),
+            _ => {
+                self.type_prompt(myself, &text)?;
+                Ok(Prompted::Sent)
+            }
+        }
+    }
+
+    fn hold(&mut self, text: String) -> Result<Prompted, ActorError> {
+        let prompts = &mut self.prompts;
+        if prompts.queue.len() >= MAX_QUEUED_PROMPTS
+            || prompts.queued_bytes + text.len() > MAX_QUEUED_BYTES
+        {
+            return Err(ActorError::Busy(format!(
+                "pane {} already holds {} prompts ({} bytes), the most it keeps; wait for the agent",
+                self.record.id,
+                prompts.queue.len(),
+                prompts.queued_bytes
+            )));
+        }
+        prompts.queued_bytes += text.len();
+        prompts.queue.push_back(text);
+        Ok(Prompted::Queued(prompts.queue.len()))
+    }
+
+    /// Types the next queued prompt once the agent is idle and the last
+    /// prompt's turn has started; called after every message.
+    pub(super) fn deliver_queued_prompt(&mut self, myself: &ActorRef<PaneMsg>) {
+        if self.prompts.queue.is_empty() {
+            return;
+        }
+        if matches!(
+            self.record.lifecycle,
+            Lifecycle::Working | Lifecycle::Blocked
+        ) {
+            self.prompts.awaiting_turn = false;
+            return;
+        }
+        let idle = matches!(self.record.lifecycle, Lifecycle::Idle | Lifecycle::Done);
+        let agent = self.current_kind() != AgentKind::Generic;
+        if !idle || !agent || self.prompts.awaiting_turn || self.live_process().is_err() {
+            return;
+        }
+        let Some(text) = self.prompts.queue.pop_front() else {
+            return;
+        };
+        self.prompts.queued_bytes -= text.len();
+        if let Err(e) = self.type_prompt(myself, &text) {
+            tracing::warn!(%e, "a queued prompt could not be typed; dropped");
+        }
+    }
+
+    /// The turn a delivered prompt should have started: the queue moves on.
+    pub(super) fn prompt_settled(&mut self, delivery: u64) {
+        if delivery == self.prompts.delivery {
+            self.prompts.awaiting_turn = false;
+        }
+    }
+
+    /// Pastes `text` and schedules the Enter that submits it.
+    fn type_prompt(&mut self, myself: &ActorRef<PaneMsg>, text: &str) -> Result<(), ActorError> {
+        let paste = paste_bytes(text, self.screen.modes().bracketed_paste);
+        let pieces = self.reserve(paste)?;
+        let process = self.live_process()?;
+        for piece in pieces {
+            process.write(piece);
+        }
+        let spawn = self.spawn;
+        myself.send_after(SUBMIT_DELAY, move || PaneMsg::SubmitPrompt { spawn });
+        let prompts = &mut self.prompts;
+        prompts.awaiting_turn = true;
+        prompts.delivery += 1;
+        let delivery = prompts.delivery;
+        myself.send_after(TURN_START, move || PaneMsg::PromptSettled { delivery });
+        Ok(())
+    }
+
+    /// The Enter after a prompt's paste.
+    pub(super) fn submit_prompt(&mut self, spawn: u64) {
+        if spawn != self.spawn {
+            return;
+        }
+        if let (Ok(process), Ok(mut pieces)) = (self.live_process(), self.reserve(b"\r".to_vec()))
+            && let Some(piece) = pieces.pop()
+        {
+            process.write(piece);
+        }
+    }
+
+    /// Room in the input queue for all of `bytes`, or for none of it.
+    fn reserve(&self, bytes: Vec<u8>) -> Result<Vec<InputPiece>, ActorError> {
+        pieces(bytes)
+            .into_iter()
+            .map(|piece| self.input.try_reserve(piece))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|full| {
+                ActorError::Busy(format!(
+                    "{full}: the program in pane {} is not reading its input",
+                    self.record.id
+                ))
+            })
+    }
+}
+
+/// A prompt as a terminal pastes it: newlines as carriage returns, and
+/// between `ESC [ 200 ~` and `ESC [ 201 ~` when the program asked, with
+/// any end marker inside the text taken out so it cannot end the paste.
+fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
+    let text = text
+        .replace("\x1b[201~", "")
+        .replace("\r\n", "\r")
+        .replace('\n', "\r");
+    if !bracketed {
+        return text.into_bytes();
+    }
+    let mut bytes = b"\x1b[200~".to_vec();
+    bytes.extend_from_slice(text.as_bytes());
+    bytes.extend_from_slice(b"\x1b[201~");
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_paste_is_bracketed_when_asked_and_cannot_be_ended_by_its_text() {
+        assert_eq!(paste_bytes("fix\nit", false), b"fix\rit");
+        assert_eq!(
+            paste_bytes("a\r\nb\x1b[201~rm -rf", true),
+            b"\x1b[200~a\rbrm -rf\x1b[201~"
+        );
+    }
+}
