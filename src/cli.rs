@@ -304,6 +304,14 @@ pub enum Ctl {
         #[arg(required = true, value_name = "KEY")]
         keys: Vec<String>,
     },
+    /// Follow what happens to panes, a line per event, until interrupted:
+    /// new and closed panes, state, lifecycle, attention, exits, agents and
+    /// session ids
+    Events {
+        /// Only this pane's
+        #[arg(long)]
+        pane: Option<String>,
+    },
     /// Start agents and prompt them, from scripts and other agents
     #[command(subcommand)]
     Agent(AgentCmd),

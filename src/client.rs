@@ -266,6 +266,26 @@ impl Client {
         }
     }
 
+    /// The next line the server sends unasked (on a connection whose
+    /// request started a stream), without its newline; `None` once the
+    /// server closed the stream.
+    pub fn next_line(&mut self) -> Result<Option<String>, ClientError> {
+        let mut line = Vec::new();
+        let read = (&mut self.reader)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if line.last() != Some(&b'\n') && read > MAX_LINE {
+            return Err(ClientError::Protocol(format!(
+                "the server sent a line longer than {MAX_LINE} bytes"
+            )));
+        }
+        let text = String::from_utf8(line).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        Ok(Some(text.trim_end_matches('\n').to_string()))
+    }
+
     fn read_response(&mut self) -> Result<Response, ClientError> {
         let mut reply = Vec::new();
         let read = match (&mut self.reader)

@@ -30,6 +30,13 @@ pub fn local_time(at: u64) -> String {
     )
 }
 
+/// `at` (milliseconds since the epoch) as local `HH:MM:SS.mmm`.
+pub fn time_of_day(at: u64) -> String {
+    let full = local_time(at);
+    let time = full.rsplit(' ').next().unwrap_or(&full);
+    format!("{time}.{:03}", at % 1000)
+}
+
 /// How long before `now` the moment `at` was, in its largest whole unit:
 /// `12s ago`, `3m ago`, `5h ago`, `2d ago`.
 pub fn ago(at: u64, now: u64) -> String {

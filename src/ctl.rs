@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{
-    ExplainReply, LsPane, LsReply, NextReply, NotificationsReply, PromptReply, StatusReply,
-    WaitReply, method, params,
+    EventLine, ExplainReply, LsPane, LsReply, NextReply, NotificationsReply, PaneChange,
+    PromptReply, StatusReply, WaitReply, method, params,
 };
 
 use crate::cli::{AgentCmd, Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
@@ -20,6 +20,9 @@ pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
     let endpoint = cli.endpoint()?;
     let mut client = Client::connect(&endpoint)?;
     let (method, params) = request(ctl, endpoint.host().is_some())?;
+    if let Ctl::Events { .. } = ctl {
+        return follow_events(&mut client, params, cli.json);
+    }
     let result = client.call(method, params)?;
     let mut out = std::io::stdout().lock();
     let shown = if cli.json {
@@ -32,6 +35,70 @@ pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
         // tools do. The request itself was done.
         Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
         other => other.map(|()| ExitCode::SUCCESS),
+    }
+}
+
+/// `ctl events`: prints each event as it comes, until the server ends the
+/// stream (exit 1, saying why, when it dropped this reader).
+fn follow_events(client: &mut Client, params: Value, json: bool) -> Result<ExitCode> {
+    client.call(method::EVENTS, params)?;
+    let mut out = std::io::stdout().lock();
+    while let Some(line) = client.next_line()? {
+        let event: EventLine = serde_json::from_str(&line)
+            .with_context(|| format!("the server sent an event this client cannot read: {line}"))?;
+        let shown = if json {
+            writeln!(out, "{line}")
+        } else {
+            writeln!(out, "{}", describe_event(&event))
+        };
+        match shown.and_then(|()| out.flush()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+            other => other?,
+        }
+        if let EventLine::Dropped(dropped) = event {
+            bail!("the server stopped the event stream: {}", dropped.reason);
+        }
+    }
+    bail!("the server closed the event stream")
+}
+
+/// `17:05:03.120 3f2a9c0d1e2b lifecycle idle → working`
+fn describe_event(event: &EventLine) -> String {
+    let (at, what) = match event {
+        EventLine::Dropped(d) => (d.at, format!("dropped: {}", d.reason)),
+        EventLine::Pane(e) => (e.at, format!("{} {}", e.pane, describe_change(&e.change))),
+    };
+    format!("{} {what}", clock::time_of_day(at))
+}
+
+fn describe_change(change: &PaneChange) -> String {
+    match change {
+        PaneChange::PaneNew { name, .. } => format!("new {name}"),
+        PaneChange::PaneClosed => "closed".into(),
+        PaneChange::State { state, previous } => format!("state {previous} → {state}"),
+        PaneChange::Lifecycle {
+            lifecycle,
+            previous,
+        } => format!(
+            "lifecycle {} → {}",
+            wire_name(*previous),
+            wire_name(*lifecycle)
+        ),
+        PaneChange::Attention {
+            attention,
+            previous,
+        } => format!(
+            "attention {} → {}",
+            wire_name(*previous),
+            wire_name(*attention)
+        ),
+        PaneChange::Exit {
+            exit_code: Some(code),
+        } => format!("exit {code}"),
+        PaneChange::Exit { exit_code: None } => "exit".into(),
+        PaneChange::Agent { kind, ended: false } => format!("agent {kind}"),
+        PaneChange::Agent { kind, ended: true } => format!("agent {kind} ended"),
+        PaneChange::Session { kind, session_id } => format!("session {kind} {session_id}"),
     }
 }
 
@@ -330,6 +397,10 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                 text: text.clone(),
                 queue: *queue,
             })?,
+        ),
+        Ctl::Events { pane } => (
+            method::EVENTS,
+            value(params::Events { pane: pane.clone() })?,
         ),
         Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
         Ctl::Debug(DebugCmd::Panic { target }) => (

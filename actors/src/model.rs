@@ -127,30 +127,27 @@ impl Model {
         }
     }
 
-    /// Removes a workspace and everything in it; returns the pane ids removed.
-    pub fn remove_workspace(&mut self, id: &str) -> Vec<String> {
+    /// Removes a workspace and everything in it; returns the panes removed.
+    pub fn remove_workspace(&mut self, id: &str) -> Vec<Arc<PaneView>> {
         self.workspaces.retain(|w| w.id != id);
         self.tabs.retain(|_, t| t.workspace_id != id);
         self.drain_panes(|p| p.workspace_id == id)
     }
 
-    /// Removes a tab and its panes; returns the pane ids removed.
-    pub fn remove_tab(&mut self, id: &str) -> Vec<String> {
+    /// Removes a tab and its panes; returns the panes removed.
+    pub fn remove_tab(&mut self, id: &str) -> Vec<Arc<PaneView>> {
         self.tabs.remove(id);
         self.drain_panes(|p| p.tab_id == id)
     }
 
-    fn drain_panes(&mut self, doomed: impl Fn(&PaneRecord) -> bool) -> Vec<String> {
+    fn drain_panes(&mut self, doomed: impl Fn(&PaneRecord) -> bool) -> Vec<Arc<PaneView>> {
         let ids: Vec<String> = self
             .panes
             .values()
             .filter(|p| doomed(&p.record))
             .map(|p| p.record.id.clone())
             .collect();
-        for id in &ids {
-            self.panes.remove(id);
-        }
-        ids
+        ids.iter().filter_map(|id| self.panes.remove(id)).collect()
     }
 
     /// The tabs of a workspace in its display order.

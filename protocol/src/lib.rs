@@ -188,6 +188,7 @@ pub mod method {
     pub const PANE_SEND_KEYS: &str = "pane.send_keys";
     pub const AGENT_START: &str = "agent.start";
     pub const AGENT_PROMPT: &str = "agent.prompt";
+    pub const EVENTS: &str = "events";
 }
 
 /// Parameters of each method. Workspaces are named by id or name, tabs and
@@ -524,6 +525,15 @@ pub mod params {
         pub queue: bool,
     }
 
+    /// → `{}`, then one [`super::EventLine`] per line, pushed as panes
+    /// change, for as long as the client reads; of one pane only with
+    /// `pane`.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct Events {
+        #[serde(default)]
+        pub pane: Option<String>,
+    }
+
     /// → `{"rows", "cols"}` as clamped.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct PaneResize {
@@ -548,6 +558,62 @@ impl Event {
             event: "changed".to_string(),
         }
     }
+}
+
+/// A line of an `events` stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EventLine {
+    Pane(PaneEvent),
+    /// The last line to a reader that fell too far behind: the server
+    /// closes the stream after it.
+    Dropped(EventsDropped),
+}
+
+/// Something that happened to a pane.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneEvent {
+    /// When, in ms since the epoch.
+    pub at: u64,
+    pub pane: String,
+    pub workspace: String,
+    pub tab: String,
+    #[serde(flatten)]
+    pub change: PaneChange,
+}
+
+/// What happened, named by the line's `event`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum PaneChange {
+    /// A pane was created.
+    PaneNew { name: String, argv: Vec<String> },
+    /// A pane was closed.
+    PaneClosed,
+    /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
+    State { state: String, previous: String },
+    Lifecycle {
+        lifecycle: signaltty_persistence::Lifecycle,
+        previous: signaltty_persistence::Lifecycle,
+    },
+    Attention {
+        attention: signaltty_persistence::Attention,
+        previous: signaltty_persistence::Attention,
+    },
+    /// Its process ended (with its code, 128 + the signal for a signal).
+    Exit { exit_code: Option<i32> },
+    /// An agent was found in it, or the one in it ended (`ended`).
+    Agent { kind: String, ended: bool },
+    /// Its agent's session id was learned.
+    Session { kind: String, session_id: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventsDropped {
+    /// Always `dropped`.
+    pub event: String,
+    pub at: u64,
+    pub reason: String,
 }
 
 /// What an attached client that falls behind is sent.

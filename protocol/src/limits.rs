@@ -215,6 +215,12 @@ impl Bounded for PaneExplain {
     }
 }
 
+impl Bounded for Events {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        opt_text("pane", &self.pane, MAX_NAME_BYTES)
+    }
+}
+
 impl Bounded for PaneSendKeys {
     fn check_bounds(&self) -> Result<(), WireError> {
         reference("pane", &self.pane)?;

@@ -37,7 +37,7 @@ pub struct Ctx {
     pub listener: ActorRef<crate::listener::ListenerMsg>,
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
-    pub changes: tokio::sync::broadcast::Sender<()>,
+    pub changes: tokio::sync::broadcast::Sender<signaltty_actors::snapshot::Change>,
     /// The model, read without asking the snapshot actor.
     pub model: ModelReader,
     /// The last `ls` reply, for as long as the model stays the same.

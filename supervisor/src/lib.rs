@@ -27,6 +27,7 @@ mod arrange;
 pub mod attach;
 pub mod aware;
 pub mod config;
+mod events;
 mod frames;
 pub mod handlers;
 pub mod input;
@@ -164,7 +165,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         restore,
         orphans,
         config: settings,
-        changes: tokio::sync::broadcast::channel(16).0,
+        changes: signaltty_actors::snapshot::changes_channel(),
     };
     // SIGHUP too: a server run in the foreground of a terminal that closes
     // should save, not vanish. Installed before the listener answers

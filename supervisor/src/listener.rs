@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use ractor::{Actor, ActorProcessingErr, ActorRef};
+use signaltty_actors::snapshot::Change;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
@@ -30,7 +31,7 @@ pub struct ListenerArgs {
     pub server: ActorRef<ServerMsg>,
     pub socket_path: PathBuf,
     pub faults_enabled: bool,
-    pub changes: tokio::sync::broadcast::Sender<()>,
+    pub changes: tokio::sync::broadcast::Sender<Change>,
     /// The model as the snapshot actor last published it.
     pub model: signaltty_actors::snapshot::read::ModelReader,
     /// Shared with the listener this one may replace.
@@ -273,6 +274,15 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
             drop(held);
             return attach::serve(reader, write, request, &ctx, limits).await;
         }
+        if request.method == method::EVENTS {
+            drop(held);
+            // Followed until the client goes, even while nothing happens.
+            tokio::select! {
+                () = crate::events::follow(write, request, &ctx) => {}
+                () = client_gone(&mut reader) => {}
+            }
+            return;
+        }
         if request.method == method::SUBSCRIBE {
             drop(held);
             return follow_changes(write, request.id, ctx.changes.subscribe()).await;
@@ -334,7 +344,7 @@ async fn write_response(
 async fn follow_changes(
     mut write: tokio::net::unix::OwnedWriteHalf,
     id: u64,
-    mut changes: tokio::sync::broadcast::Receiver<()>,
+    mut changes: tokio::sync::broadcast::Receiver<Change>,
 ) {
     use tokio::sync::broadcast::error::RecvError;
     if write_response(&mut write, &Response::ok(id, serde_json::json!({})))
@@ -347,7 +357,9 @@ async fn follow_changes(
     line.push(b'\n');
     loop {
         match changes.recv().await {
-            Ok(()) | Err(RecvError::Lagged(_)) => {}
+            Ok(Change::Model) | Err(RecvError::Lagged(_)) => {}
+            // What a listing shows comes with the model's publication.
+            Ok(Change::Pane { .. }) => continue,
             Err(RecvError::Closed) => return,
         }
         tokio::time::sleep(COALESCE_EVENTS).await;

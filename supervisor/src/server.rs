@@ -94,7 +94,7 @@ pub struct ServerArgs {
     /// The cleanup of what the previous server left running.
     pub orphans: tokio::sync::watch::Receiver<OrphanReport>,
     pub config: Config,
-    pub changes: tokio::sync::broadcast::Sender<()>,
+    pub changes: tokio::sync::broadcast::Sender<signaltty_actors::snapshot::Change>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +114,7 @@ pub struct Server {
     context: PaneContext,
     faults_enabled: bool,
     config: Config,
-    changes: tokio::sync::broadcast::Sender<()>,
+    changes: tokio::sync::broadcast::Sender<signaltty_actors::snapshot::Change>,
     restore_note: String,
     restore_degraded: bool,
     started: Instant,

@@ -48,6 +48,31 @@ pub const PERIODIC: Duration = Duration::from_secs(60);
 /// `ctl status` calls it a save error.
 pub const INCONSISTENT_GRACE: Duration = Duration::from_secs(5);
 
+/// What clients that follow the model are told: a pane before and after
+/// a change (for the event stream), or that something a listing shows
+/// changed (for the multiplexer, which lists again).
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// A pane was created (`before` is `None`), changed, or closed
+    /// (`after` is `None`), at `at` (ms since the epoch).
+    Pane {
+        before: Option<Arc<PaneView>>,
+        after: Option<Arc<PaneView>>,
+        at: u64,
+    },
+    /// The published model differs from the last one.
+    Model,
+}
+
+/// How many changes the stream holds for its slowest follower; one that
+/// falls further behind is dropped (see the listener).
+pub const CHANGES_HELD: usize = 1024;
+
+/// The channel changes go out on.
+pub fn changes_channel() -> tokio::sync::broadcast::Sender<Change> {
+    tokio::sync::broadcast::channel(CHANGES_HELD).0
+}
+
 pub enum SnapshotMsg {
     Workspace(WorkspaceRecord),
     Tab(TabRecord),
@@ -99,7 +124,7 @@ pub struct SnapshotArgs {
     /// The writer, the server's too.
     pub writer: mpsc::UnboundedSender<WriterMsg>,
     /// Told of every change to the model, for clients that follow it.
-    pub changes: tokio::sync::broadcast::Sender<()>,
+    pub changes: tokio::sync::broadcast::Sender<Change>,
 }
 
 pub struct SnapshotActor;
@@ -115,7 +140,7 @@ pub struct SnapshotState {
     publish_scheduled: bool,
     published: watch::Sender<Published>,
     writer: mpsc::UnboundedSender<WriterMsg>,
-    changes: tokio::sync::broadcast::Sender<()>,
+    changes: tokio::sync::broadcast::Sender<Change>,
     /// Closed panes: a late record or tail for one of them is dropped.
     closed_panes: HashSet<String>,
 }
@@ -207,9 +232,16 @@ impl SnapshotState {
                         &view,
                         &self.model,
                     );
-                    self.model
+                    let after = Arc::new(*view);
+                    let before = self
+                        .model
                         .panes
-                        .insert(view.record.id.clone(), Arc::new(*view));
+                        .insert(after.record.id.clone(), after.clone());
+                    self.tell(Change::Pane {
+                        before,
+                        after: Some(after),
+                        at: now_millis(),
+                    });
                     self.model_changed = true;
                 }
             }
@@ -227,8 +259,8 @@ impl SnapshotState {
                 self.forget_panes(panes);
             }
             SnapshotMsg::RemovePane(id) => {
-                self.model.panes.remove(&id);
-                self.forget_panes(vec![id]);
+                let panes = self.model.panes.remove(&id).into_iter().collect();
+                self.forget_panes(panes);
             }
             SnapshotMsg::Notify(record) => self.notify(record),
             SnapshotMsg::MarkRead(pane) => self.mark_read(&pane),
@@ -247,8 +279,7 @@ impl SnapshotState {
         if self.model_changed {
             self.model_changed = false;
             self.current = Arc::new(self.model.clone());
-            // Nobody listening is fine.
-            let _ = self.changes.send(());
+            self.tell(Change::Model);
         }
         self.published.send_replace(Published {
             model: self.current.clone(),
@@ -256,8 +287,22 @@ impl SnapshotState {
         });
     }
 
-    fn forget_panes(&mut self, ids: Vec<String>) {
+    /// Nobody listening is fine.
+    fn tell(&self, change: Change) {
+        let _ = self.changes.send(change);
+    }
+
+    fn forget_panes(&mut self, panes: Vec<Arc<PaneView>>) {
         self.model_changed = true;
+        let at = now_millis();
+        let ids: Vec<String> = panes.iter().map(|p| p.record.id.clone()).collect();
+        for pane in panes {
+            self.tell(Change::Pane {
+                before: Some(pane),
+                after: None,
+                at,
+            });
+        }
         self.closed_panes.extend(ids.iter().cloned());
         let _ = self.writer.send(WriterMsg::Forget(ids));
     }

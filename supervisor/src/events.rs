@@ -1,0 +1,171 @@
+//! `events`: a line for everything that happens to a pane — created,
+//! closed, its state, lifecycle and attention, its exit, its agent and
+//! session — pushed as the snapshot actor applies each change.
+//!
+//! Every follower reads the same bounded broadcast of changes
+//! ([`CHANGES_HELD`]), so a follower costs the server no queue of its own:
+//! one that falls that far behind is told so in a last line and closed,
+//! and one whose socket stays full for [`WRITE_STALL`] is closed without
+//! it (it is not reading; nothing more can reach it).
+
+use std::time::Duration;
+
+use serde_json::json;
+use signaltty_actors::model::PaneView;
+use signaltty_actors::snapshot::{CHANGES_HELD, Change};
+use signaltty_protocol::{
+    EventLine, EventsDropped, PaneChange, PaneEvent, Request, Response, WireError, params,
+};
+use tokio::io::AsyncWriteExt;
+use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::handlers::{Ctx, find_pane, parse};
+
+/// How long a write to a follower may wait for room in its socket.
+pub const WRITE_STALL: Duration = Duration::from_secs(5);
+
+/// Answers an `events` request and then follows changes until the client
+/// goes, falls behind or stops reading.
+pub async fn follow(mut write: OwnedWriteHalf, request: Request, ctx: &Ctx) {
+    let mut changes = ctx.changes.subscribe();
+    let pane = match filter(ctx, request.params).await {
+        Ok(pane) => pane,
+        Err(error) => {
+            let _ = send(&mut write, &Response::err(Some(request.id), error)).await;
+            return;
+        }
+    };
+    if send(&mut write, &Response::ok(request.id, json!({})))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    loop {
+        let change = match changes.recv().await {
+            Ok(change) => change,
+            Err(RecvError::Lagged(missed)) => {
+                let dropped = EventLine::Dropped(EventsDropped {
+                    event: "dropped".into(),
+                    at: signaltty_actors::now_millis(),
+                    reason: format!(
+                        "this reader fell {missed} changes behind (the server holds \
+                         {CHANGES_HELD}); read faster, or reconnect and list with `ctl ls`"
+                    ),
+                });
+                let _ = send(&mut write, &dropped).await;
+                return;
+            }
+            Err(RecvError::Closed) => return,
+        };
+        for event in pane_events(&change) {
+            if pane.as_ref().is_some_and(|id| *id != event.pane) {
+                continue;
+            }
+            if send(&mut write, &EventLine::Pane(event)).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The pane id to follow, if the request names one.
+async fn filter(ctx: &Ctx, params: serde_json::Value) -> Result<Option<String>, WireError> {
+    let p: params::Events = parse(params)?;
+    match p.pane {
+        Some(query) => Ok(Some(find_pane(ctx, &query).await?.record.id)),
+        None => Ok(None),
+    }
+}
+
+/// Writes one JSON line, giving up when the reader does not make room.
+async fn send(write: &mut OwnedWriteHalf, value: &impl serde::Serialize) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(value).map_err(std::io::Error::other)?;
+    line.push(b'\n');
+    match tokio::time::timeout(WRITE_STALL, write.write_all(&line)).await {
+        Ok(written) => written,
+        Err(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the reader stopped reading",
+        )),
+    }
+}
+
+/// The events one change makes: what differs between a pane before and
+/// after it.
+pub fn pane_events(change: &Change) -> Vec<PaneEvent> {
+    let Change::Pane { before, after, at } = change else {
+        return Vec::new();
+    };
+    let event = |view: &PaneView, change: PaneChange| PaneEvent {
+        at: *at,
+        pane: view.record.id.clone(),
+        workspace: view.record.workspace_id.clone(),
+        tab: view.record.tab_id.clone(),
+        change,
+    };
+    match (before.as_deref(), after.as_deref()) {
+        (None, Some(new)) => vec![event(
+            new,
+            PaneChange::PaneNew {
+                name: new.name(),
+                argv: new.record.argv.clone(),
+            },
+        )],
+        (Some(old), None) => vec![event(old, PaneChange::PaneClosed)],
+        (Some(old), Some(new)) => differences(old, new)
+            .into_iter()
+            .map(|change| event(new, change))
+            .collect(),
+        (None, None) => Vec::new(),
+    }
+}
+
+fn differences(old: &PaneView, new: &PaneView) -> Vec<PaneChange> {
+    let (was, is) = (&old.record, &new.record);
+    let mut changes = Vec::new();
+    if old.state != new.state {
+        changes.push(PaneChange::State {
+            state: new.state.as_str().to_string(),
+            previous: old.state.as_str().to_string(),
+        });
+        if new.state == signaltty_actors::PaneState::Exited {
+            changes.push(PaneChange::Exit {
+                exit_code: is.exit_code,
+            });
+        }
+    }
+    if was.lifecycle != is.lifecycle {
+        changes.push(PaneChange::Lifecycle {
+            lifecycle: is.lifecycle,
+            previous: was.lifecycle,
+        });
+    }
+    if was.attention != is.attention {
+        changes.push(PaneChange::Attention {
+            attention: is.attention,
+            previous: was.attention,
+        });
+    }
+    let agent =
+        |r: &signaltty_persistence::PaneRecord| r.agent.as_ref().map(|a| (a.kind.clone(), a.ended));
+    if let (Some((kind, ended)), true) = (agent(is), agent(was) != agent(is)) {
+        changes.push(PaneChange::Agent { kind, ended });
+    }
+    let session = |r: &signaltty_persistence::PaneRecord| {
+        r.agent.as_ref().and_then(|a| a.agent_session_id.clone())
+    };
+    if let (Some(id), true) = (session(is), session(was) != session(is)) {
+        let kind = is
+            .agent
+            .as_ref()
+            .map(|a| a.kind.clone())
+            .unwrap_or_default();
+        changes.push(PaneChange::Session {
+            kind,
+            session_id: id,
+        });
+    }
+    changes
+}
