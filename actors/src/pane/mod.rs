@@ -22,6 +22,7 @@ pub mod subscribers;
 mod tests;
 mod title;
 pub mod wait;
+pub mod worktree;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -250,6 +251,11 @@ pub enum PaneMsg {
     },
     /// Time to see whether the screen can be frozen (see `freezer.rs`).
     FreezeCheck,
+    /// Whether a client is attached now (the worktree watcher looks only
+    /// at panes someone sees).
+    IsWatched(RpcReplyPort<bool>),
+    /// What `git status` said of the pane's worktree (see `worktree.rs`).
+    WorktreeSeen(worktree::WorktreeSeen),
 }
 
 pub struct PaneActor;
@@ -377,6 +383,8 @@ impl Actor for PaneActor {
                 | PaneMsg::TailDue
                 | PaneMsg::InputQueue(_)
                 | PaneMsg::FreezeCheck
+                | PaneMsg::IsWatched(_)
+                | PaneMsg::WorktreeSeen(_)
         ) && let Some(tail) = pane.pending_history.take()
         {
             pane.screen.load_history(&tail);
@@ -562,6 +570,10 @@ impl Actor for PaneActor {
             PaneMsg::WaiterGone(id) => pane.drop_waiter(id),
             PaneMsg::TypeResume { spawn } => pane.type_resume(spawn),
             PaneMsg::FreezeCheck => pane.freeze_check(&myself),
+            PaneMsg::IsWatched(reply) => {
+                let _ = reply.send(pane.subscribers.watching());
+            }
+            PaneMsg::WorktreeSeen(seen) => pane.worktree_seen(seen),
         }
         pane.schedule_freeze_check(&myself);
         Ok(())
