@@ -394,3 +394,56 @@ fn the_config_file_chooses_where_worktrees_go() {
     let path = root.join("project").join("elsewhere");
     server.wait_output(&pane, &format!("at={}", path.display()));
 }
+
+#[test]
+fn the_multiplexer_makes_a_worktree_by_key_shows_its_state_and_offers_removal_on_close() {
+    use support::terminal::Terminal;
+    let server = server();
+    let repo = repo(&server);
+    let ws = workspace_in(&server, "wt", &repo);
+    let first = server.ctl_ok(&["new", &ws]);
+    let mut command = server.command();
+    command.args(["ui", "wt"]);
+    let mut terminal = Terminal::run(&command, 30, 130);
+    terminal.wait_text("the multiplexer", |t| t.contains("? help"));
+    terminal.type_bytes(b"\x02W");
+    terminal.wait_text("the name prompt", |t| {
+        t.contains("new worktree (and branch):")
+    });
+    terminal.type_bytes(b"agent\r");
+    let pane = wait_for("a pane in worktree agent", Duration::from_secs(15), || {
+        support::all_panes(&server.ls())
+            .into_iter()
+            .find(|p| p["worktree"]["branch"] == "agent")
+            .map(|p| p["id"].as_str().unwrap().to_string())
+    });
+    assert_ne!(pane, first);
+    let path = default_path(&repo, "agent");
+    assert_eq!(
+        server.pane(&pane).unwrap()["cwd"],
+        path.display().to_string()
+    );
+    terminal.wait_text("the branch in the sidebar", |t| t.contains("⎇ agent"));
+    std::fs::write(path.join("draft.txt"), "x\n").unwrap();
+    terminal.wait_text("the dirty mark", |t| t.contains("⎇ agent*"));
+
+    // The new pane has the focus; closing it offers the worktree's removal,
+    // which is refused while it is dirty and leaves the pane.
+    terminal.type_bytes(b"\x02x");
+    terminal.wait_text("the question", |t| t.contains("r removes it"));
+    terminal.type_bytes(b"r");
+    terminal.wait_text("the refusal", |t| t.contains("uncommitted changes"));
+    assert!(server.pane(&pane).is_some());
+    std::fs::remove_file(path.join("draft.txt")).unwrap();
+    terminal.wait_text("clean again", |t| {
+        t.contains("⎇ agent") && !t.contains("⎇ agent*")
+    });
+    terminal.type_bytes(b"\x02x");
+    terminal.wait_text("the question again", |t| t.contains("r removes it"));
+    terminal.type_bytes(b"r");
+    terminal.wait_text("removed", |t| t.contains("removed worktree"));
+    assert!(server.pane(&pane).is_none());
+    assert!(!path.exists());
+    terminal.type_bytes(b"\x02d");
+    assert_eq!(terminal.wait_exit(), 0);
+}
