@@ -86,6 +86,33 @@ fn worktree_pane(server: &TestServer, ws: &str, name: &str) -> String {
     ])
 }
 
+/// A server, its repository, a workspace there and one pane running in a
+/// new worktree `name`, up.
+struct OnePane {
+    server: TestServer,
+    repo: PathBuf,
+    ws: String,
+    pane: String,
+    /// The worktree's directory.
+    path: PathBuf,
+}
+
+fn one_pane(name: &str) -> OnePane {
+    let server = server();
+    let repo = repo(&server);
+    let ws = workspace_in(&server, "wt", &repo);
+    let pane = worktree_pane(&server, &ws, name);
+    let path = default_path(&repo, name);
+    server.wait_output(&pane, &format!("at={} on={name}", path.display()));
+    OnePane {
+        server,
+        repo,
+        ws,
+        pane,
+        path,
+    }
+}
+
 /// `ctl ARGS`, which must fail; its one line of stderr.
 fn ctl_err(server: &TestServer, args: &[&str]) -> String {
     let out = server.ctl(args);
@@ -97,12 +124,13 @@ fn ctl_err(server: &TestServer, args: &[&str]) -> String {
 
 #[test]
 fn a_worktree_is_made_on_a_new_branch_and_its_pane_runs_there() {
-    let server = server();
-    let repo = repo(&server);
-    let ws = workspace_in(&server, "wt", &repo);
-    let pane = worktree_pane(&server, &ws, "fix-1");
-    let path = default_path(&repo, "fix-1");
-    server.wait_output(&pane, &format!("at={} on=fix-1", path.display()));
+    let OnePane {
+        server,
+        repo,
+        ws,
+        pane,
+        path,
+    } = one_pane("fix-1");
     let listed = git(&repo, &["worktree", "list", "--porcelain"]);
     assert!(
         listed.contains(&format!("worktree {}\n", path.display()))
@@ -182,12 +210,13 @@ fn bad_names_and_taken_names_are_refused_with_one_clear_line() {
 
 #[test]
 fn a_worktree_pane_survives_a_sigkill_and_restart_and_respawns_in_it() {
-    let mut server = server();
-    let repo = repo(&server);
-    let ws = workspace_in(&server, "wt", &repo);
-    let pane = worktree_pane(&server, &ws, "keep");
-    let path = default_path(&repo, "keep").display().to_string();
-    server.wait_output(&pane, "on=keep");
+    let OnePane {
+        mut server,
+        pane,
+        path,
+        ..
+    } = one_pane("keep");
+    let path = path.display().to_string();
     server.wait_snapshot("the pane's worktree saved", |s| {
         s["panes"].as_array().is_some_and(|p| {
             p.iter()
@@ -206,12 +235,13 @@ fn a_worktree_pane_survives_a_sigkill_and_restart_and_respawns_in_it() {
 
 #[test]
 fn a_worktree_deleted_while_the_server_was_down_leaves_its_pane_exited_saying_so() {
-    let mut server = server();
-    let repo = repo(&server);
-    let ws = workspace_in(&server, "wt", &repo);
-    let pane = worktree_pane(&server, &ws, "doomed");
-    let path = default_path(&repo, "doomed");
-    server.wait_output(&pane, "on=doomed");
+    let OnePane {
+        mut server,
+        repo,
+        pane,
+        path,
+        ..
+    } = one_pane("doomed");
     let shown = path.display().to_string();
     server.wait_snapshot("the pane's worktree saved", |s| {
         s["panes"]
@@ -247,12 +277,13 @@ fn a_worktree_deleted_while_the_server_was_down_leaves_its_pane_exited_saying_so
 
 #[test]
 fn removal_is_refused_while_the_worktree_is_dirty_and_done_with_force() {
-    let server = server();
-    let repo = repo(&server);
-    let ws = workspace_in(&server, "wt", &repo);
-    let pane = worktree_pane(&server, &ws, "dirty");
-    let path = default_path(&repo, "dirty");
-    server.wait_output(&pane, "on=dirty");
+    let OnePane {
+        server,
+        repo,
+        ws,
+        pane,
+        path,
+    } = one_pane("dirty");
     std::fs::write(path.join("notes.txt"), "work in progress\n").unwrap();
     let err = ctl_err(&server, &["close", &pane, "--remove-worktree"]);
     assert!(
@@ -312,12 +343,9 @@ fn worktree_of(server: &TestServer, pane: &str) -> Value {
 
 #[test]
 fn a_shown_worktree_pane_s_dirty_mark_and_branch_follow_git() {
-    let server = server();
-    let repo = repo(&server);
-    let ws = workspace_in(&server, "wt", &repo);
-    let pane = worktree_pane(&server, &ws, "live");
-    let path = default_path(&repo, "live");
-    server.wait_output(&pane, "on=live");
+    let OnePane {
+        server, pane, path, ..
+    } = one_pane("live");
     let _shown = attach(&server, &pane);
     std::fs::write(path.join("new.txt"), "x\n").unwrap();
     wait_for("the dirty mark", Duration::from_secs(15), || {
