@@ -380,6 +380,23 @@ fn a_workspace_on_a_worktree_gives_it_to_its_panes_and_removes_it_when_closed() 
     let shown = &ls["workspaces"][0];
     assert_eq!(shown["cwd"], path);
     assert_eq!(shown["worktree"]["branch"], "feat");
+    let err = ctl_err(
+        &server,
+        &[
+            "workspace",
+            "new",
+            "feature",
+            "--cwd",
+            &cwd,
+            "--worktree",
+            "other",
+        ],
+    );
+    assert!(err.contains("already exists"), "{err}");
+    assert!(
+        !default_path(&repo, "other").exists(),
+        "no worktree made for a name refused"
+    );
     let pane = server.new_sh(&ws, "echo \"at=$(pwd)\"; exec sleep 1000");
     server.wait_output(&pane, &format!("at={path}"));
     assert_eq!(worktree_of(&server, &pane)["path"], path);

@@ -316,9 +316,10 @@ impl Mux {
                     format!("{what} worktree {}", w.path)
                 })
                 .collect();
-            match worktrees.is_empty() {
-                true => format!("closed pane {pane}"),
-                false => format!("closed pane {pane}; {}", worktrees.join(", ")),
+            if worktrees.is_empty() {
+                format!("closed pane {pane}")
+            } else {
+                format!("closed pane {pane}; {}", worktrees.join(", "))
             }
         });
     }

@@ -206,11 +206,12 @@ pub(crate) fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError
 }
 
 async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, WireError> {
-    room_for(
-        "workspaces",
-        model(ctx).await.workspaces.len(),
-        MAX_WORKSPACES,
-    )?;
+    let model = model(ctx).await;
+    room_for("workspaces", model.workspaces.len(), MAX_WORKSPACES)?;
+    // Before git makes anything: a name the server would refuse anyway.
+    if model.workspaces.iter().any(|w| w.name == p.name.trim()) {
+        return Err(wire_error(ActorError::NameTaken(p.name.trim().to_string())));
+    }
     let cwd = match p.cwd {
         Some(cwd) => cwd,
         None => std::env::current_dir()
@@ -226,7 +227,10 @@ async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, Wire
                 .map_err(|e| e.to_wire())?;
             (made.path.clone(), Some(made))
         }
-        None => (cwd, None),
+        None => {
+            let known = worktrees::known_worktree(&model, &cwd);
+            (cwd, known)
+        }
     };
     let id = ractor::call_t!(
         ctx.server,
