@@ -2,6 +2,7 @@
 //! (never the pane) and tells the pane; the pane owns its record, so the
 //! change is published, saved and listed like any other.
 
+use signaltty_persistence::WorktreeRecord;
 use signaltty_persistence::limits::{MAX_NAME_BYTES, saved_len};
 
 use super::Pane;
@@ -23,21 +24,72 @@ impl Pane {
         let Some(worktree) = self.record.worktree.as_mut() else {
             return;
         };
-        if worktree.path != seen.path {
-            return;
+        if let Some(changed) = updated(worktree, seen) {
+            *worktree = changed;
+            self.publish();
         }
-        // A branch name the record cannot hold keeps the one it has.
-        let branch = if seen.branch.is_empty() || saved_len(&seen.branch) > MAX_NAME_BYTES {
-            worktree.branch.clone()
-        } else {
-            seen.branch
-        };
-        if (&worktree.branch, worktree.dirty, worktree.gone) == (&branch, seen.dirty, seen.gone) {
-            return;
+    }
+}
+
+/// The record after `seen`, when that changes it. A branch the record
+/// cannot hold (or none: a detached HEAD) keeps the one it has.
+fn updated(worktree: &WorktreeRecord, seen: WorktreeSeen) -> Option<WorktreeRecord> {
+    if worktree.path != seen.path {
+        return None;
+    }
+    let branch = if seen.branch.is_empty() || saved_len(&seen.branch) > MAX_NAME_BYTES {
+        worktree.branch.clone()
+    } else {
+        seen.branch
+    };
+    let next = WorktreeRecord {
+        branch,
+        dirty: seen.dirty,
+        gone: seen.gone,
+        ..worktree.clone()
+    };
+    (next != *worktree).then_some(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> WorktreeRecord {
+        WorktreeRecord {
+            path: "/w/fix".into(),
+            branch: "fix".into(),
+            repo: "/w".into(),
+            dirty: false,
+            gone: false,
         }
-        worktree.branch = branch;
-        worktree.dirty = seen.dirty;
-        worktree.gone = seen.gone;
-        self.publish();
+    }
+
+    fn seen(path: &str, branch: &str, dirty: bool) -> WorktreeSeen {
+        WorktreeSeen {
+            path: path.into(),
+            branch: branch.into(),
+            dirty,
+            gone: false,
+        }
+    }
+
+    #[test]
+    fn only_a_change_to_this_worktree_updates_the_record() {
+        assert_eq!(updated(&record(), seen("/w/fix", "fix", false)), None);
+        assert_eq!(updated(&record(), seen("/w/other", "x", true)), None);
+        let dirty = updated(&record(), seen("/w/fix", "fix", true)).unwrap();
+        assert!(dirty.dirty && dirty.branch == "fix" && dirty.repo == "/w");
+    }
+
+    #[test]
+    fn a_branch_the_record_cannot_hold_keeps_the_old_one() {
+        let long = "b".repeat(MAX_NAME_BYTES + 1);
+        let kept = updated(&record(), seen("/w/fix", &long, true)).unwrap();
+        assert_eq!(kept.branch, "fix");
+        let detached = updated(&record(), seen("/w/fix", "", true)).unwrap();
+        assert_eq!(detached.branch, "fix");
+        let moved = updated(&record(), seen("/w/fix", "other", false)).unwrap();
+        assert_eq!(moved.branch, "other");
     }
 }
