@@ -214,8 +214,18 @@ pub enum Ctl {
         #[arg(long)]
         agent: Option<String>,
     },
-    /// Close a pane: its process is hung up and its state forgotten
-    Close { pane: String },
+    /// Close a pane: its process is hung up and its state forgotten (its
+    /// worktree, if it has one, is kept unless --remove-worktree)
+    Close {
+        pane: String,
+        /// Remove the pane's git worktree too (`git worktree remove`; its
+        /// branch stays); refused while it has uncommitted changes
+        #[arg(long)]
+        remove_worktree: bool,
+        /// With --remove-worktree: remove it even with uncommitted changes
+        #[arg(long, requires = "remove_worktree")]
+        force: bool,
+    },
     /// Send a signal to a pane's process
     Kill {
         pane: String,
@@ -366,6 +376,11 @@ pub enum WorkspaceCmd {
         /// Resume its agents by themselves after a restart
         #[arg(long)]
         auto_resume: bool,
+        /// Make a git worktree on a new branch BRANCH from the repository
+        /// holding --cwd (under `[worktree] root`, by default
+        /// <repo>/../<repo>.worktrees/BRANCH) and work there
+        #[arg(long, value_name = "BRANCH")]
+        worktree: Option<String>,
     },
     /// Change a workspace's settings
     Set {
@@ -373,8 +388,18 @@ pub enum WorkspaceCmd {
         #[arg(long, value_name = "true|false")]
         auto_resume: Option<bool>,
     },
-    /// Close a workspace and everything in it
-    Close { workspace: String },
+    /// Close a workspace and everything in it (worktrees are kept unless
+    /// --remove-worktree)
+    Close {
+        workspace: String,
+        /// Remove the git worktrees its panes ran in too; refused while one
+        /// has uncommitted changes or a pane elsewhere uses it
+        #[arg(long)]
+        remove_worktree: bool,
+        /// With --remove-worktree: remove them even with uncommitted changes
+        #[arg(long, requires = "remove_worktree")]
+        force: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -409,6 +434,10 @@ pub struct NewPane {
     pub cwd: Option<PathBuf>,
     #[arg(long)]
     pub title: Option<String>,
+    /// Make a git worktree on a new branch NAME from the repository holding
+    /// the pane's directory (--cwd, else the workspace's) and run there
+    #[arg(long, value_name = "NAME")]
+    pub worktree: Option<String>,
     /// The command to run [default: $SHELL]
     #[arg(last = true)]
     pub command: Vec<String>,

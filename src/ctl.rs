@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{
-    EventLine, ExplainReply, LsPane, LsReply, NextReply, NotificationsReply, PaneChange,
-    PromptReply, StatusReply, WaitReply, method, params,
+    ClosedReply, EventLine, ExplainReply, LsPane, LsReply, LsWorktree, NextReply,
+    NotificationsReply, PaneChange, PromptReply, StatusReply, WaitReply, method, params,
 };
 
 use crate::cli::{AgentCmd, Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
@@ -145,6 +145,7 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
             name,
             cwd,
             auto_resume,
+            worktree,
         }) => {
             let cwd = match here(cwd, remote)? {
                 Some(cwd) => Some(cwd),
@@ -163,6 +164,7 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                     name: name.clone(),
                     cwd,
                     auto_resume: *auto_resume,
+                    worktree: worktree.clone(),
                 })?,
             )
         }
@@ -176,10 +178,16 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                 auto_resume: *auto_resume,
             })?,
         ),
-        Ctl::Workspace(WorkspaceCmd::Close { workspace }) => (
+        Ctl::Workspace(WorkspaceCmd::Close {
+            workspace,
+            remove_worktree,
+            force,
+        }) => (
             method::WORKSPACE_CLOSE,
             value(params::Workspace {
                 workspace: workspace.clone(),
+                remove_worktree: *remove_worktree,
+                force: *force,
             })?,
         ),
         Ctl::Tab(TabCmd::New {
@@ -217,6 +225,7 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                 argv: new.command.clone(),
                 rows: None,
                 cols: None,
+                worktree: new.worktree.clone(),
             })?,
         ),
         Ctl::Send { pane, text, enter } => (
@@ -248,9 +257,17 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                 cols: *cols,
             })?,
         ),
-        Ctl::Close { pane } => (
+        Ctl::Close {
+            pane,
+            remove_worktree,
+            force,
+        } => (
             method::PANE_CLOSE,
-            value(params::Pane { pane: pane.clone() })?,
+            value(params::PaneClose {
+                pane: pane.clone(),
+                remove_worktree: *remove_worktree,
+                force: *force,
+            })?,
         ),
         Ctl::Resume { pane } => (
             method::PANE_RESUME,
@@ -446,6 +463,10 @@ fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
             }
         }
         Ctl::Resize { .. } => writeln!(out, "{}x{}", result["rows"], result["cols"])?,
+        Ctl::Close { .. } | Ctl::Workspace(WorkspaceCmd::Close { .. }) => {
+            let closed: ClosedReply = serde_json::from_value(result.clone())?;
+            print_closed(&closed, out)?;
+        }
         Ctl::Next => {
             let next: NextReply = serde_json::from_value(result.clone())?;
             match next.pane {
@@ -476,6 +497,26 @@ fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
             }
         }
         _ => {}
+    }
+    Ok(())
+}
+
+/// What became of each worktree a close touched.
+fn print_closed(closed: &ClosedReply, out: &mut impl Write) -> std::io::Result<()> {
+    for w in &closed.worktrees {
+        if w.removed {
+            writeln!(
+                out,
+                "removed worktree {} (branch {} is kept)",
+                w.path, w.branch
+            )?;
+        } else {
+            writeln!(
+                out,
+                "kept worktree {} (branch {}); remove it with `git worktree remove {}`",
+                w.path, w.branch, w.path
+            )?;
+        }
     }
     Ok(())
 }
@@ -635,10 +676,11 @@ fn print_tree(ls: &LsReply, out: &mut impl Write) -> std::io::Result<()> {
         };
         writeln!(
             out,
-            "{}  {}  {}{auto}{}",
+            "{}  {}  {}{auto}{}{}",
             ws.name,
             ws.id,
             ws.cwd,
+            worktree_badge(ws.worktree.as_ref()),
             attention_badge(ws.attention)
         )?;
         for tab in &ws.tabs {
@@ -671,13 +713,23 @@ fn pane_line(pane: &LsPane) -> String {
         None => String::new(),
     };
     format!(
-        "{:<11} {}  {}  {}{agent}{lifecycle}{exit}{}",
+        "{:<11} {}  {}  {}{}{agent}{lifecycle}{exit}{}",
         format!("[{}]", pane.state),
         pane.id,
         pane.name,
         shorten_home(&pane.cwd),
+        worktree_badge(pane.worktree.as_ref()),
         attention_badge(pane.attention)
     )
+}
+
+/// `  worktree fix*` (`*`: uncommitted changes), or `  worktree fix GONE`.
+fn worktree_badge(worktree: Option<&LsWorktree>) -> String {
+    match worktree {
+        None => String::new(),
+        Some(w) if w.gone => format!("  worktree {} GONE", w.branch),
+        Some(w) => format!("  worktree {}{}", w.branch, if w.dirty { "*" } else { "" }),
+    }
 }
 
 /// `  !level` for an outstanding attention, else nothing.

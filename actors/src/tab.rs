@@ -5,7 +5,7 @@
 //! published record and tail. Its siblings never notice.
 
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use signaltty_persistence::{Branch, Direction, PaneRecord, TabRecord};
+use signaltty_persistence::{Branch, Direction, PaneRecord, TabRecord, WorktreeRecord};
 use tracing::{Instrument, error, info_span, warn};
 
 use crate::error::ActorError;
@@ -23,6 +23,7 @@ pub struct NewPane {
     pub title: Option<String>,
     pub rows: u16,
     pub cols: u16,
+    pub worktree: Option<WorktreeRecord>,
 }
 
 /// Where a new pane goes: next to `pane`, in `direction`.
@@ -325,6 +326,7 @@ pub(crate) fn pane_record(workspace: &str, tab: &str, new: &NewPane) -> PaneReco
             cols: new.cols,
         },
         running: true,
+        worktree: new.worktree.clone(),
         ..empty_record(workspace, tab, &names::new_id())
     }
 }

@@ -5,7 +5,7 @@
 //! workspace keeps running.
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use signaltty_persistence::{TabRecord, WorkspaceRecord};
+use signaltty_persistence::{TabRecord, WorkspaceRecord, WorktreeRecord};
 use tracing::{Instrument, error, info_span, warn};
 
 use crate::error::ActorError;
@@ -27,6 +27,8 @@ pub struct PaneSpec {
     pub title: Option<String>,
     pub rows: Option<u16>,
     pub cols: Option<u16>,
+    /// The git worktree it runs in (its `cwd` is in it).
+    pub worktree: Option<WorktreeRecord>,
 }
 
 pub enum WorkspaceMsg {
@@ -224,13 +226,22 @@ impl Workspace {
         Ok(())
     }
 
+    /// A pane that starts in the workspace's directory shares its worktree.
     fn new_pane_from(&self, spec: PaneSpec) -> NewPane {
+        let (cwd, worktree) = match spec.cwd {
+            Some(cwd) => (cwd, spec.worktree),
+            None => (
+                self.record.cwd.clone(),
+                spec.worktree.or_else(|| self.record.worktree.clone()),
+            ),
+        };
         NewPane {
             argv: spec.argv,
-            cwd: spec.cwd.unwrap_or_else(|| self.record.cwd.clone()),
+            cwd,
             title: spec.title,
             rows: spec.rows.unwrap_or(24),
             cols: spec.cols.unwrap_or(80),
+            worktree,
         }
     }
 

@@ -15,7 +15,7 @@
 //! bounds allow stays well under [`crate::MAX_SNAPSHOT_BYTES`]; a test builds
 //! it. So no string can make a snapshot unsaveable.
 
-use crate::snapshot::{AgentRecord, NotificationRecord, PaneRecord, Snapshot};
+use crate::snapshot::{AgentRecord, NotificationRecord, PaneRecord, Snapshot, WorktreeRecord};
 
 /// Workspaces a server holds at most.
 pub const MAX_WORKSPACES: usize = 256;
@@ -164,6 +164,21 @@ impl Cuts {
             &mut pane.last_message,
             MAX_MESSAGE_BYTES,
         );
+        self.worktree(&owner, &mut pane.worktree);
+    }
+
+    /// A worktree cut short would name another directory: one over its
+    /// bounds is dropped whole.
+    fn worktree(&mut self, owner: &str, worktree: &mut Option<WorktreeRecord>) {
+        if worktree.as_ref().is_some_and(|w| {
+            saved_len(&w.path) > MAX_PATH_BYTES
+                || saved_len(&w.repo) > MAX_PATH_BYTES
+                || saved_len(&w.branch) > MAX_NAME_BYTES
+        }) {
+            *worktree = None;
+            self.0
+                .push(format!("{owner}: an over-long worktree record dropped"));
+        }
     }
 
     fn agent(&mut self, owner: &str, agent: &mut AgentRecord) {
@@ -225,6 +240,7 @@ impl Snapshot {
             let owner = format!("workspace {}", ws.id);
             cuts.text(&owner, "name", &mut ws.name, MAX_NAME_BYTES);
             cuts.text(&owner, "cwd", &mut ws.cwd, MAX_PATH_BYTES);
+            cuts.worktree(&owner, &mut ws.worktree);
         }
         for tab in &mut self.tabs {
             let owner = format!("tab {}", tab.id);
@@ -287,9 +303,14 @@ mod tests {
             model: None,
             ended: false,
         });
+        pane.worktree = Some(WorktreeRecord {
+            path: "p".repeat(MAX_PATH_BYTES + 1),
+            ..WorktreeRecord::default()
+        });
         snapshot.panes.push(pane);
         let cuts = snapshot.enforce_limits();
         assert_eq!(snapshot.workspaces[0].name.len(), MAX_NAME_BYTES);
+        assert!(snapshot.panes[0].worktree.is_none());
         assert!(argv_saved_len(&snapshot.panes[0].argv) <= SAVED_ARGV_BYTES);
         assert_eq!(snapshot.panes[0].argv.len(), 16);
         assert!(
@@ -300,7 +321,7 @@ mod tests {
                 .agent_session_id
                 .is_none()
         );
-        assert_eq!(cuts.len(), 3, "{cuts:?}");
+        assert_eq!(cuts.len(), 4, "{cuts:?}");
         assert!(cuts[0].contains("workspace w: name cut"), "{cuts:?}");
         snapshot.validate().unwrap();
         assert!(
@@ -324,6 +345,16 @@ mod tests {
     /// quote takes two).
     fn worst(bytes: usize) -> String {
         "\"".repeat(bytes / 2)
+    }
+
+    fn worst_worktree() -> WorktreeRecord {
+        WorktreeRecord {
+            path: worst(MAX_PATH_BYTES),
+            branch: worst(MAX_NAME_BYTES),
+            repo: worst(MAX_PATH_BYTES),
+            dirty: true,
+            gone: true,
+        }
     }
 
     fn id(kind: char, n: usize) -> String {
@@ -361,6 +392,7 @@ mod tests {
         for w in 0..MAX_WORKSPACES / SCALE {
             let mut ws = WorkspaceRecord::new(id('w', w), worst(MAX_NAME_BYTES));
             ws.cwd = worst(MAX_PATH_BYTES);
+            ws.worktree = Some(worst_worktree());
             snapshot.workspaces.push(ws);
         }
         for t in 0..tabs {
@@ -396,6 +428,7 @@ mod tests {
                 });
                 pane.last_message = Some(worst(MAX_MESSAGE_BYTES));
                 pane.exit_code = Some(i32::MIN);
+                pane.worktree = Some(worst_worktree());
                 snapshot.panes.push(pane);
             }
             snapshot.tabs.push(tab);

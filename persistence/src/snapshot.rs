@@ -83,6 +83,17 @@ impl Snapshot {
             }
         }
         self.cap_notifications();
+        let pathless = |w: &Option<WorktreeRecord>| w.as_ref().is_some_and(|w| w.path.is_empty());
+        for ws in &mut self.workspaces {
+            if pathless(&ws.worktree) {
+                ws.worktree = None;
+            }
+        }
+        for pane in &mut self.panes {
+            if pathless(&pane.worktree) {
+                pane.worktree = None;
+            }
+        }
     }
 
     /// Keeps the newest [`MAX_NOTIFICATIONS`] by `created_at`. When trimming
@@ -147,6 +158,10 @@ pub struct WorkspaceRecord {
     /// the workspace used last.
     #[serde(default)]
     pub last_used_at: Millis,
+    /// The git worktree made for this workspace (`workspace new
+    /// --worktree`): its `cwd`, which its new panes share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<WorktreeRecord>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -217,6 +232,32 @@ pub struct PaneRecord {
     /// the server died can be found and ended at the next start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<ProcessRecord>,
+    /// The git worktree the pane runs in, when signaltty made it (`new
+    /// --worktree`) or the pane started inside one it made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<WorktreeRecord>,
+}
+
+/// A git worktree signaltty made with `git worktree add`. Every field has a
+/// default so a damaged record still loads; one without a path is dropped
+/// by [`Snapshot::normalize`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeRecord {
+    /// The worktree's directory.
+    #[serde(default)]
+    pub path: String,
+    /// The branch it was made on, or the one it was last seen on.
+    #[serde(default)]
+    pub branch: String,
+    /// The repository's main working tree, where `git worktree` runs.
+    #[serde(default)]
+    pub repo: String,
+    /// It had uncommitted changes when last looked at.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dirty: bool,
+    /// Its directory was found missing (deleted outside signaltty).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gone: bool,
 }
 
 /// Which process a pane ran. The pane's child leads its own session, so its
@@ -242,6 +283,7 @@ impl WorkspaceRecord {
             auto_resume: false,
             created_at: 0,
             last_used_at: 0,
+            worktree: None,
         }
     }
 }
@@ -291,6 +333,7 @@ impl PaneRecord {
             running: false,
             exit_code: None,
             process: None,
+            worktree: None,
         }
     }
 }

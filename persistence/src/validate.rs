@@ -164,6 +164,7 @@ mod tests {
                 auto_resume: false,
                 created_at: 0,
                 last_used_at: 0,
+                worktree: None,
             }],
             tabs: vec![
                 TabRecord {

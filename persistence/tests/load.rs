@@ -7,6 +7,7 @@ use std::fs;
 use common::{archive_names, sample, state_dir, title_of, tree};
 use signaltty_persistence::{
     Attention, Layout, Lifecycle, LoadOutcome, MAX_RATIO, PtySize, SNAPSHOT_VERSION, Severity,
+    WorktreeRecord,
 };
 
 #[test]
@@ -263,11 +264,51 @@ fn older_file_with_only_required_fields_loads_with_defaults() {
     assert_eq!(p.attention, Attention::None);
     assert!(p.env.is_empty() && p.argv.is_empty() && p.agent.is_none());
     assert!(p.process.is_none(), "no process known from before");
+    assert!(p.worktree.is_none() && s.workspaces[0].worktree.is_none());
     assert!(!s.workspaces[0].auto_resume);
     // Repaired on load: the ratio is clamped and the active ids filled in.
     assert!(matches!(s.tabs[0].layout, Layout::Split { ratio, .. } if ratio == MAX_RATIO));
     assert_eq!(s.tabs[0].active_pane_id.as_deref(), Some("p1"));
     assert_eq!(s.workspaces[0].active_tab_id.as_deref(), Some("t1"));
+}
+
+#[test]
+fn a_pane_s_worktree_is_saved_and_a_damaged_one_still_loads() {
+    let (_tmp, dir) = state_dir();
+    let mut snapshot = sample("A");
+    let worktree = WorktreeRecord {
+        path: "/src/app.worktrees/fix".into(),
+        branch: "fix".into(),
+        repo: "/src/app".into(),
+        dirty: true,
+        gone: false,
+    };
+    snapshot.panes[0].worktree = Some(worktree.clone());
+    dir.save(&snapshot).unwrap();
+    let LoadOutcome::Restored(back) = dir.load().unwrap() else {
+        panic!("expected Restored")
+    };
+    assert_eq!(back.panes[0].worktree, Some(worktree));
+
+    // Fields missing from a hand-edited record take their defaults; one
+    // with no path says nothing and is dropped rather than failing the file.
+    let edited = r#"{
+        "snapshot_version": 1,
+        "workspaces": [{"id": "w1", "name": "api", "tabs": ["t1"],
+                        "worktree": {"branch": "x"}}],
+        "tabs": [{"id": "t1", "workspace_id": "w1",
+                  "layout": {"type": "pane", "pane_id": "p1"}}],
+        "panes": [{"id": "p1", "workspace_id": "w1", "tab_id": "t1",
+                   "worktree": {"path": "/w/x"}}]
+    }"#;
+    fs::write(dir.snapshot_path(), edited).unwrap();
+    let LoadOutcome::Restored(s) = dir.load().unwrap() else {
+        panic!("expected Restored")
+    };
+    assert!(s.workspaces[0].worktree.is_none());
+    let kept = s.panes[0].worktree.as_ref().unwrap();
+    assert_eq!((kept.path.as_str(), kept.branch.as_str()), ("/w/x", ""));
+    assert!(!kept.dirty && !kept.gone);
 }
 
 #[test]

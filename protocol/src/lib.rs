@@ -209,6 +209,10 @@ pub mod params {
         pub cwd: Option<String>,
         #[serde(default)]
         pub auto_resume: bool,
+        /// A new git worktree (and branch) of this name, made from the
+        /// repository holding `cwd`: it becomes the workspace's directory.
+        #[serde(default)]
+        pub worktree: Option<String>,
     }
 
     impl WorkspaceNew {
@@ -220,6 +224,7 @@ pub mod params {
                     .ok()
                     .map(|d| d.display().to_string()),
                 auto_resume: false,
+                worktree: None,
             }
         }
     }
@@ -232,10 +237,17 @@ pub mod params {
         pub auto_resume: Option<bool>,
     }
 
-    /// `workspace.close` → `{}`.
+    /// `workspace.close` → [`super::ClosedReply`]. With
+    /// `remove_worktree`, the worktrees its panes ran in are removed too
+    /// (refused, closing nothing, while one has uncommitted changes, unless
+    /// `force`, or while a pane elsewhere uses it).
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct Workspace {
         pub workspace: String,
+        #[serde(default)]
+        pub remove_worktree: bool,
+        #[serde(default)]
+        pub force: bool,
     }
 
     /// → `{"id", "pane_id"}`: the new tab and its first pane.
@@ -279,6 +291,24 @@ pub mod params {
         pub rows: Option<u16>,
         #[serde(default)]
         pub cols: Option<u16>,
+        /// A new git worktree (and branch) of this name, made from the
+        /// repository holding the pane's directory (`cwd`, else the
+        /// workspace's): the pane runs there.
+        #[serde(default)]
+        pub worktree: Option<String>,
+    }
+
+    /// `pane.close` → [`super::ClosedReply`]. With `remove_worktree`, the
+    /// pane's worktree is removed too (refused, closing nothing, while it
+    /// has uncommitted changes, unless `force`, or while another pane uses
+    /// it); without it the worktree is kept.
+    #[derive(Debug, Clone, Serialize, Deserialize)]
+    pub struct PaneClose {
+        pub pane: String,
+        #[serde(default)]
+        pub remove_worktree: bool,
+        #[serde(default)]
+        pub force: bool,
     }
 
     /// → `{}`.
@@ -303,7 +333,7 @@ pub mod params {
         pub ansi: bool,
     }
 
-    /// `pane.close`, `pane.resume`, `pane.respawn` → `{}`.
+    /// `pane.resume`, `pane.respawn`, `pane.seen` → `{}`.
     #[derive(Debug, Clone, Serialize, Deserialize)]
     pub struct Pane {
         pub pane: String,
@@ -787,6 +817,9 @@ pub struct AgentStartReply {
     #[serde(default)]
     pub session_id: Option<String>,
     pub cwd: String,
+    /// The git worktree made for it (`--worktree`).
+    #[serde(default)]
+    pub worktree: Option<LsWorktree>,
 }
 
 /// The result of `agent.prompt`.
@@ -880,6 +913,9 @@ pub struct LsWorkspace {
     pub name: String,
     pub cwd: String,
     pub auto_resume: bool,
+    /// The worktree made for it (`workspace new --worktree`).
+    #[serde(default)]
+    pub worktree: Option<LsWorktree>,
     /// The most severe attention of its panes.
     pub attention: signaltty_persistence::Attention,
     pub tabs: Vec<LsTab>,
@@ -919,6 +955,43 @@ pub struct LsPane {
     pub exit_code: Option<i32>,
     #[serde(default)]
     pub last_message: Option<String>,
+    /// The git worktree it runs in, when signaltty made it.
+    #[serde(default)]
+    pub worktree: Option<LsWorktree>,
+}
+
+/// A git worktree signaltty made, as last seen.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LsWorktree {
+    pub path: String,
+    /// Its branch, as last seen.
+    pub branch: String,
+    /// The repository's main working tree.
+    #[serde(default)]
+    pub repo: String,
+    /// Uncommitted changes, as last seen (looked at every few seconds while
+    /// a client shows the pane).
+    #[serde(default)]
+    pub dirty: bool,
+    /// Its directory was found missing.
+    #[serde(default)]
+    pub gone: bool,
+}
+
+/// The result of `pane.close` and `workspace.close`: what became of the
+/// worktrees the closed panes ran in.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ClosedReply {
+    #[serde(default)]
+    pub worktrees: Vec<ClosedWorktree>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClosedWorktree {
+    pub path: String,
+    pub branch: String,
+    /// Removed (`git worktree remove`); else kept on disk, with its branch.
+    pub removed: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -1052,6 +1125,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!((ws.active_tab, ws.last_used_at), (None, 0));
+        assert!(ws.worktree.is_none());
+        let pane: LsPane = serde_json::from_str(
+            r#"{"id":"p","title":"t","cwd":"/","argv":[],"state":"LIVE","agent":null,
+                "lifecycle":"unknown","attention":"none","exit_code":null}"#,
+        )
+        .unwrap();
+        assert!(pane.worktree.is_none());
+        let close: params::PaneClose = serde_json::from_str(r#"{"pane":"p"}"#).unwrap();
+        assert!(!close.remove_worktree && !close.force);
+        let new: params::PaneNew = serde_json::from_str(r#"{"workspace":"w"}"#).unwrap();
+        assert!(new.worktree.is_none());
+        let closed: ClosedReply = serde_json::from_str("{}").unwrap();
+        assert!(closed.worktrees.is_empty());
     }
 
     #[test]

@@ -87,7 +87,8 @@ impl Bounded for Empty {
 impl Bounded for WorkspaceNew {
     fn check_bounds(&self) -> Result<(), WireError> {
         text("the workspace name", &self.name, MAX_NAME_BYTES)?;
-        opt_text("the working directory (cwd)", &self.cwd, MAX_PATH_BYTES)
+        opt_text("the working directory (cwd)", &self.cwd, MAX_PATH_BYTES)?;
+        opt_text("the worktree name", &self.worktree, MAX_NAME_BYTES)
     }
 }
 
@@ -126,7 +127,14 @@ impl Bounded for PaneNew {
         opt_text("direction", &self.direction, MAX_WORD_BYTES)?;
         opt_text("the working directory (cwd)", &self.cwd, MAX_PATH_BYTES)?;
         title("the pane title", &self.title)?;
+        opt_text("the worktree name", &self.worktree, MAX_NAME_BYTES)?;
         argv("the command", &self.argv)
+    }
+}
+
+impl Bounded for PaneClose {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("pane", &self.pane)
     }
 }
 
@@ -319,6 +327,7 @@ mod tests {
             name: "n".repeat(MAX_NAME_BYTES + 1),
             cwd: None,
             auto_resume: false,
+            worktree: None,
         };
         let err = new.check_bounds().unwrap_err();
         assert_eq!(err.code, ErrorCode::BadParams);
@@ -338,5 +347,16 @@ mod tests {
             ..PaneNew::default()
         };
         assert!(pane.check_bounds().unwrap_err().message.contains("control"));
+        let pane = PaneNew {
+            workspace: "w".into(),
+            worktree: Some("w".repeat(MAX_NAME_BYTES + 1)),
+            ..PaneNew::default()
+        };
+        assert!(
+            pane.check_bounds()
+                .unwrap_err()
+                .message
+                .contains("worktree")
+        );
     }
 }

@@ -22,6 +22,7 @@ impl Mux {
             }
             Action::SplitRight => self.split(Direction::Right),
             Action::SplitDown => self.split(Direction::Down),
+            Action::NewWorktree => self.ask_new_worktree(),
             Action::FocusLeft => self.move_focus(Towards::Left),
             Action::FocusDown => self.move_focus(Towards::Down),
             Action::FocusUp => self.move_focus(Towards::Up),
@@ -94,10 +95,21 @@ impl Mux {
     }
 
     fn split(&mut self, direction: Direction) {
+        let Some(split) = self.split_request(direction) else {
+            return self.new_tab();
+        };
+        let result = self.server.call(method::PANE_NEW, split);
+        self.zoomed = None;
+        self.after(result);
+    }
+
+    /// A pane beside the focused one, half its size, in its directory;
+    /// `None` when the tab has no pane to split.
+    fn split_request(&self, direction: Direction) -> Option<params::PaneNew> {
         let (Some(focused), Some(tab)) =
             (self.focused_pane(), self.active_tab().map(|t| t.id.clone()))
         else {
-            return self.new_tab();
+            return None;
         };
         let layout = self.screen_layout();
         let (rows, cols) = layout
@@ -105,27 +117,61 @@ impl Mux {
             .pane(&focused)
             .map(|p| geometry::half(p.rect, direction))
             .unwrap_or((24, 80));
-        let result = self.server.call(
-            method::PANE_NEW,
-            params::PaneNew {
-                workspace: self.workspace.clone(),
-                tab: Some(tab),
-                split: Some(focused),
-                direction: Some(
-                    match direction {
-                        Direction::Right => "right",
-                        Direction::Down => "down",
-                    }
-                    .into(),
-                ),
-                cwd: self.here(),
-                rows: Some(rows),
-                cols: Some(cols),
-                ..params::PaneNew::default()
-            },
-        );
+        Some(params::PaneNew {
+            workspace: self.workspace.clone(),
+            tab: Some(tab),
+            split: Some(focused),
+            direction: Some(
+                match direction {
+                    Direction::Right => "right",
+                    Direction::Down => "down",
+                }
+                .into(),
+            ),
+            cwd: self.here(),
+            rows: Some(rows),
+            cols: Some(cols),
+            ..params::PaneNew::default()
+        })
+    }
+
+    /// A split to the right with a shell in a new worktree `name` of the
+    /// focused pane's repository. The server runs git, which may take a
+    /// while: the answer comes back as an event.
+    pub(super) fn new_worktree(&mut self, name: &str) {
+        let Some(mut split) = self.split_request(Direction::Right) else {
+            return self.complain("no pane to start the worktree from");
+        };
+        split.worktree = Some(name.to_string());
         self.zoomed = None;
-        self.after(result);
+        self.say(format!("making worktree {name}…"));
+        let name = name.to_string();
+        self.in_background(method::PANE_NEW, split, move |reply| {
+            let pane = reply["id"].as_str().unwrap_or_default();
+            format!("pane {pane} runs in worktree {name}")
+        });
+    }
+
+    /// Sends a request on a connection of its own, off the main thread;
+    /// `done` words its answer, which comes back as an event.
+    fn in_background(
+        &mut self,
+        method: &'static str,
+        params: impl serde::Serialize + Send + 'static,
+        done: impl FnOnce(serde_json::Value) -> String + Send + 'static,
+    ) {
+        let endpoint = self.server.endpoint().clone();
+        let events = self.events.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mux-request".into())
+            .spawn(move || {
+                let mut server = super::server::Server::new(&endpoint);
+                let result = server.call(method, params).map(done);
+                let _ = events.send(super::Event::Done(result));
+            });
+        if let Err(e) = spawned {
+            self.complain(e.to_string());
+        }
     }
 
     fn new_tab(&mut self) {
@@ -230,25 +276,52 @@ impl Mux {
         let Some(id) = self.focused_pane() else {
             return;
         };
-        let title = self
+        let (title, worktree) = self
             .view
             .find_pane(&id)
-            .map(|(_, _, p)| p.name.clone())
+            .map(|(_, _, p)| (p.name.clone(), p.worktree.clone()))
             .unwrap_or_default();
+        let question = match &worktree {
+            Some(w) => format!(
+                "close pane {title} ({id})? y keeps worktree {}, r removes it, n no",
+                w.branch
+            ),
+            None => format!("close pane {title} ({id})? y/n"),
+        };
         self.mode = Mode::Confirm {
-            question: format!("close pane {title} ({id})? y/n"),
+            question,
             pane: id,
+            worktree: worktree.is_some(),
         };
     }
 
-    pub(super) fn close_pane(&mut self, id: &str) {
-        let result = self.server.call(
-            method::PANE_CLOSE,
-            params::Pane {
-                pane: id.to_string(),
-            },
-        );
-        self.after(result);
+    /// Closes a pane, and with `remove_worktree` its worktree (the server
+    /// refuses a dirty one); git may take a while, so the answer comes
+    /// back as an event.
+    pub(super) fn close_pane(&mut self, id: &str, remove_worktree: bool) {
+        let close = params::PaneClose {
+            pane: id.to_string(),
+            remove_worktree,
+            force: false,
+        };
+        let pane = id.to_string();
+        self.in_background(method::PANE_CLOSE, close, move |reply| {
+            let closed: signaltty_protocol::ClosedReply =
+                serde_json::from_value(reply).unwrap_or_default();
+            let worktrees: Vec<String> = closed
+                .worktrees
+                .iter()
+                .map(|w| {
+                    let what = if w.removed { "removed" } else { "kept" };
+                    format!("{what} worktree {}", w.path)
+                })
+                .collect();
+            if worktrees.is_empty() {
+                format!("closed pane {pane}")
+            } else {
+                format!("closed pane {pane}; {}", worktrees.join(", "))
+            }
+        });
     }
 
     pub(super) fn select_tab(&mut self, id: &str) {
@@ -367,20 +440,12 @@ impl Mux {
             return self.complain("the server offers nothing to run in this pane");
         };
         self.say(format!("running {}", revive.argv.join(" ")));
-        let endpoint = self.server.endpoint().clone();
-        let events = self.events.clone();
-        let spawned = std::thread::Builder::new()
-            .name("mux-revive".into())
-            .spawn(move || {
-                let mut server = super::server::Server::new(&endpoint);
-                let result = server
-                    .call(revive.action.method(), params::Pane { pane: id.clone() })
-                    .map(|_| format!("pane {id}: {}", revive.describe()));
-                let _ = events.send(super::Event::Done(result));
-            });
-        if let Err(e) = spawned {
-            self.complain(e.to_string());
-        }
+        let done = format!("pane {id}: {}", revive.describe());
+        self.in_background(
+            revive.action.method(),
+            params::Pane { pane: id },
+            move |_| done,
+        );
     }
 
     fn next_attention(&mut self) {

@@ -235,6 +235,18 @@ pub fn sidebar(
                         pane: pane.id.clone(),
                     },
                 );
+                if let Some(worktree) = &pane.worktree {
+                    let label = view::worktree_label(worktree);
+                    line(
+                        frame,
+                        6,
+                        &[(label.as_str(), Pen::fg(BORDER))],
+                        Hit::Pane {
+                            workspace: ws.id.clone(),
+                            pane: pane.id.clone(),
+                        },
+                    );
+                }
             }
         }
     }

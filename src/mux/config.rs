@@ -43,9 +43,13 @@ struct File {
     mouse: Option<bool>,
     #[serde(default)]
     keys: BTreeMap<String, KeySpec>,
-    /// The server's per-workspace settings: not ours to read.
+    /// The server's settings: not ours to read.
     #[serde(default, rename = "workspace")]
     _workspace: Option<toml::Table>,
+    #[serde(default, rename = "notify")]
+    _notify: Option<toml::Table>,
+    #[serde(default, rename = "worktree")]
+    _worktree: Option<toml::Table>,
 }
 
 /// The settings at the config path, or the defaults when there is none.
@@ -91,7 +95,8 @@ mod tests {
         assert!(load_from(&path).unwrap().mouse, "no file: the defaults");
         std::fs::write(
             &path,
-            "mouse = false\n[keys]\nprefix = \"C-a\"\n[workspace.api]\nauto_resume = true\n",
+            "mouse = false\n[keys]\nprefix = \"C-a\"\n[workspace.api]\nauto_resume = true\n\
+             [notify]\ncommand = [\"true\"]\n[worktree]\nroot = \"/wt\"\n",
         )
         .unwrap();
         let config = load_from(&path).unwrap();

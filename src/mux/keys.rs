@@ -142,6 +142,7 @@ pub enum Action {
     SendPrefix,
     SplitRight,
     SplitDown,
+    NewWorktree,
     FocusLeft,
     FocusDown,
     FocusUp,
@@ -170,6 +171,7 @@ impl Action {
         [
             Action::SplitRight,
             Action::SplitDown,
+            Action::NewWorktree,
             Action::FocusLeft,
             Action::FocusDown,
             Action::FocusUp,
@@ -210,6 +212,7 @@ impl Action {
             Action::SendPrefix => "send-prefix",
             Action::SplitRight => "split-right",
             Action::SplitDown => "split-down",
+            Action::NewWorktree => "new-worktree",
             Action::FocusLeft => "focus-left",
             Action::FocusDown => "focus-down",
             Action::FocusUp => "focus-up",
@@ -239,6 +242,7 @@ impl Action {
             Action::SendPrefix => "send the prefix key itself".into(),
             Action::SplitRight => "split right".into(),
             Action::SplitDown => "split down".into(),
+            Action::NewWorktree => "split into a new git worktree (asks)".into(),
             Action::FocusLeft => "focus the pane to the left".into(),
             Action::FocusDown => "focus the pane below".into(),
             Action::FocusUp => "focus the pane above".into(),
@@ -275,6 +279,7 @@ impl Action {
             Action::SendPrefix => vec![prefix],
             Action::SplitRight => chars("%"),
             Action::SplitDown => chars("\""),
+            Action::NewWorktree => chars("W"),
             Action::FocusLeft => vec![Key::Left, Key::Char('h')],
             Action::FocusDown => vec![Key::Down, Key::Char('j')],
             Action::FocusUp => vec![Key::Up, Key::Char('k')],
@@ -450,6 +455,7 @@ mod tests {
         assert_eq!(b.action(Key::Char('7')), Some(Action::Tab(7)));
         assert_eq!(b.action(Key::Ctrl('b')), Some(Action::SendPrefix));
         assert_eq!(b.action(Key::Tab), Some(Action::NextAttention));
+        assert_eq!(b.action(Key::Char('W')), Some(Action::NewWorktree));
         assert_eq!(b.hint(Action::Help).unwrap(), "C-b ?");
     }
 

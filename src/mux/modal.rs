@@ -14,10 +14,12 @@ pub enum Mode {
     Prefix,
     Copy(Box<CopyMode>),
     Prompt(Prompt),
-    /// "close pane …? (y/n)"
+    /// "close pane …? (y/n)"; for a pane in a worktree, `r` also
+    /// removes the worktree.
     Confirm {
         question: String,
         pane: String,
+        worktree: bool,
     },
     Picker {
         selected: usize,
@@ -39,6 +41,7 @@ pub struct Prompt {
 pub enum Purpose {
     Rename { kind: TargetKind, target: String },
     NewWorkspace,
+    NewWorktree,
 }
 
 impl Mux {
@@ -62,13 +65,11 @@ impl Mux {
                 Edit::Cancelled => {}
                 Edit::Done(text) => self.finish_prompt(prompt.purpose, text),
             },
-            Mode::Confirm { pane, .. } => {
-                if matches!(key, Key::Char('y' | 'Y')) {
-                    self.close_pane(&pane);
-                } else {
-                    self.say("not closed");
-                }
-            }
+            Mode::Confirm { pane, worktree, .. } => match key {
+                Key::Char('y' | 'Y') => self.close_pane(&pane, false),
+                Key::Char('r' | 'R') if worktree => self.close_pane(&pane, true),
+                _ => self.say("not closed"),
+            },
             Mode::Picker { selected } => self.picker_key(selected, key),
             Mode::Lost { host } => match key {
                 Key::Char('r' | 'R' | 'y' | 'Y') | Key::Enter => self.reconnect(host),
@@ -96,6 +97,7 @@ impl Mux {
                 }
             }
             Purpose::NewWorkspace => self.new_workspace(text.trim()),
+            Purpose::NewWorktree => self.new_worktree(text.trim()),
         }
     }
 
@@ -129,6 +131,14 @@ impl Mux {
             label: "new workspace:".into(),
             edit: LineEdit::default(),
             purpose: Purpose::NewWorkspace,
+        });
+    }
+
+    pub(super) fn ask_new_worktree(&mut self) {
+        self.mode = Mode::Prompt(Prompt {
+            label: "new worktree (and branch):".into(),
+            edit: LineEdit::default(),
+            purpose: Purpose::NewWorktree,
         });
     }
 

@@ -1,7 +1,7 @@
 //! What the server last listed, and the questions the multiplexer asks of
 //! it: which tab is active, where a pane lives, who needs the user.
 
-use signaltty_protocol::{Attention, LsPane, LsReply, LsTab, LsWorkspace};
+use signaltty_protocol::{Attention, LsPane, LsReply, LsTab, LsWorkspace, LsWorktree};
 
 #[derive(Debug, Clone, Default)]
 pub struct View {
@@ -75,5 +75,39 @@ pub fn lifecycle_name(lifecycle: signaltty_protocol::Lifecycle) -> String {
     match serde_json::to_value(lifecycle) {
         Ok(serde_json::Value::String(name)) => name,
         _ => String::new(),
+    }
+}
+
+/// A pane's worktree under it in the sidebar: `⎇ fix*` (`*`: uncommitted
+/// changes), `⎇ fix gone` when its directory was deleted.
+pub fn worktree_label(worktree: &LsWorktree) -> String {
+    let mark = if worktree.gone {
+        " gone"
+    } else if worktree.dirty {
+        "*"
+    } else {
+        ""
+    };
+    format!("⎇ {}{mark}", worktree.branch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worktree_label_shows_its_branch_and_whether_it_is_dirty_or_gone() {
+        let mut worktree = LsWorktree {
+            path: "/w/fix".into(),
+            branch: "fix".into(),
+            repo: "/w".into(),
+            dirty: false,
+            gone: false,
+        };
+        assert_eq!(worktree_label(&worktree), "⎇ fix");
+        worktree.dirty = true;
+        assert_eq!(worktree_label(&worktree), "⎇ fix*");
+        worktree.gone = true;
+        assert_eq!(worktree_label(&worktree), "⎇ fix gone");
     }
 }

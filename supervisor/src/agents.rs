@@ -38,14 +38,27 @@ pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<Value, WireError>
     let model = model(ctx).await;
     room_for("panes", model.panes.len(), MAX_PANES)?;
     let workspace = pick_workspace(ctx, &model, p.workspace.as_deref()).await?;
+    let model = crate::handlers::model(ctx).await;
+    let record = model.resolve_workspace(&workspace).map_err(wire_error)?;
+    let (cwd, worktree) = crate::worktree::requests::for_new_pane(
+        &ctx.worktrees,
+        &model,
+        record,
+        p.cwd,
+        p.worktree.as_deref(),
+    )
+    .await?;
     let mut argv = vec![program.to_string()];
     argv.extend(p.args);
+    // The tab is named after the worktree when there is one: that is what
+    // tells several agents of one kind apart.
+    let title = Some(p.worktree.unwrap_or_else(|| kind.as_str().to_string()));
     let spec = PaneSpec {
         argv,
-        cwd: p.cwd,
+        cwd,
+        worktree,
         ..PaneSpec::default()
     };
-    let title = Some(kind.as_str().to_string());
     let (tab, pane) = ractor::call_t!(
         workspace_actor(&workspace)?,
         |reply| WorkspaceMsg::NewTab {
@@ -89,6 +102,11 @@ pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<Value, WireError>
             .as_ref()
             .and_then(|a| a.agent_session_id.clone()),
         cwd: view.record.cwd.clone(),
+        worktree: view
+            .record
+            .worktree
+            .as_ref()
+            .map(crate::listing::ls_worktree),
     })
 }
 
@@ -118,6 +136,7 @@ async fn pick_workspace(
                     name: DEFAULT_WORKSPACE.to_string(),
                     cwd,
                     auto_resume: false,
+                    worktree: None,
                     reply
                 },
                 CALL_MS
@@ -166,6 +185,9 @@ async fn ended_at_start(view: &PaneView, kind: AgentKind, code: Option<i32>) -> 
     }
     if closed.is_err() {
         message.push_str(&format!("; its pane {} is left EXITED", view.record.id));
+    }
+    if let Some(worktree) = &view.record.worktree {
+        message.push_str(&format!("; its worktree {} is kept", worktree.path));
     }
     WireError::new(ErrorCode::SpawnFailed, message)
 }

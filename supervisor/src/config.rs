@@ -1,5 +1,5 @@
-//! The config file: per-workspace settings keyed by workspace name, and the
-//! notification command.
+//! The config file: per-workspace settings keyed by workspace name, the
+//! notification command, and where new git worktrees go.
 //!
 //! ```toml
 //! [workspace.api]
@@ -7,6 +7,9 @@
 //!
 //! [notify]
 //! command = ["notify-send", "{title}", "{body}"]
+//!
+//! [worktree]
+//! root = "../{repo}.worktrees"   # where `--worktree NAME` makes NAME
 //! ```
 //!
 //! The multiplexer's own settings (`mouse`, `[keys]`) live in the same file;
@@ -21,6 +24,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use signaltty_actors::notifier::CommandTemplate;
+
+use crate::worktree::root::Root;
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -37,6 +42,21 @@ pub struct Config {
     /// `notify.command`, checked when the file is loaded.
     #[serde(skip)]
     pub notify_command: Option<CommandTemplate>,
+    #[serde(default)]
+    pub worktree: Option<WorktreeConfig>,
+    /// `worktree.root`, checked when the file is loaded.
+    #[serde(skip)]
+    pub worktree_root: Root,
+}
+
+/// `[worktree]`: where `--worktree NAME` makes its worktrees.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorktreeConfig {
+    /// A directory; `{repo}` is the repository's name, a leading `~/` the
+    /// home directory, a relative one is from the repository.
+    #[serde(default)]
+    pub root: Option<String>,
 }
 
 /// `[notify]`: what to run when a pane nobody is looking at becomes
@@ -102,6 +122,12 @@ pub fn load(path: &Path) -> Result<Config, ConfigError> {
         })?;
         config.notify_command = Some(template);
     }
+    if let Some(root) = config.worktree.as_ref().and_then(|w| w.root.as_deref()) {
+        config.worktree_root = Root::parse(root).map_err(|message| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message,
+        })?;
+    }
     Ok(config)
 }
 
@@ -162,6 +188,21 @@ mod tests {
     }
 
     #[test]
+    fn the_worktree_root_is_read_and_defaults_beside_the_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "[worktree]\nroot = \"/wt/{repo}\"\n").unwrap();
+        let repo = std::path::Path::new("/src/app");
+        let root = load(&path).unwrap().worktree_root;
+        assert_eq!(root.dir_for(repo, "x", None), PathBuf::from("/wt/app/x"));
+        let default = load(&dir.path().join("none.toml")).unwrap().worktree_root;
+        assert_eq!(
+            default.dir_for(repo, "x", None),
+            PathBuf::from("/src/app.worktrees/x")
+        );
+    }
+
+    #[test]
     fn a_missing_file_is_empty_and_a_bad_one_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         assert!(
@@ -178,6 +219,9 @@ mod tests {
             "[notify]\ncommand = [\"notify-send\", \"{titel}\"]\n",
             "[notify]\ncommand = \"notify-send {title}\"\n",
             "[notify]\ncmd = [\"x\"]\n",
+            "[worktree]\nroot = \"~/{name}\"\n",
+            "[worktree]\nroot = \"\"\n",
+            "[worktree]\nplace = \"x\"\n",
         ] {
             let path = dir.path().join("bad.toml");
             std::fs::write(&path, bad).unwrap();

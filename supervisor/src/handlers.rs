@@ -25,6 +25,8 @@ use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
 use crate::input;
 use crate::server::ServerMsg;
+use crate::worktree::Worktrees;
+use crate::worktree::requests::{self as worktrees, Closing};
 use signaltty_protocol::limits::{Bounded, MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
     ErrorCode, NextReply, NotificationsReply, OrphansStatusReply, PROTOCOL, RestoreStatusReply,
@@ -44,6 +46,8 @@ pub struct Ctx {
     pub listing: crate::listing::ListingCache,
     /// The cleanup of what the previous server left running.
     pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
+    /// Where worktrees go, and the git that makes and removes them.
+    pub worktrees: Arc<Worktrees>,
 }
 
 /// How long a request waits for an actor before answering UNAVAILABLE.
@@ -207,16 +211,31 @@ pub(crate) fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError
 }
 
 async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, WireError> {
-    room_for(
-        "workspaces",
-        model(ctx).await.workspaces.len(),
-        MAX_WORKSPACES,
-    )?;
+    let model = model(ctx).await;
+    room_for("workspaces", model.workspaces.len(), MAX_WORKSPACES)?;
+    // Before git makes anything: a name the server would refuse anyway.
+    if model.workspaces.iter().any(|w| w.name == p.name.trim()) {
+        return Err(wire_error(ActorError::NameTaken(p.name.trim().to_string())));
+    }
     let cwd = match p.cwd {
         Some(cwd) => cwd,
         None => std::env::current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_else(|_| "/".into()),
+    };
+    let (cwd, worktree) = match &p.worktree {
+        Some(name) => {
+            let made = ctx
+                .worktrees
+                .create(std::path::Path::new(&cwd), name)
+                .await
+                .map_err(|e| e.to_wire())?;
+            (made.path.clone(), Some(made))
+        }
+        None => {
+            let known = worktrees::known_worktree(&model, &cwd);
+            (cwd, known)
+        }
     };
     let id = ractor::call_t!(
         ctx.server,
@@ -224,6 +243,7 @@ async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, Wire
             name: p.name,
             cwd,
             auto_resume: p.auto_resume,
+            worktree,
             reply
         },
         CALL_MS
@@ -249,11 +269,19 @@ async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Value, Wire
 
 async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireError> {
     let model = model(ctx).await;
-    let id = model
-        .resolve_workspace(&p.workspace)
-        .map_err(wire_error)?
-        .id
-        .clone();
+    let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
+    let closing = Closing {
+        panes: model
+            .panes
+            .values()
+            .filter(|v| v.record.workspace_id == ws.id)
+            .map(|v| &v.record)
+            .collect(),
+        workspace: Some(ws),
+    };
+    let planned =
+        worktrees::plan_close(&ctx.worktrees, &model, &closing, p.remove_worktree, p.force).await?;
+    let id = ws.id.clone();
     ractor::call_t!(
         ctx.server,
         |reply| ServerMsg::CloseWorkspace { id, reply },
@@ -261,7 +289,9 @@ async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireE
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    let closed =
+        worktrees::finish_close(&ctx.worktrees, planned, p.remove_worktree, p.force).await?;
+    to_value(closed)
 }
 
 async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<Value, WireError> {
@@ -269,9 +299,14 @@ async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<Value, WireError> {
     room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let actor = workspace_actor(&ws.id)?;
+    let worktree = p
+        .cwd
+        .as_deref()
+        .and_then(|cwd| worktrees::known_worktree(&model, cwd));
     let pane = PaneSpec {
         argv: p.argv,
         cwd: p.cwd,
+        worktree,
         ..PaneSpec::default()
     };
     let (tab, pane) = ractor::call_t!(
@@ -346,12 +381,15 @@ async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<Value, WireError> {
         tab = model.tabs.get(&record.tab_id);
     }
     let actor = workspace_actor(&ws.id)?;
+    let (cwd, worktree) =
+        worktrees::for_new_pane(&ctx.worktrees, &model, ws, p.cwd, p.worktree.as_deref()).await?;
     let spec = PaneSpec {
         argv: p.argv,
-        cwd: p.cwd,
+        cwd,
         title: p.title,
         rows: p.rows,
         cols: p.cols,
+        worktree,
     };
     let split = SplitAt {
         pane: split_pane.map(|v| v.record.id.clone()),
@@ -412,13 +450,22 @@ async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<Value, WireError> {
     Ok(json!({ "text": text }))
 }
 
-async fn pane_close(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
-    let view = find_pane(ctx, &p.pane).await?;
-    close_pane(&view).await?;
-    Ok(json!({}))
+async fn pane_close(ctx: &Ctx, p: params::PaneClose) -> Result<Value, WireError> {
+    let model = model(ctx).await;
+    let view = model.resolve_pane(&p.pane).map_err(wire_error)?;
+    let closing = Closing {
+        panes: vec![&view.record],
+        workspace: None,
+    };
+    let planned =
+        worktrees::plan_close(&ctx.worktrees, &model, &closing, p.remove_worktree, p.force).await?;
+    close_pane(view).await?;
+    let closed =
+        worktrees::finish_close(&ctx.worktrees, planned, p.remove_worktree, p.force).await?;
+    to_value(closed)
 }
 
-/// Closes a pane through its workspace.
+/// Closes a pane through its workspace, leaving any worktree it has.
 pub(crate) async fn close_pane(view: &PaneView) -> Result<(), WireError> {
     let actor = workspace_actor(&view.record.workspace_id)?;
     let tab = view.record.tab_id.clone();
@@ -484,6 +531,7 @@ async fn pane_revive(
     message: fn(ractor::RpcReplyPort<Result<(), ActorError>>) -> PaneMsg,
 ) -> Result<Value, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
+    worktrees::check_revivable(&view.record).await?;
     let actor = pane_actor(&view)?;
     crate::orphans::settled(&ctx.orphans).await;
     ractor::call_t!(actor, message, CALL_MS)

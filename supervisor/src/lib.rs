@@ -20,7 +20,9 @@
 //! - [`attach`]: an attached client's connection, its frames written
 //!   several at a time in one vectored write (`frames`);
 //! - the wire types live in `signaltty-protocol`, shared with clients;
-//! - [`socket`]: socket paths and the singleton lock.
+//! - [`socket`]: socket paths and the singleton lock;
+//! - [`worktree`]: git worktrees made for panes and workspaces, through
+//!   `git` itself (the server runs git; clients never do).
 
 mod agents;
 mod arrange;
@@ -38,6 +40,7 @@ pub mod orphans;
 pub mod restore;
 pub mod server;
 pub mod socket;
+pub mod worktree;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -138,6 +141,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
     }
     if let Some(snapshot) = &mut restore.snapshot {
         restore::apply_config(snapshot, &settings);
+        restore::mark_gone_worktrees(snapshot);
     }
     let panes = restore.snapshot.as_ref().map(|s| s.panes.as_slice());
     let orphans = orphans::end_in_background(panes.unwrap_or_default(), &bound.path);

@@ -37,6 +37,7 @@ pub struct ListenerArgs {
     /// Shared with the listener this one may replace.
     pub limits: ClientLimits,
     pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
+    pub worktrees: Arc<crate::worktree::Worktrees>,
 }
 
 pub enum ListenerMsg {
@@ -79,6 +80,7 @@ impl Actor for ListenerActor {
             model: args.model,
             listing: crate::listing::ListingCache::default(),
             orphans: args.orphans,
+            worktrees: args.worktrees,
         });
         let accept_loop = tokio::spawn(accept_loop(listener, ctx, args.limits, myself));
         Ok(Listener { accept_loop })

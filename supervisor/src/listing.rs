@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use signaltty_actors::model::{Model, PaneView};
+use signaltty_persistence::WorktreeRecord;
 use signaltty_protocol::{
-    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, PROTOCOL, WireError,
+    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, LsWorktree, PROTOCOL, WireError,
 };
 
 use crate::handlers::{Ctx, model};
@@ -78,6 +79,7 @@ fn listing(model: &Model) -> LsReply {
             name: ws.name.clone(),
             cwd: ws.cwd.clone(),
             auto_resume: ws.auto_resume,
+            worktree: ws.worktree.as_ref().map(ls_worktree),
             attention: model
                 .panes
                 .values()
@@ -120,5 +122,16 @@ pub(crate) fn ls_pane(view: &PaneView) -> LsPane {
         attention: record.attention,
         exit_code: record.exit_code,
         last_message: record.last_message.clone(),
+        worktree: record.worktree.as_ref().map(ls_worktree),
+    }
+}
+
+pub(crate) fn ls_worktree(worktree: &WorktreeRecord) -> LsWorktree {
+    LsWorktree {
+        path: worktree.path.clone(),
+        branch: worktree.branch.clone(),
+        repo: worktree.repo.clone(),
+        dirty: worktree.dirty,
+        gone: worktree.gone,
     }
 }

@@ -11,11 +11,13 @@ use signaltty_actors::model::restored_state;
 use signaltty_actors::pane::{PaneArgs, PaneContext, PaneStart};
 use signaltty_actors::tab::TabArgs;
 use signaltty_actors::workspace::WorkspaceArgs;
-use signaltty_persistence::{LoadOutcome, Snapshot, StateDir, TailStore};
+use signaltty_persistence::{LoadOutcome, Snapshot, StateDir, TailStore, WorktreeRecord};
+use signaltty_screen::{MAX_BODY_CHARS, sanitize};
 use tracing::{error, info, warn};
 
 use crate::ServerError;
 use crate::config::Config;
+use crate::worktree::requests::gone_message;
 
 /// What start found on disk.
 #[derive(Debug)]
@@ -96,6 +98,33 @@ pub fn apply_config(snapshot: &mut Snapshot, config: &Config) {
         if let Some(on) = config.auto_resume(&ws.name) {
             ws.auto_resume = on;
         }
+    }
+}
+
+/// A pane whose worktree was deleted while no server ran comes back
+/// EXITED, saying so, rather than as a pane that would run in another
+/// directory; its workspace's worktree is marked gone too. Only a few
+/// stats, before anything is spawned.
+pub fn mark_gone_worktrees(snapshot: &mut Snapshot) {
+    let gone = |w: &mut Option<WorktreeRecord>| match w {
+        Some(w) if !std::path::Path::new(&w.path).is_dir() => {
+            w.gone = true;
+            Some(w.path.clone())
+        }
+        _ => None,
+    };
+    for ws in &mut snapshot.workspaces {
+        if let Some(path) = gone(&mut ws.worktree) {
+            warn!(workspace = %ws.id, path, "a workspace's worktree is gone");
+        }
+    }
+    for pane in &mut snapshot.panes {
+        let Some(path) = gone(&mut pane.worktree) else {
+            continue;
+        };
+        warn!(pane = %pane.id, path, "a pane's worktree is gone; it comes back EXITED");
+        pane.running = false;
+        pane.last_message = Some(sanitize(&gone_message(&path), MAX_BODY_CHARS));
     }
 }
 

@@ -32,7 +32,9 @@ use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, Snaps
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
 use signaltty_actors::{ActorError, PaneState, now_millis};
 use signaltty_actors::{names, supervision};
-use signaltty_persistence::{ServerInfo, Snapshot, StateDir, TailStore, WorkspaceRecord};
+use signaltty_persistence::{
+    ServerInfo, Snapshot, StateDir, TailStore, WorkspaceRecord, WorktreeRecord,
+};
 use tracing::{error, info, warn};
 
 use crate::config::Config;
@@ -40,6 +42,7 @@ use crate::limits::ClientLimits;
 use crate::listener::{ListenerActor, ListenerArgs};
 use crate::orphans::OrphanReport;
 use crate::restore::{self, Restore};
+use crate::worktree::{self, Worktrees};
 
 /// How long shutdown waits for each pane's last tail.
 const FLUSH_TAIL_MS: u64 = 2_000;
@@ -51,6 +54,8 @@ pub enum ServerMsg {
         name: String,
         cwd: String,
         auto_resume: bool,
+        /// The worktree `cwd` is, made for it.
+        worktree: Option<WorktreeRecord>,
         reply: RpcReplyPort<Result<String, ActorError>>,
     },
     CloseWorkspace {
@@ -131,6 +136,17 @@ pub struct Server {
     model: ModelReader,
     /// The task that saves what is published.
     writer: WriterHandle,
+    /// Where worktrees go and the git that makes them, shared with every
+    /// listener.
+    worktrees: Arc<Worktrees>,
+    /// The refresh of shown worktrees' branch and dirty mark.
+    worktree_watch: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.worktree_watch.abort();
+    }
 }
 
 impl Actor for ServerActor {
@@ -162,6 +178,8 @@ impl Actor for ServerActor {
             &reader,
             baseline,
         );
+        let worktrees = Arc::new(Worktrees::new(args.config.worktree_root.clone()));
+        let worktree_watch = worktree::watch::spawn(reader.clone(), worktrees.clone());
         let mut server = Server {
             state_dir: args.state_dir,
             tails: args.tails,
@@ -181,6 +199,8 @@ impl Actor for ServerActor {
             published,
             model: reader,
             writer,
+            worktrees,
+            worktree_watch,
         };
         server.spawn_snapshot(&myself, model).await?;
         server.spawn_notifier(&myself).await?;
@@ -203,9 +223,12 @@ impl Actor for ServerActor {
                 name,
                 cwd,
                 auto_resume,
+                worktree,
                 reply,
             } => {
-                let result = server.new_workspace(&myself, name, cwd, auto_resume).await;
+                let result = server
+                    .new_workspace(&myself, name, (cwd, worktree), auto_resume)
+                    .await;
                 let _ = reply.send(result);
             }
             ServerMsg::CloseWorkspace { id, reply } => {
@@ -282,6 +305,7 @@ impl ServerActor {
     /// up (dropping a pane's process does that) and reaped.
     async fn shutdown(myself: &ActorRef<ServerMsg>, server: &mut Server) {
         info!("shutting down");
+        server.worktree_watch.abort();
         let model = server.model.latest().await;
         {
             let flushes = model.panes.keys().filter_map(|id| {
@@ -409,6 +433,7 @@ impl Server {
                 model: self.model.clone(),
                 limits: self.client_limits.clone(),
                 orphans: self.orphans.clone(),
+                worktrees: self.worktrees.clone(),
             },
             myself.get_cell(),
         )
@@ -467,7 +492,7 @@ impl Server {
         &mut self,
         myself: &ActorRef<ServerMsg>,
         name: String,
-        cwd: String,
+        (cwd, worktree): (String, Option<WorktreeRecord>),
         auto_resume: bool,
     ) -> Result<String, ActorError> {
         let name = checked_name(name)?;
@@ -490,6 +515,7 @@ impl Server {
             auto_resume,
             created_at: now_millis(),
             last_used_at: 0,
+            worktree,
         };
         self.spawn_workspace(
             myself,

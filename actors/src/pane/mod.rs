@@ -23,6 +23,7 @@ pub mod subscribers;
 mod tests;
 mod title;
 pub mod wait;
+pub mod worktree;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -267,6 +268,11 @@ pub enum PaneMsg {
     },
     /// `ctl send-keys`: the bytes these keys are in the program's modes.
     EncodeKeys(Vec<signaltty_screen::KeyPress>, RpcReplyPort<Vec<u8>>),
+    /// Whether a client is attached now (the worktree watcher looks only
+    /// at panes someone sees).
+    IsWatched(RpcReplyPort<bool>),
+    /// What `git status` said of the pane's worktree (see `worktree.rs`).
+    WorktreeSeen(worktree::WorktreeSeen),
 }
 
 pub struct PaneActor;
@@ -396,6 +402,8 @@ impl Actor for PaneActor {
                 | PaneMsg::TailDue
                 | PaneMsg::InputQueue(_)
                 | PaneMsg::FreezeCheck
+                | PaneMsg::IsWatched(_)
+                | PaneMsg::WorktreeSeen(_)
         ) && let Some(tail) = pane.pending_history.take()
         {
             pane.screen.load_history(&tail);
@@ -590,6 +598,10 @@ impl Actor for PaneActor {
                 let modes = pane.screen.modes();
                 let _ = reply.send(keys.iter().flat_map(|k| k.encode(&modes)).collect());
             }
+            PaneMsg::IsWatched(reply) => {
+                let _ = reply.send(pane.subscribers.watching());
+            }
+            PaneMsg::WorktreeSeen(seen) => pane.worktree_seen(seen),
         }
         pane.schedule_freeze_check(&myself);
         pane.deliver_queued_prompt(&myself);
