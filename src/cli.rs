@@ -181,18 +181,35 @@ pub enum Ctl {
         #[arg(long)]
         enter: bool,
     },
-    /// Print what a pane shows
+    /// Print what a pane shows, its scrollback, or what it printed since
+    /// an earlier read (`--json` gives the offset to read on from)
     Read {
         pane: String,
         /// The visible screen (the default)
-        #[arg(long, conflicts_with = "tail")]
+        #[arg(long, group = "what")]
         screen: bool,
         /// The last N lines of scrollback and screen
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", group = "what")]
         tail: Option<usize>,
+        /// The screen and N lines of scrollback above it
+        #[arg(long, value_name = "N", group = "what")]
+        scrollback: Option<usize>,
+        /// All the scrollback and the screen
+        #[arg(long, group = "what")]
+        all: bool,
+        /// Only the lines completed since OFFSET (from an earlier read's
+        /// `offset`, or `--offset`)
+        #[arg(long, value_name = "OFFSET", group = "what")]
+        since: Option<u64>,
+        /// Print only the offset a later `--since` reads on from
+        #[arg(long, group = "what")]
+        offset: bool,
         /// Keep colours as escape sequences
-        #[arg(long)]
+        #[arg(long, conflicts_with = "plain")]
         ansi: bool,
+        /// Plain text, no escape sequences (the default)
+        #[arg(long)]
+        plain: bool,
     },
     /// Resize a pane (clamped to sane bounds)
     Resize {
@@ -353,6 +370,15 @@ pub enum AgentCmd {
         /// Arguments for the agent
         #[arg(last = true)]
         args: Vec<String>,
+    },
+    /// Wait until an agent's work is over: prints `idle` or `done` when its
+    /// turn ended, `blocked` (exit 3) at a dialog, `exit N` (exit 1) when
+    /// it ended; a prompt just sent counts as work to come
+    Wait {
+        pane: String,
+        /// Give up after this many seconds [default: wait for ever]
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<f64>,
     },
     /// Type a prompt into an agent and submit it; refused while the agent
     /// waits at a dialog (exit 3, BLOCKED) or works (exit 4, BUSY)

@@ -9,7 +9,7 @@ use serde_json::Value;
 use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{
     ClosedReply, EventLine, ExplainReply, LsPane, LsReply, LsWorktree, NextReply,
-    NotificationsReply, PaneChange, PromptReply, StatusReply, WaitReply, method, params,
+    NotificationsReply, PaneChange, PromptReply, ReadReply, StatusReply, WaitReply, method, params,
 };
 
 use crate::cli::{AgentCmd, Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
@@ -34,7 +34,18 @@ pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
         // The reader went away (`ctl ls | head`): end quietly, as Unix
         // tools do. The request itself was done.
         Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
-        other => other.map(|()| ExitCode::SUCCESS),
+        other => other.map(|()| status(ctl, &result)),
+    }
+}
+
+/// How a command that got its answer exits: `agent wait` 3 when the agent
+/// waits at a dialog and 1 when it ended, like the errors BLOCKED and
+/// others; everything else 0.
+fn status(ctl: &Ctl, result: &Value) -> ExitCode {
+    match (ctl, result["met"].as_str()) {
+        (Ctl::Agent(AgentCmd::Wait { .. }), Some("blocked")) => ExitCode::from(3),
+        (Ctl::Agent(AgentCmd::Wait { .. }), Some("exit")) => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
     }
 }
 
@@ -238,14 +249,20 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
         ),
         Ctl::Read {
             pane,
-            screen: _,
             tail,
+            scrollback,
+            all,
+            since,
             ansi,
+            ..
         } => (
             method::PANE_READ,
             value(params::PaneRead {
                 pane: pane.clone(),
                 tail: *tail,
+                scrollback: *scrollback,
+                all: *all,
+                since: *since,
                 ansi: *ansi,
             })?,
         ),
@@ -407,6 +424,13 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                 timeout_ms: Some(millis(*timeout)?),
             })?,
         ),
+        Ctl::Agent(AgentCmd::Wait { pane, timeout }) => (
+            method::AGENT_WAIT,
+            value(params::AgentWait {
+                pane: pane.clone(),
+                timeout_ms: timeout.map(millis).transpose()?,
+            })?,
+        ),
         Ctl::Agent(AgentCmd::Prompt { pane, text, queue }) => (
             method::AGENT_PROMPT,
             value(params::AgentPrompt {
@@ -454,8 +478,13 @@ fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
         | Ctl::Agent(AgentCmd::Start { .. }) => {
             writeln!(out, "{}", result["id"].as_str().unwrap_or_default())?;
         }
+        Ctl::Read { offset: true, .. } => {
+            let read: ReadReply = serde_json::from_value(result.clone())?;
+            writeln!(out, "{}", read.offset)?;
+        }
         Ctl::Read { .. } => {
-            let text = result["text"].as_str().unwrap_or_default();
+            let read: ReadReply = serde_json::from_value(result.clone())?;
+            let text = read.text.as_str();
             if text.ends_with('\n') || text.is_empty() {
                 write!(out, "{text}")?;
             } else {
@@ -486,6 +515,14 @@ fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
             let prompted: PromptReply = serde_json::from_value(result.clone())?;
             if let Some(position) = prompted.position {
                 writeln!(out, "queued ({position})")?;
+            }
+        }
+        Ctl::Agent(AgentCmd::Wait { .. }) => {
+            let waited: WaitReply = serde_json::from_value(result.clone())?;
+            match (waited.met.as_str(), waited.lifecycle, waited.exit_code) {
+                ("turn_end", Some(lifecycle), _) => writeln!(out, "{}", wire_name(lifecycle))?,
+                ("exit", _, Some(code)) => writeln!(out, "exit {code}")?,
+                (met, ..) => writeln!(out, "{met}")?,
             }
         }
         Ctl::Wait { .. } => {

@@ -139,7 +139,11 @@ fn a_prompt_is_pasted_and_submitted_refused_at_a_dialog_and_busy_while_working()
         prompts(&home(&root), &pane),
         vec!["\x1b[200~say hi\x1b[201~".to_string()]
     );
-    server.wait_pane(&pane, "idle again", |p| p["lifecycle"] == "idle");
+    // The agent answered in a turn, which `agent wait` waits out.
+    assert_eq!(
+        server.ctl_ok(&["agent", "wait", &pane, "--timeout", "20"]),
+        "done"
+    );
 
     // At a permission prompt the text would answer it: refused.
     server.ctl_ok(&["send", &pane, "permission", "--enter"]);
@@ -221,4 +225,82 @@ fn send_keys_reach_the_program_encoded_as_its_modes_ask() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn agent_wait_right_after_a_prompt_waits_for_the_turn_it_starts() {
+    let (server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let ws = server.workspace("waiting", &[]);
+    let pane = idle_claude(&server, &ws);
+    // Idle before the prompt: the wait must not take that for the end.
+    server.ctl_ok(&["agent", "prompt", &pane, "write the tests"]);
+    assert_eq!(
+        server.ctl_ok(&["agent", "wait", &pane, "--timeout", "30"]),
+        "done"
+    );
+    assert_eq!(
+        prompts(&home(&root), &pane),
+        vec!["\x1b[200~write the tests\x1b[201~"]
+    );
+    assert!(
+        server.ctl_ok(&["read", &pane]).contains("Cooked for"),
+        "the answer is on screen"
+    );
+    // At a dialog the wait ends too, saying so (exit 3).
+    server.ctl_ok(&["send", &pane, "permission", "--enter"]);
+    server.wait_pane(&pane, "blocked", |p| p["lifecycle"] == "blocked");
+    let out = server.ctl(&["agent", "wait", &pane, "--timeout", "30"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "blocked");
+    // And when the agent ends (exit 1, with its code).
+    server.ctl_ok(&["send", &pane, "quit", "--enter"]);
+    let out = server.ctl(&["agent", "wait", &pane, "--timeout", "30"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "exit 0");
+}
+
+#[test]
+fn incremental_reads_return_exactly_the_new_lines_and_scrollback_reads_go_back() {
+    let server = TestServer::start();
+    let ws = server.workspace("reading", &[]);
+    let pane = server.new_sh(
+        &ws,
+        "seq 1 100; read go; printf 'alpha\\nbeta\\n'; read go; echo gamma; sleep 1000",
+    );
+    server.wait_output(&pane, "100");
+    let first = server.ctl_json(&["read", &pane, "--since", "0"]);
+    let all: Vec<String> = (1..=100).map(|i| i.to_string()).collect();
+    assert_eq!(first["text"], format!("{}\n", all.join("\n")), "{first}");
+    assert_eq!(first["missed"], 0);
+    let offset = first["offset"].as_u64().unwrap();
+    assert_eq!(
+        server.ctl_ok(&["read", &pane, "--offset"]),
+        offset.to_string()
+    );
+    server.ctl_ok(&["send", &pane, "go", "--enter"]);
+    server.wait_output(&pane, "beta");
+    let next = server.ctl_json(&["read", &pane, "--since", &offset.to_string()]);
+    // The typed answer's row, then the two new lines.
+    assert_eq!(next["text"], "go\nalpha\nbeta\n", "{next}");
+    let offset = next["offset"].as_u64().unwrap();
+    assert_eq!(
+        server.ctl_json(&["read", &pane, "--since", &offset.to_string()])["text"],
+        "",
+        "nothing new, nothing repeated"
+    );
+    server.ctl_ok(&["send", &pane, "go", "--enter"]);
+    server.wait_output(&pane, "gamma");
+    let plain = server.ctl_ok(&["read", &pane, "--since", &offset.to_string(), "--plain"]);
+    assert_eq!(plain, "go\ngamma");
+
+    // Back through the scrollback: N lines above the screen, or all.
+    let back = server.ctl_ok(&["read", &pane, "--scrollback", "10"]);
+    let screen = server.ctl_ok(&["read", &pane]);
+    assert!(back.ends_with(&screen), "{back}");
+    assert_eq!(back.lines().count(), screen.lines().count() + 10, "{back}");
+    let everything = server.ctl_ok(&["read", &pane, "--all"]);
+    assert!(everything.starts_with("1\n2\n3\n"), "{everything}");
+    assert!(everything.contains("gamma"));
+    let out = server.ctl(&["read", &pane, "--all", "--tail", "3"]);
+    assert_eq!(out.status.code(), Some(2), "clap refuses two at once");
 }

@@ -189,6 +189,7 @@ pub mod method {
     pub const AGENT_START: &str = "agent.start";
     pub const AGENT_PROMPT: &str = "agent.prompt";
     pub const EVENTS: &str = "events";
+    pub const AGENT_WAIT: &str = "agent.wait";
 }
 
 /// Parameters of each method. Workspaces are named by id or name, tabs and
@@ -321,13 +322,23 @@ pub mod params {
         pub enter: bool,
     }
 
-    /// → `{"text"}`.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    /// → [`super::ReadReply`]: the screen, or at most one of `tail`,
+    /// `scrollback`, `all`, `since`.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
     pub struct PaneRead {
         pub pane: String,
         /// The last N lines of scrollback and screen instead of the screen.
         #[serde(default)]
         pub tail: Option<usize>,
+        /// The screen and the N lines of scrollback above it.
+        #[serde(default)]
+        pub scrollback: Option<usize>,
+        /// All the scrollback and the screen.
+        #[serde(default)]
+        pub all: bool,
+        /// The rows completed since this offset (from an earlier reply).
+        #[serde(default)]
+        pub since: Option<u64>,
         /// Keep colours as SGR escape sequences.
         #[serde(default)]
         pub ansi: bool,
@@ -553,6 +564,17 @@ pub mod params {
         pub text: String,
         #[serde(default)]
         pub queue: bool,
+    }
+
+    /// → [`super::WaitReply`] once the agent's work is over: it is idle
+    /// or done with no prompt of `agent.prompt` still to start a turn
+    /// (`turn_end`), or it waits at a dialog (`blocked`), or it ended
+    /// (`exit`); `TIMED_OUT` after `timeout_ms`.
+    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    pub struct AgentWait {
+        pub pane: String,
+        #[serde(default)]
+        pub timeout_ms: Option<u64>,
     }
 
     /// → `{}`, then one [`super::EventLine`] per line, pushed as panes
@@ -805,6 +827,18 @@ pub mod frame {
     }
 }
 
+/// The result of `pane.read`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ReadReply {
+    pub text: String,
+    /// Where `since` reads on from: the rows the primary screen has
+    /// completed (the cursor is below them) so far.
+    pub offset: u64,
+    /// Rows after `since` that the scrollback no longer holds.
+    #[serde(default)]
+    pub missed: u64,
+}
+
 /// The result of `agent.start`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct AgentStartReply {
@@ -1035,8 +1069,12 @@ pub struct ExplainReply {
 /// The result of `pane.wait`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WaitReply {
-    /// `exit`, `lifecycle` or `text`.
+    /// `exit`, `lifecycle` or `text`; for `agent.wait`, `turn_end`,
+    /// `blocked` or `exit`.
     pub met: String,
+    /// For `turn_end`: `idle` or `done`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<signaltty_persistence::Lifecycle>,
     /// For `text`: the line that matched.
     #[serde(default)]
     pub line: Option<String>,

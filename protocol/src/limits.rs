@@ -223,6 +223,12 @@ impl Bounded for PaneExplain {
     }
 }
 
+impl Bounded for AgentWait {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("pane", &self.pane)
+    }
+}
+
 impl Bounded for Events {
     fn check_bounds(&self) -> Result<(), WireError> {
         opt_text("pane", &self.pane, MAX_NAME_BYTES)

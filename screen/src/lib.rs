@@ -77,6 +77,7 @@ mod sgr;
 #[cfg(test)]
 mod tests;
 mod text;
+mod transcript;
 
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -95,6 +96,7 @@ use crate::history::History;
 pub use crate::keys::{KeyPress, MAX_KEY_NAME, NamedKey, UnknownKey};
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
+pub use crate::transcript::Since;
 
 pub use crate::cells::{
     Attrs, Cell, Color, CursorShape, Modes, MouseEncoding, MouseReporting, Width,

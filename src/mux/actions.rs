@@ -409,6 +409,7 @@ impl Mux {
                 pane: id.clone(),
                 tail: Some(HISTORY_LINES),
                 ansi: true,
+                ..params::PaneRead::default()
             },
         );
         let text = match result {

@@ -206,6 +206,7 @@ async fn last_lines(view: &PaneView) -> String {
         },
         CALL_MS
     )
+    .map(|out| out.text)
     .unwrap_or_default();
     text.lines()
         .map(str::trim)

@@ -79,18 +79,33 @@ pub async fn wait(ctx: &Ctx, p: params::PaneWait) -> Result<Value, WireError> {
     let what = condition(&p)?;
     let view = find_pane(ctx, &p.pane).await?;
     let timeout = p.timeout_ms.map(Duration::from_millis);
-    let (met, line, exit_code) = match wait_for(&view, what, timeout).await? {
-        WaitMet::Exit(code) => ("exit", None, code),
-        WaitMet::Lifecycle => ("lifecycle", None, None),
-        WaitMet::Text(line) => ("text", Some(line), None),
-        WaitMet::Ready => ("ready", None, None),
-        WaitMet::Blocked => ("blocked", None, None),
+    to_value(wait_reply(wait_for(&view, what, timeout).await?))
+}
+
+/// `agent.wait`: until the agent's work is over.
+pub async fn agent_wait(ctx: &Ctx, p: params::AgentWait) -> Result<Value, WireError> {
+    let view = find_pane(ctx, &p.pane).await?;
+    let timeout = p.timeout_ms.map(Duration::from_millis);
+    to_value(wait_reply(
+        wait_for(&view, WaitFor::TurnEnd, timeout).await?,
+    ))
+}
+
+fn wait_reply(met: WaitMet) -> WaitReply {
+    let (met, line, exit_code, lifecycle) = match met {
+        WaitMet::Exit(code) => ("exit", None, code, None),
+        WaitMet::Lifecycle => ("lifecycle", None, None, None),
+        WaitMet::Text(line) => ("text", Some(line), None, None),
+        WaitMet::Ready => ("ready", None, None, None),
+        WaitMet::Blocked => ("blocked", None, None, None),
+        WaitMet::TurnEnded(lifecycle) => ("turn_end", None, None, Some(lifecycle)),
     };
-    to_value(WaitReply {
+    WaitReply {
         met: met.into(),
         line,
         exit_code,
-    })
+        lifecycle,
+    }
 }
 
 /// Waits until `view`'s pane meets `what`, pushed by the pane; `TIMED_OUT`

@@ -29,8 +29,8 @@ use crate::worktree::Worktrees;
 use crate::worktree::requests::{self as worktrees, Closing};
 use signaltty_protocol::limits::{Bounded, MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
-    ErrorCode, NextReply, NotificationsReply, OrphansStatusReply, PROTOCOL, RestoreStatusReply,
-    SnapshotStatusReply, StatusReply, WireError, method, params,
+    ErrorCode, NextReply, NotificationsReply, OrphansStatusReply, PROTOCOL, ReadReply,
+    RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
 };
 
 /// What every handler may use.
@@ -88,6 +88,7 @@ pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, W
         method::PANE_SEND_KEYS => crate::agents::send_keys(ctx, parse(params)?).await,
         method::AGENT_START => crate::agents::start(ctx, parse(params)?).await,
         method::AGENT_PROMPT => crate::agents::prompt(ctx, parse(params)?).await,
+        method::AGENT_WAIT => crate::aware::agent_wait(ctx, parse(params)?).await,
         other => Err(WireError::new(
             ErrorCode::UnknownMethod,
             format!("unknown method {other:?}; this server speaks {PROTOCOL}"),
@@ -432,12 +433,20 @@ async fn pane_send(ctx: &Ctx, p: params::PaneSend) -> Result<Value, WireError> {
 
 async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<Value, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
-    let what = match p.tail {
-        Some(lines) => ReadWhat::Tail(lines),
-        None => ReadWhat::Screen,
+    let what = match (p.tail, p.scrollback, p.all, p.since) {
+        (None, None, false, None) => ReadWhat::Screen,
+        (Some(lines), None, false, None) => ReadWhat::Tail(lines),
+        (None, Some(lines), false, None) => ReadWhat::Scrollback(lines),
+        (None, None, true, None) => ReadWhat::Tail(usize::MAX),
+        (None, None, false, Some(offset)) => ReadWhat::Since(offset),
+        _ => {
+            return Err(bad_params(
+                "read the screen, or one of --tail N, --scrollback N, --all, --since OFFSET",
+            ));
+        }
     };
     let actor = pane_actor(&view)?;
-    let text = ractor::call_t!(
+    let out = ractor::call_t!(
         actor,
         |reply| PaneMsg::Read {
             what,
@@ -447,7 +456,11 @@ async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<Value, WireError> {
         CALL_MS
     )
     .map_err(unavailable)?;
-    Ok(json!({ "text": text }))
+    to_value(ReadReply {
+        text: out.text,
+        offset: out.offset,
+        missed: out.missed,
+    })
 }
 
 async fn pane_close(ctx: &Ctx, p: params::PaneClose) -> Result<Value, WireError> {

@@ -303,7 +303,8 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
         }
         let id = request.id;
         let dispatched = handlers::dispatch(&ctx, &request.method, request.params);
-        let result = if request.method == method::PANE_WAIT {
+        let result = if request.method == method::PANE_WAIT || request.method == method::AGENT_WAIT
+        {
             // A wait may last for ever: give it up as soon as its client
             // is gone, so that the pane forgets the waiter at once.
             tokio::select! {

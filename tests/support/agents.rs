@@ -123,7 +123,7 @@ pub fn install_stand_in(root: &Path, name: &str, body: &str) -> PathBuf {
 /// captured idle screen, then draws the screen named by each line it
 /// reads (`permission`, `working`, `idle`…; an empty line draws idle
 /// again); `quit` ends it. Any other line is a prompt: it is logged (see
-/// [`prompts`]) and the idle screen drawn. `$HOME/first-screen` names the
+/// [`prompts`]) and answered in a turn of a second (working, then done). `$HOME/first-screen` names the
 /// screen it starts on, `$HOME/start-delay` how long it takes to start; it
 /// asks for bracketed paste, as the real ones do. `work` is a
 /// turn drawn the way Ink draws one: the whole screen repainted from the
@@ -148,6 +148,17 @@ work() {
   rm -f "$HOME/turn-ends.$SIGNALTTY_PANE"
   draw done
 }
+answer() {
+  n=0
+  while [ $n -lt 5 ]; do
+    n=$((n+1))
+    printf '\033[H\033[J'
+    head -n 22 "$SCREENS/claude-working.txt" | sed 's/$/\r/'
+    printf 'answering (%s)' $n
+    sleep 0.2
+  done
+  draw done
+}
 [ -f "$HOME/start-delay" ] && { echo "starting..."; sleep "$(cat "$HOME/start-delay")"; }
 draw "$(cat "$HOME/first-screen" 2>/dev/null || echo idle)"
 printf '\033[?2004h'
@@ -157,7 +168,7 @@ while read -r what; do
     work) work ;;
     "") draw idle ;;
     *) if [ -f "$SCREENS/claude-$what.txt" ]; then draw "$what"; else
-         printf '%s\n' "$what" >> "$HOME/prompts.$SIGNALTTY_PANE"; draw idle; fi ;;
+         printf '%s\n' "$what" >> "$HOME/prompts.$SIGNALTTY_PANE"; answer; fi ;;
   esac
 done
 "#;

@@ -203,6 +203,35 @@ impl PaneScreen {
         self.live().tail_text(lines, style)
     }
 
+    /// What `read` asked for, with the offset an incremental read goes on
+    /// from.
+    pub(super) fn read(&mut self, what: super::ReadWhat, style: Style) -> super::ReadOut {
+        let screen = self.live();
+        let (text, offset, missed) = match what {
+            super::ReadWhat::Screen => (screen.screen_text(style), screen.transcript_offset(), 0),
+            super::ReadWhat::Tail(lines) => (
+                screen.tail_text(lines, style),
+                screen.transcript_offset(),
+                0,
+            ),
+            super::ReadWhat::Scrollback(above) => {
+                // Both leave the screen's empty bottom rows out.
+                let shown = screen.screen_text(style).lines().count();
+                let text = screen.tail_text(shown.saturating_add(above), style);
+                (text, screen.transcript_offset(), 0)
+            }
+            super::ReadWhat::Since(from) => {
+                let since = screen.rows_since(from, style);
+                (since.text, since.offset, since.missed)
+            }
+        };
+        super::ReadOut {
+            text,
+            offset,
+            missed,
+        }
+    }
+
     /// The modes the program set, which decide how input is encoded.
     pub(super) fn modes(&mut self) -> signaltty_screen::Modes {
         self.live().modes()

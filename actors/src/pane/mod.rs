@@ -122,6 +122,20 @@ pub enum ReadWhat {
     Screen,
     /// The last N lines of scrollback and screen.
     Tail(usize),
+    /// The screen and N lines of scrollback above it.
+    Scrollback(usize),
+    /// The rows completed since an offset (see `Screen::rows_since`).
+    Since(u64),
+}
+
+/// What `read` returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOut {
+    pub text: String,
+    /// Where an incremental read ([`ReadWhat::Since`]) continues.
+    pub offset: u64,
+    /// Rows since the offset asked for that the history no longer holds.
+    pub missed: u64,
 }
 
 /// What an attaching client gets: the screen as it is and the stream that
@@ -180,7 +194,7 @@ pub enum PaneMsg {
     Read {
         what: ReadWhat,
         ansi: bool,
-        reply: RpcReplyPort<String>,
+        reply: RpcReplyPort<ReadOut>,
     },
     Resize {
         rows: u16,
@@ -502,11 +516,7 @@ impl Actor for PaneActor {
             }
             PaneMsg::Read { what, ansi, reply } => {
                 let style = if ansi { Style::Ansi } else { Style::Plain };
-                let text = match what {
-                    ReadWhat::Screen => pane.screen.screen_text(style),
-                    ReadWhat::Tail(lines) => pane.screen.tail_text(lines, style),
-                };
-                let _ = reply.send(text);
+                let _ = reply.send(pane.screen.read(what, style));
             }
             PaneMsg::Resize { rows, cols, reply } => {
                 let size = pane.resize(rows, cols);

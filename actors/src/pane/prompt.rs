@@ -106,19 +106,20 @@ impl Pane {
     /// Types the next queued prompt once the agent is idle and the last
     /// prompt's turn has started; called after every message.
     pub(super) fn deliver_queued_prompt(&mut self, myself: &ActorRef<PaneMsg>) {
-        if self.prompts.queue.is_empty() {
-            return;
-        }
         if matches!(
             self.record.lifecycle,
             Lifecycle::Working | Lifecycle::Blocked
         ) {
             self.prompts.awaiting_turn = false;
-            return;
         }
         let idle = matches!(self.record.lifecycle, Lifecycle::Idle | Lifecycle::Done);
         let agent = self.current_kind() != AgentKind::Generic;
-        if !idle || !agent || self.prompts.awaiting_turn || self.live_process().is_err() {
+        if self.prompts.queue.is_empty()
+            || !idle
+            || !agent
+            || self.prompts.awaiting_turn
+            || self.live_process().is_err()
+        {
             return;
         }
         let Some(text) = self.prompts.queue.pop_front() else {
@@ -132,9 +133,16 @@ impl Pane {
 
     /// The turn a delivered prompt should have started: the queue moves on.
     pub(super) fn prompt_settled(&mut self, delivery: u64) {
-        if delivery == self.prompts.delivery {
+        if delivery == self.prompts.delivery && self.prompts.awaiting_turn {
             self.prompts.awaiting_turn = false;
+            self.check_waiters(0);
         }
+    }
+
+    /// A prompt was typed whose turn has not been seen to start, or one
+    /// waits in the queue: the agent's work is not over.
+    pub(super) fn prompts_pending(&self) -> bool {
+        self.prompts.awaiting_turn || !self.prompts.queue.is_empty()
     }
 
     /// Pastes `text` and schedules the Enter that submits it.

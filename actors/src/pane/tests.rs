@@ -214,6 +214,7 @@ impl Harness {
             10_000
         )
         .unwrap()
+        .text
     }
 
     async fn input_queue(&self) -> InputQueue {

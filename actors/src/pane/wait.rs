@@ -30,6 +30,9 @@ pub enum WaitFor {
     /// An agent's input prompt: answered once it is idle, or blocked at a
     /// dialog, or its process ended.
     Ready,
+    /// The end of an agent's work: idle or done with no prompt of
+    /// `ctl agent prompt` still to start a turn, or blocked, or exited.
+    TurnEnd,
 }
 
 /// How a wait ended.
@@ -41,8 +44,10 @@ pub enum WaitMet {
     Text(String),
     /// The agent is idle at its prompt.
     Ready,
-    /// The agent waits at a dialog before it is ready.
+    /// The agent waits at a dialog.
     Blocked,
+    /// The agent's turn is over: it is idle or done.
+    TurnEnded(Lifecycle),
 }
 
 pub(super) struct Waiter {
@@ -121,6 +126,16 @@ impl Pane {
             WaitFor::Ready if self.process.is_none() => Some(WaitMet::Exit(self.record.exit_code)),
             WaitFor::Ready => match self.record.lifecycle {
                 Lifecycle::Idle | Lifecycle::Done => Some(WaitMet::Ready),
+                Lifecycle::Blocked => Some(WaitMet::Blocked),
+                _ => None,
+            },
+            WaitFor::TurnEnd if self.process.is_none() => {
+                Some(WaitMet::Exit(self.record.exit_code))
+            }
+            WaitFor::TurnEnd => match self.record.lifecycle {
+                Lifecycle::Idle | Lifecycle::Done if !self.prompts_pending() => {
+                    Some(WaitMet::TurnEnded(self.record.lifecycle))
+                }
                 Lifecycle::Blocked => Some(WaitMet::Blocked),
                 _ => None,
             },
