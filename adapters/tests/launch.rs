@@ -9,7 +9,7 @@ use signaltty_adapters::{AgentKind, LaunchPlan, detect, plan_launch};
 /// The argv tokens that preset `id` for `kind`.
 fn preset(kind: AgentKind, id: &str) -> Vec<String> {
     match kind {
-        AgentKind::Claude | AgentKind::Gemini => v(&["--session-id", id]),
+        AgentKind::Claude | AgentKind::Gemini | AgentKind::Qwen => v(&["--session-id", id]),
         AgentKind::Copilot => vec![format!("--session-id={id}")],
         _ => unreachable!("{kind} has no preset flag"),
     }
