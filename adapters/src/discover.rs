@@ -403,6 +403,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_pattern_names_at_most_max_entries_directories() {
+        let root = tempfile::tempdir().unwrap();
+        for i in 0..MAX_ENTRIES + 5 {
+            std::fs::create_dir_all(root.path().join(format!("p{i}/chats"))).unwrap();
+        }
+        let dirs = expand_dirs(root.path(), "*/chats");
+        assert_eq!(dirs.len(), MAX_ENTRIES);
+        assert!(dirs.iter().all(|d| d.ends_with("chats")));
+        assert_eq!(
+            expand_dirs(root.path(), "p1/chats"),
+            vec![root.path().join("p1/chats")]
+        );
+        assert!(glob_match("*.jsonl", "a.jsonl") && !glob_match("*.jsonl", "a.json"));
+        assert!(glob_match("ses_*", "ses_") && !glob_match("ab*ba", "aba"));
+    }
+
+    #[test]
     fn civil_dates() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
