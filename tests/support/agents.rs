@@ -4,13 +4,21 @@
 use std::path::{Path, PathBuf};
 
 /// Agent CLIs a developer's or CI machine may have installed for real.
-const REAL_AGENTS: [&str; 6] = [
+const REAL_AGENTS: [&str; 14] = [
     "claude",
     "codex",
     "gemini",
     "copilot",
     "cursor-agent",
     "opencode",
+    "qwen",
+    "amp",
+    "kiro-cli",
+    "pi",
+    "grok",
+    "crush",
+    "aider",
+    "goose",
 ];
 
 /// A directory on PATH with a fake `claude` that logs
