@@ -5,10 +5,8 @@
 
 mod support;
 
-use std::path::Path;
-
 use support::TestServer;
-use support::agents::{captured_screen, install_stand_in};
+use support::agents::{captured_screen, runs, server_with_agents};
 
 /// (kind, capture in adapters/tests/screens, title at the time, state)
 const CAPTURES: &[(&str, &str, &str, &str)] = &[
@@ -124,32 +122,6 @@ fn every_capture_is_checked() {
     }
 }
 
-/// A server whose panes find the stand-ins on PATH first, with the test's
-/// own HOME.
-fn server_with(stand_ins: &[(&str, &str)]) -> (TestServer, std::path::PathBuf) {
-    let mut server = TestServer::prepare(true, Vec::new());
-    let root = server.dir.path().to_path_buf();
-    let mut bin = root.join("bin");
-    for (name, body) in stand_ins {
-        bin = install_stand_in(&root, name, body);
-    }
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let path = std::env::var("PATH").unwrap_or_default();
-    server.extra_env_push("PATH", &format!("{}:{path}", bin.display()));
-    server.extra_env_push("HOME", &home.display().to_string());
-    server.launch();
-    (server, root)
-}
-
-fn runs(root: &Path, name: &str) -> Vec<String> {
-    std::fs::read_to_string(root.join(format!("{name}.argv")))
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
 /// Prints the prompt kiro-cli waits at (see agents/kiro.toml), then waits.
 const KIRO_STAND_IN: &str = "printf '> '\nexec sleep 1000";
 /// Prints aider's prompt, then waits.
@@ -157,7 +129,7 @@ const AIDER_STAND_IN: &str = "printf 'Aider v0.86.2\\n> '\nexec sleep 1000";
 
 #[test]
 fn a_kind_with_a_resume_comes_back_resumable_and_resumes_with_its_own_command() {
-    let (mut server, root) = server_with(&[("kiro-cli", KIRO_STAND_IN)]);
+    let (mut server, root) = server_with_agents(&[("kiro-cli", KIRO_STAND_IN)]);
     let ws = server.workspace("kiro", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "kiro-cli", "chat"]);
     server.wait_pane(&pane, "kiro, idle", |p| {
@@ -180,7 +152,7 @@ fn a_kind_with_a_resume_comes_back_resumable_and_resumes_with_its_own_command() 
 
 #[test]
 fn a_kind_with_no_official_resume_comes_back_as_a_tombstone_that_respawns() {
-    let (mut server, root) = server_with(&[("aider", AIDER_STAND_IN)]);
+    let (mut server, root) = server_with_agents(&[("aider", AIDER_STAND_IN)]);
     let ws = server.workspace("aider", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "aider", "--model", "m"]);
     server.wait_pane(&pane, "aider, idle", |p| {

@@ -4,35 +4,11 @@
 
 mod support;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::agents::{CLAUDE_STAND_IN, captured_screen, install_stand_in};
+use support::agents::{CLAUDE_STAND_IN, captured_screen, runs, server_with_agents};
 use support::{TestServer, wait_for};
-
-/// A server whose panes find stand-in agents on PATH and whose HOME is
-/// the test's own.
-fn server_with_agents(agents: &[(&str, &str)]) -> (TestServer, std::path::PathBuf) {
-    let mut server = TestServer::prepare(true, Vec::new());
-    let root = server.dir.path().to_path_buf();
-    let mut bin = root.join("bin");
-    for (name, body) in agents {
-        bin = install_stand_in(&root, name, body);
-    }
-    let home = root.join("home");
-    std::fs::create_dir_all(&home).unwrap();
-    let screens = captured_screen("claude-idle")
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    let path = std::env::var("PATH").unwrap_or_default();
-    server.extra_env_push("PATH", &format!("{}:{path}", bin.display()));
-    server.extra_env_push("HOME", &home.display().to_string());
-    server.extra_env_push("SCREENS", &screens.display().to_string());
-    server.launch();
-    (server, root)
-}
 
 fn agent(pane: &Value) -> (String, String) {
     (
@@ -45,14 +21,6 @@ fn agent(pane: &Value) -> (String, String) {
             .unwrap_or_default()
             .to_string(),
     )
-}
-
-fn runs(root: &Path, name: &str) -> Vec<String> {
-    std::fs::read_to_string(root.join(format!("{name}.argv")))
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 const SESSION: &str = "5b0e3c1a-7d2f-4e8b-9a6c-1f2e3d4c5b6a";

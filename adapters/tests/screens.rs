@@ -16,11 +16,26 @@ const INPUT: Option<ScreenState> = Some(ScreenState::Blocked(AgentNeeds::Input))
 const WORKING: Option<ScreenState> = Some(ScreenState::Working);
 const IDLE: Option<ScreenState> = Some(ScreenState::Idle);
 
+/// (kind, capture, title at the time, state, rule)
+type Case<'a> = (AgentKind, &'a str, &'a str, Option<ScreenState>, &'a str);
+
+/// Each capture reads as its state, by its rule, with evidence.
+fn assert_read_as(cases: &[Case<'_>]) {
+    let book = RuleBook::bundled();
+    for (kind, name, title, state, rule) in cases {
+        let rules = book.rules(*kind).unwrap();
+        let verdict = rules.evaluate(&screen(name), title);
+        assert_eq!(verdict.state, *state, "{name}: {verdict:?}");
+        assert_eq!(verdict.rule.as_deref(), Some(*rule), "{name}: {verdict:?}");
+        assert!(!verdict.evidence.is_empty(), "{name}");
+        // The pane's quick read decides the same.
+        assert_eq!(rules.state(&screen(name), title), *state, "{name}");
+    }
+}
+
 #[test]
 fn recorded_screens_read_as_what_they_show() {
-    let book = RuleBook::bundled();
-    // (kind, capture, title at the time, state, rule)
-    let cases: &[(AgentKind, &str, &str, Option<ScreenState>, &str)] = &[
+    let cases: &[Case<'_>] = &[
         (AgentKind::Claude, "claude-trust", "", INPUT, "trust prompt"),
         (AgentKind::Claude, "claude-api-key", "", INPUT, "question"),
         (
@@ -116,22 +131,12 @@ fn recorded_screens_read_as_what_they_show() {
             "busy",
         ),
     ];
-    for (kind, name, title, state, rule) in cases {
-        let rules = book.rules(*kind).unwrap();
-        let verdict = rules.evaluate(&screen(name), title);
-        assert_eq!(verdict.state, *state, "{name}: {verdict:?}");
-        assert_eq!(verdict.rule.as_deref(), Some(*rule), "{name}: {verdict:?}");
-        assert!(!verdict.evidence.is_empty(), "{name}");
-        // The pane's quick read decides the same.
-        assert_eq!(rules.state(&screen(name), title), *state, "{name}");
-    }
+    assert_read_as(cases);
 }
 
 #[test]
 fn recorded_screens_of_the_newer_agents_read_as_what_they_show() {
-    let book = RuleBook::bundled();
-    // (kind, capture, title at the time, state, rule)
-    let cases: &[(AgentKind, &str, &str, Option<ScreenState>, &str)] = &[
+    let cases: &[Case<'_>] = &[
         (
             AgentKind::Opencode,
             "opencode-idle",
@@ -219,15 +224,7 @@ fn recorded_screens_of_the_newer_agents_read_as_what_they_show() {
             "waiting for the model",
         ),
     ];
-    for (kind, name, title, state, rule) in cases {
-        let rules = book.rules(*kind).unwrap();
-        let verdict = rules.evaluate(&screen(name), title);
-        assert_eq!(verdict.state, *state, "{name}: {verdict:?}");
-        assert_eq!(verdict.rule.as_deref(), Some(*rule), "{name}: {verdict:?}");
-        assert!(!verdict.evidence.is_empty(), "{name}");
-        // The pane's quick read decides the same.
-        assert_eq!(rules.state(&screen(name), title), *state, "{name}");
-    }
+    assert_read_as(cases);
 }
 
 #[test]

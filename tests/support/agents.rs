@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::TestServer;
+
 /// Agent CLIs a developer's or CI machine may have installed for real.
 const REAL_AGENTS: [&str; 14] = [
     "claude",
@@ -139,3 +141,35 @@ while read -r what; do
   draw "$what"
 done
 "#;
+
+/// A server whose panes find stand-in agents on PATH and whose HOME is
+/// the test's own; `$SCREENS` is where the captured screens are.
+pub fn server_with_agents(agents: &[(&str, &str)]) -> (TestServer, std::path::PathBuf) {
+    let mut server = TestServer::prepare(true, Vec::new());
+    let root = server.dir.path().to_path_buf();
+    let mut bin = root.join("bin");
+    for (name, body) in agents {
+        bin = install_stand_in(&root, name, body);
+    }
+    let home = root.join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let screens = captured_screen("claude-idle")
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::var("PATH").unwrap_or_default();
+    server.extra_env_push("PATH", &format!("{}:{path}", bin.display()));
+    server.extra_env_push("HOME", &home.display().to_string());
+    server.extra_env_push("SCREENS", &screens.display().to_string());
+    server.launch();
+    (server, root)
+}
+
+/// The argument lists the stand-in `name` was run with, in order.
+pub fn runs(root: &Path, name: &str) -> Vec<String> {
+    std::fs::read_to_string(root.join(format!("{name}.argv")))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
