@@ -114,6 +114,16 @@ mod tests {
         assert_eq!(error.needs, Some(Error));
         let idle = hook_effect(AgentKind::Opencode, "session.idle", None).unwrap();
         assert_eq!(idle.needs, Some(Unread));
+        let asks = hook_effect(
+            AgentKind::Qwen,
+            "Notification",
+            Some("needs your permission"),
+        );
+        assert_eq!(asks.unwrap().needs, Some(Permission));
+        let err = hook_effect(AgentKind::Grok, "Stop", None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("none"), "{err}");
     }
 
     #[test]
