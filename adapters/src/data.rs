@@ -141,6 +141,8 @@ struct LaunchText {
     subcommands: Vec<String>,
     #[serde(default)]
     resume_subcommand: Vec<String>,
+    #[serde(default)]
+    secret_flags: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,6 +231,16 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
     check_flags("session_flags", &launch.session_flags)?;
     check_flags("hands_off_flags", &launch.hands_off_flags)?;
     check_flags("value_options", &launch.value_options)?;
+    check_flags("secret_flags", &launch.secret_flags)?;
+    if let Some(flag) = launch
+        .secret_flags
+        .iter()
+        .find(|f| f.starts_with("--") || f.len() != 2)
+    {
+        return Err(format!(
+            "secret_flags: {flag:?} is not a short option like -k"
+        ));
+    }
     for word in launch.subcommands.iter().chain(&launch.resume_subcommand) {
         check_word("a subcommand", word)?;
     }
@@ -250,6 +262,7 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         hands_off_flags: launch.hands_off_flags,
         value_options: launch.value_options,
         subcommands: launch.subcommands,
+        secret_flags: launch.secret_flags,
         resume_subcommand: launch.resume_subcommand,
         hooks: file.hooks.into_iter().map(hook_rule).collect(),
         process_names: file.process_names,

@@ -134,6 +134,9 @@ pub(crate) struct AdapterSpec {
     pub(crate) hands_off_flags: Vec<String>,
     pub(crate) value_options: Vec<String>,
     pub(crate) subcommands: Vec<String>,
+    /// Short options whose value is a secret (long ones are found by name,
+    /// see `secrets.rs`).
+    pub(crate) secret_flags: Vec<String>,
     /// Empty when the kind has no resume subcommand.
     pub(crate) resume_subcommand: Vec<String>,
     /// What each of its hook events means (see `hooks.rs`).
@@ -164,6 +167,7 @@ impl AdapterSpec {
             hands_off_flags: Vec::new(),
             value_options: Vec::new(),
             subcommands: Vec::new(),
+            secret_flags: Vec::new(),
             resume_subcommand: Vec::new(),
             hooks: Vec::new(),
             process_names: Vec::new(),

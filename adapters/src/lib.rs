@@ -26,8 +26,9 @@
 //!   [`Rules`] of each kind's data file (overridable per kind).
 //! * [`discover_session`] finds an agent's session id in its own files.
 //! * [`plan_launch`] adds a preset session id to a launch command where the
-//!   agent accepts one (claude, gemini, copilot, qwen), and otherwise reports an id
-//!   the user already gave, so a pane can be resumable from its first second.
+//!   agent accepts one (claude, gemini, copilot, qwen), and otherwise reports
+//!   an id the user already gave, so a pane can be resumable from its first
+//!   second.
 //!
 //! Two promises hold for every argv this crate produces: it never contains
 //! an id that did not pass its kind's rule, and it never ends in a bare
