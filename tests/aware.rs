@@ -4,12 +4,11 @@
 
 mod support;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::agents::{
-    CLAUDE_STAND_IN, captured_screen, end_turn, finish_turn, frame_number, idle_claude,
+    CLAUDE_STAND_IN, captured_screen, end_turn, finish_turn, frame_number, idle_claude, runs,
     server_with_agents, start_turn,
 };
 use support::{TestServer, wait_for};
@@ -25,14 +24,6 @@ fn agent(pane: &Value) -> (String, String) {
             .unwrap_or_default()
             .to_string(),
     )
-}
-
-fn runs(root: &Path, name: &str) -> Vec<String> {
-    std::fs::read_to_string(root.join(format!("{name}.argv")))
-        .unwrap_or_default()
-        .lines()
-        .map(str::to_string)
-        .collect()
 }
 
 const SESSION: &str = "5b0e3c1a-7d2f-4e8b-9a6c-1f2e3d4c5b6a";

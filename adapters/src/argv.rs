@@ -150,7 +150,7 @@ pub(crate) fn scan<'a>(spec: &AdapterSpec, args: &'a [String]) -> Scan<'a> {
             if crate::kinds::ANY_KIND_SESSION_FLAGS.contains(&name) {
                 out.any_kind_session_flag = true;
             }
-            if spec.session_flags.contains(&name) {
+            if AdapterSpec::has(&spec.session_flags, name) {
                 let value = inline.or_else(|| {
                     let next = args.get(at).map(String::as_str);
                     if next.is_some() {
@@ -159,9 +159,9 @@ pub(crate) fn scan<'a>(spec: &AdapterSpec, args: &'a [String]) -> Scan<'a> {
                     next
                 });
                 out.session_values.push(value);
-            } else if spec.hands_off_flags.contains(&name) {
+            } else if AdapterSpec::has(&spec.hands_off_flags, name) {
                 out.hands_off = true;
-            } else if inline.is_none() && spec.value_options.contains(&name) {
+            } else if inline.is_none() && AdapterSpec::has(&spec.value_options, name) {
                 at += 1;
             }
         } else if token.len() > 1 && token.starts_with('-') {
@@ -170,12 +170,12 @@ pub(crate) fn scan<'a>(spec: &AdapterSpec, args: &'a [String]) -> Scan<'a> {
                 if crate::kinds::ANY_KIND_SESSION_FLAGS.contains(&flag.as_str()) {
                     out.any_kind_session_flag = true;
                 }
-                if spec.session_flags.contains(&flag.as_str())
-                    || spec.hands_off_flags.contains(&flag.as_str())
+                if AdapterSpec::has(&spec.session_flags, &flag)
+                    || AdapterSpec::has(&spec.hands_off_flags, &flag)
                 {
                     out.hands_off = true;
                 }
-                if spec.value_options.contains(&flag.as_str()) {
+                if AdapterSpec::has(&spec.value_options, &flag) {
                     break;
                 }
             }
@@ -189,7 +189,7 @@ pub(crate) fn scan<'a>(spec: &AdapterSpec, args: &'a [String]) -> Scan<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kinds;
+    use crate::kind::AgentKind;
 
     fn v(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_owned()).collect()
@@ -252,7 +252,7 @@ mod tests {
     #[test]
     fn scan_skips_values_of_known_options_and_stops_at_double_dash() {
         let args = v(&["--model", "opus", "-n", "doctor", "fix", "--", "--resume"]);
-        let got = scan(&kinds::CLAUDE, &args);
+        let got = scan(AgentKind::Claude.spec(), &args);
         assert_eq!(got.positionals, vec!["fix"]);
         assert_eq!(got.trailing, &v(&["--resume"])[..]);
         assert!(got.session_values.is_empty());
@@ -262,7 +262,7 @@ mod tests {
     #[test]
     fn scan_reads_session_flag_values_in_both_spellings() {
         let args = v(&["--resume=a", "-r", "b", "--session-id", "c", "--resume"]);
-        let got = scan(&kinds::CLAUDE, &args);
+        let got = scan(AgentKind::Claude.spec(), &args);
         assert_eq!(
             got.session_values,
             vec![Some("a"), Some("b"), Some("c"), None]
@@ -274,14 +274,14 @@ mod tests {
     #[test]
     fn scan_reads_short_clusters_letter_by_letter() {
         // -pc is -p -c: continue.
-        assert!(scan(&kinds::CLAUDE, &v(&["-pc"])).hands_off);
+        assert!(scan(AgentKind::Claude.spec(), &v(&["-pc"])).hands_off);
         // -pr: a resume whose value is glued or next: hands off.
-        assert!(scan(&kinds::CLAUDE, &v(&["-pr", "x"])).hands_off);
+        assert!(scan(AgentKind::Claude.spec(), &v(&["-pr", "x"])).hands_off);
         // -nfoo is -n with value "foo"; the letters after n are not flags.
         let args = v(&["-ncool"]);
-        let got = scan(&kinds::CLAUDE, &args);
+        let got = scan(AgentKind::Claude.spec(), &args);
         assert!(!got.hands_off, "{got:?}");
         // codex -cfoo=1 is --config foo=1, not continue.
-        assert!(!scan(&kinds::CODEX, &v(&["-cfoo=1"])).hands_off);
+        assert!(!scan(AgentKind::Codex.spec(), &v(&["-cfoo=1"])).hands_off);
     }
 }

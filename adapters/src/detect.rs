@@ -2,6 +2,7 @@
 
 use crate::argv::{basename, split};
 use crate::kind::AgentKind;
+use crate::kinds::AdapterSpec;
 
 /// The kind of agent `argv` runs, judged by the basename of its program.
 ///
@@ -24,7 +25,7 @@ pub fn detect(argv: &[String]) -> AgentKind {
     AgentKind::ALL
         .into_iter()
         .map(AgentKind::spec)
-        .find(|spec| spec.program == Some(name))
+        .find(|spec| spec.program.as_deref() == Some(name))
         .map_or(AgentKind::Generic, |spec| spec.kind)
 }
 
@@ -84,7 +85,7 @@ pub fn detect_process(facts: &ProcessFacts<'_>) -> AgentKind {
                 kind.spec()
                     .package_markers
                     .iter()
-                    .any(|marker| script.contains(marker))
+                    .any(|marker| script.contains(marker.as_str()))
             })
         })
         .unwrap_or(AgentKind::Generic)
@@ -93,7 +94,7 @@ pub fn detect_process(facts: &ProcessFacts<'_>) -> AgentKind {
 fn by_name(name: &str) -> Option<AgentKind> {
     AgentKind::ALL
         .into_iter()
-        .find(|kind| kind.spec().process_names.contains(&name))
+        .find(|kind| AdapterSpec::has(&kind.spec().process_names, name))
 }
 
 fn is_interpreter(name: &str) -> bool {

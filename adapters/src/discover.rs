@@ -1,9 +1,9 @@
 //! Session ids from the agents' own files, with no hook wired.
 //!
-//! Each kind's store (see `SessionStore` in `kinds.rs`) is found from the
-//! agent process's own environment — its `$HOME`, or the kind's override
-//! such as `CLAUDE_CONFIG_DIR` — and matched to the process by pid, cwd and
-//! start time. Every read is bounded and only of regular files; every id
+//! Each kind's store (see `SessionStore` in `kinds.rs`, `[sessions]` in its
+//! data file) is found from the agent process's own environment — its
+//! `$HOME`, or the kind's override such as `CLAUDE_CONFIG_DIR` — and matched
+//! to the process by pid, cwd and start time. Every read is bounded and only of regular files; every id
 //! found passes [`crate::validate_session_id`] before it is returned.
 
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use crate::files::{first_line, read_bounded};
 use crate::kind::AgentKind;
-use crate::kinds::{SessionStore, StoreRoot};
+use crate::kinds::{StoreFormat, StoreRoot};
 use crate::session_id::{SessionId, validate_session_id};
 
 /// A file written this long before the process's start still counts: the
@@ -56,11 +56,13 @@ impl AgentProcess {
             .map(|(_, v)| v.as_str())
     }
 
-    fn root(&self, root: StoreRoot) -> Option<PathBuf> {
-        if let Some(dir) = self.var(root.env) {
-            return Some(Path::new(dir).join(root.env_suffix));
+    fn root(&self, root: &StoreRoot) -> Option<PathBuf> {
+        for (name, suffix) in &root.env {
+            if let Some(dir) = self.var(name) {
+                return Some(Path::new(dir).join(suffix));
+            }
         }
-        Some(Path::new(self.var("HOME")?).join(root.home_path))
+        Some(Path::new(self.var("HOME")?).join(&root.home_path))
     }
 }
 
@@ -68,21 +70,11 @@ impl AgentProcess {
 pub fn store_env_names() -> Vec<&'static str> {
     let mut names = vec!["HOME"];
     for kind in AgentKind::ALL {
-        if let Some(store) = kind.spec().sessions {
-            names.push(store_root(store).env);
+        if let Some(store) = &kind.spec().sessions {
+            names.extend(store.root.env.iter().map(|(name, _)| name.as_str()));
         }
     }
     names
-}
-
-fn store_root(store: SessionStore) -> StoreRoot {
-    match store {
-        SessionStore::PidFile(root)
-        | SessionStore::ProjectChats(root)
-        | SessionStore::DatedRollouts(root)
-        | SessionStore::SessionFiles(root)
-        | SessionStore::StateDirs(root) => root,
-    }
 }
 
 /// A session id found in an agent's files, and the file it came from.
@@ -94,14 +86,20 @@ pub struct Discovered {
 
 /// The session `process`, an agent of `kind`, is in, from its own files.
 pub fn discover_session(kind: AgentKind, process: &AgentProcess) -> Option<Discovered> {
-    let store = kind.spec().sessions?;
-    let root = process.root(store_root(store))?;
-    let (file, id) = match store {
-        SessionStore::PidFile(_) => pid_file(&root, process)?,
-        SessionStore::ProjectChats(_) => project_chats(&root, process)?,
-        SessionStore::DatedRollouts(_) => dated_rollouts(&root, process)?,
-        SessionStore::SessionFiles(_) => session_files(&root, process)?,
-        SessionStore::StateDirs(_) => state_dirs(&root, process)?,
+    let store = kind.spec().sessions.as_ref()?;
+    let root = process.root(&store.root)?;
+    let (file, id) = match &store.format {
+        StoreFormat::PidFile => pid_file(&root, process)?,
+        StoreFormat::ProjectChats => project_chats(&root, process)?,
+        StoreFormat::DatedRollouts => dated_rollouts(&root, process)?,
+        StoreFormat::SessionFiles => session_files(&root, process)?,
+        StoreFormat::StateDirs => state_dirs(&root, process)?,
+        StoreFormat::JsonlHeads {
+            files,
+            id_field,
+            cwd_field,
+        } => jsonl_heads(&root, files, (id_field, cwd_field), process)?,
+        StoreFormat::HashedChatDirs => hashed_chat_dirs(&root, process)?,
     };
     let id = validate_session_id(kind, &id).ok()?;
     Some(Discovered { id, file })
@@ -237,6 +235,87 @@ fn state_dirs(root: &Path, process: &AgentProcess) -> Option<(PathBuf, String)> 
     })
 }
 
+/// qwen, pi: the newest JSON Lines file at `pattern` under the root
+/// written since the process started whose first line names the process's
+/// cwd; that line's id field is the session id.
+fn jsonl_heads(
+    root: &Path,
+    pattern: &str,
+    (id_field, cwd_field): (&str, &str),
+    process: &AgentProcess,
+) -> Option<(PathBuf, String)> {
+    let (dirs, file_glob) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+    let mut files = Vec::new();
+    for dir in expand_dirs(root, dirs) {
+        files.extend(recent(&dir, process, Entry::File, |name| {
+            glob_match(file_glob, name)
+        }));
+    }
+    newest_first(&mut files);
+    files.into_iter().find_map(|(_, path)| {
+        let head: serde_json::Value = serde_json::from_str(&first_line(&path, MAX_FILE)?).ok()?;
+        let cwd = head.get(cwd_field)?.as_str()?;
+        let id = head.get(id_field)?.as_str()?;
+        same_dir(cwd, &process.cwd).then(|| (path.clone(), id.to_string()))
+    })
+}
+
+/// The directories `pattern` (`projects/*/chats`: `/`-separated names,
+/// `*` in a name standing for any text) names under `root`, at most
+/// [`MAX_ENTRIES`] of them.
+fn expand_dirs(root: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut dirs = vec![root.to_path_buf()];
+    for part in pattern.split('/').filter(|p| !p.is_empty()) {
+        if !part.contains('*') {
+            dirs.iter_mut().for_each(|dir| dir.push(part));
+            continue;
+        }
+        let mut next = Vec::new();
+        for dir in &dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            next.extend(
+                entries
+                    .take(MAX_ENTRIES)
+                    .flatten()
+                    .filter(|e| e.file_name().to_str().is_some_and(|n| glob_match(part, n)))
+                    // `DirEntry::file_type` does not follow a symlink.
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .map(|e| e.path()),
+            );
+        }
+        next.truncate(MAX_ENTRIES);
+        dirs = next;
+    }
+    dirs
+}
+
+/// Whether `name` matches `glob`, where one `*` stands for any text.
+fn glob_match(glob: &str, name: &str) -> bool {
+    match glob.split_once('*') {
+        None => glob == name,
+        Some((head, tail)) => {
+            name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)
+        }
+    }
+}
+
+/// Cursor's agent: the newest chat directory of the cwd's workspace (named
+/// by the MD5 of its path) made or changed since the process started; the
+/// directory's name is the chat id.
+fn hashed_chat_dirs(root: &Path, process: &AgentProcess) -> Option<(PathBuf, String)> {
+    let digest = <md5::Md5 as md5::Digest>::digest(process.cwd.trim_end_matches('/').as_bytes());
+    let hash: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let chats = recent(&root.join("chats").join(hash), process, Entry::Dir, |_| {
+        true
+    });
+    chats.into_iter().find_map(|(_, dir)| {
+        let id = dir.file_name()?.to_str()?.to_string();
+        Some((dir.join("store.db"), id))
+    })
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Entry {
     File,
@@ -324,6 +403,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_pattern_names_at_most_max_entries_directories() {
+        let root = tempfile::tempdir().unwrap();
+        for i in 0..MAX_ENTRIES + 5 {
+            std::fs::create_dir_all(root.path().join(format!("p{i}/chats"))).unwrap();
+        }
+        let dirs = expand_dirs(root.path(), "*/chats");
+        assert_eq!(dirs.len(), MAX_ENTRIES);
+        assert!(dirs.iter().all(|d| d.ends_with("chats")));
+        assert_eq!(
+            expand_dirs(root.path(), "p1/chats"),
+            vec![root.path().join("p1/chats")]
+        );
+        assert!(glob_match("*.jsonl", "a.jsonl") && !glob_match("*.jsonl", "a.json"));
+        assert!(glob_match("ses_*", "ses_") && !glob_match("ab*ba", "aba"));
+    }
+
+    #[test]
     fn civil_dates() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(19_723), (2024, 1, 1));
@@ -343,7 +439,7 @@ mod tests {
                 ("GEMINI_CLI_HOME".into(), "/g".into()),
             ],
         };
-        let root = |kind: AgentKind| process.root(store_root(kind.spec().sessions.unwrap()));
+        let root = |kind: AgentKind| process.root(&kind.spec().sessions.as_ref().unwrap().root);
         assert_eq!(
             root(AgentKind::Claude).unwrap(),
             Path::new("/home/u/.claude")

@@ -16,8 +16,8 @@ use crate::kind::AgentKind;
 pub enum AdapterError {
     /// A kind name that is none of [`AgentKind::ALL`].
     #[error(
-        "unknown agent kind \"{name}\": expected one of claude, codex, opencode, cursor, \
-         gemini, copilot, generic"
+        "unknown agent kind \"{name}\": expected one of {}",
+        AgentKind::names()
     )]
     UnknownKind {
         /// The name as given, escaped and shortened for display.

@@ -3,9 +3,9 @@
 //! Each agent CLI can run a command on events of its own (Claude Code's
 //! hooks, Codex's `notify`, Gemini's and Copilot's hooks, Cursor's
 //! hooks.json, opencode's plugin events); that command is
-//! `signaltty ctl hook KIND EVENT`. The tables here, one per kind and kept
-//! with the kind's other facts in `kinds.rs`, say what each event means: what
-//! the agent is doing now, and whether the user has to look.
+//! `signaltty ctl hook KIND EVENT`. Each kind's data file (`agents/
+//! <kind>.toml`, `[[hook]]`) says what each event means: what the agent is
+//! doing now, and whether the user has to look.
 
 use crate::error::{AdapterError, shown};
 use crate::kind::AgentKind;
@@ -38,88 +38,26 @@ pub struct HookEffect {
 }
 
 /// An event name and what it means.
-pub(crate) type HookRule = (&'static str, HookEffect);
-
-const fn effect(activity: Option<AgentActivity>, needs: Option<AgentNeeds>) -> HookEffect {
-    HookEffect { activity, needs }
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HookRule {
+    pub(crate) event: String,
+    pub(crate) effect: HookEffect,
+    /// A message containing this (any case) makes the event a permission
+    /// request (Claude Code's `Notification` says what it waits for).
+    pub(crate) permission_if_message_has: Option<String>,
 }
 
-use AgentActivity::{Blocked, Done, Idle, Working};
-use AgentNeeds::{Error, Input, Nothing, Permission, Unread};
-
-/// Claude Code's hook events (`hook_event_name`).
-pub(crate) const CLAUDE: &[HookRule] = &[
-    ("SessionStart", effect(Some(Idle), None)),
-    ("UserPromptSubmit", effect(Some(Working), Some(Nothing))),
-    ("PreToolUse", effect(Some(Working), None)),
-    ("PostToolUse", effect(Some(Working), None)),
-    ("Notification", effect(Some(Blocked), Some(Input))),
-    ("PermissionRequest", effect(Some(Blocked), Some(Permission))),
-    ("Stop", effect(Some(Done), Some(Unread))),
-    ("SubagentStop", effect(Some(Working), None)),
-    ("SessionEnd", effect(Some(Idle), None)),
-];
-
-/// Codex: its `notify` program gets `{"type": "agent-turn-complete", …}`;
-/// `ctl hook codex notify` reads the event from that `type`.
-pub(crate) const CODEX: &[HookRule] = &[
-    ("agent-turn-complete", effect(Some(Done), Some(Unread))),
-    ("SessionStart", effect(Some(Idle), None)),
-    ("UserPromptSubmit", effect(Some(Working), Some(Nothing))),
-    ("Stop", effect(Some(Done), Some(Unread))),
-];
-
-/// Gemini CLI's hook events.
-pub(crate) const GEMINI: &[HookRule] = &[
-    ("SessionStart", effect(Some(Idle), None)),
-    ("BeforeAgent", effect(Some(Working), Some(Nothing))),
-    ("BeforeTool", effect(Some(Working), None)),
-    ("AfterTool", effect(Some(Working), None)),
-    ("Notification", effect(Some(Blocked), Some(Input))),
-    ("AfterAgent", effect(Some(Done), Some(Unread))),
-    ("SessionEnd", effect(Some(Idle), None)),
-];
-
-/// GitHub Copilot CLI's hook events.
-pub(crate) const COPILOT: &[HookRule] = &[
-    ("sessionStart", effect(Some(Idle), None)),
-    ("userPromptSubmitted", effect(Some(Working), Some(Nothing))),
-    ("preToolUse", effect(Some(Working), None)),
-    ("postToolUse", effect(Some(Working), None)),
-    ("errorOccurred", effect(Some(Blocked), Some(Error))),
-    ("sessionEnd", effect(Some(Done), Some(Unread))),
-];
-
-/// Cursor's hooks.json events.
-pub(crate) const CURSOR: &[HookRule] = &[
-    ("beforeSubmitPrompt", effect(Some(Working), Some(Nothing))),
-    ("beforeShellExecution", effect(Some(Working), None)),
-    ("afterFileEdit", effect(Some(Working), None)),
-    ("stop", effect(Some(Done), Some(Unread))),
-];
-
-/// opencode's plugin events.
-pub(crate) const OPENCODE: &[HookRule] = &[
-    ("session.created", effect(Some(Idle), None)),
-    ("session.updated", effect(Some(Working), None)),
-    (
-        "permission.updated",
-        effect(Some(Blocked), Some(Permission)),
-    ),
-    ("session.error", effect(Some(Blocked), Some(Error))),
-    ("session.idle", effect(Some(Done), Some(Unread))),
-];
-
-/// What `event` of `kind` means. A Claude Code `Notification` whose message
-/// asks for a permission is a permission request.
+/// What `event` of `kind` means. An event whose rule names a word its
+/// message has (Claude Code's `Notification` asking for a permission) is a
+/// permission request.
 pub fn hook_effect(
     kind: AgentKind,
     event: &str,
     message: Option<&str>,
 ) -> Result<HookEffect, AdapterError> {
-    let rules = kind.spec().hooks;
-    let Some((_, effect)) = rules.iter().find(|(name, _)| *name == event) else {
-        let known: Vec<&str> = rules.iter().map(|(name, _)| *name).collect();
+    let rules = &kind.spec().hooks;
+    let Some(rule) = rules.iter().find(|rule| rule.event == event) else {
+        let known: Vec<&str> = rules.iter().map(|rule| rule.event.as_str()).collect();
         return Err(AdapterError::UnknownHookEvent {
             kind,
             event: shown(event),
@@ -130,14 +68,19 @@ pub fn hook_effect(
             },
         });
     };
-    let asks_permission = message.is_some_and(|m| m.to_ascii_lowercase().contains("permission"));
-    if kind == AgentKind::Claude && event == "Notification" && asks_permission {
+    let asks_permission = rule
+        .permission_if_message_has
+        .as_deref()
+        .is_some_and(|word| {
+            message.is_some_and(|m| m.to_ascii_lowercase().contains(&word.to_ascii_lowercase()))
+        });
+    if asks_permission {
         return Ok(HookEffect {
-            needs: Some(Permission),
-            ..*effect
+            needs: Some(AgentNeeds::Permission),
+            ..rule.effect
         });
     }
-    Ok(*effect)
+    Ok(rule.effect)
 }
 
 /// Whether any of `kind`'s hook events reports `activity`: where hooks
@@ -146,12 +89,18 @@ pub fn hooks_report(kind: AgentKind, activity: AgentActivity) -> bool {
     kind.spec()
         .hooks
         .iter()
-        .any(|(_, effect)| effect.activity == Some(activity))
+        .any(|rule| rule.effect.activity == Some(activity))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use AgentActivity::Done;
+    use AgentNeeds::{Error, Input, Nothing, Permission, Unread};
+
+    fn effect(activity: Option<AgentActivity>, needs: Option<AgentNeeds>) -> HookEffect {
+        HookEffect { activity, needs }
+    }
 
     #[test]
     fn events_map_per_kind() {
@@ -165,6 +114,16 @@ mod tests {
         assert_eq!(error.needs, Some(Error));
         let idle = hook_effect(AgentKind::Opencode, "session.idle", None).unwrap();
         assert_eq!(idle.needs, Some(Unread));
+        let asks = hook_effect(
+            AgentKind::Qwen,
+            "Notification",
+            Some("needs your permission"),
+        );
+        assert_eq!(asks.unwrap().needs, Some(Permission));
+        let err = hook_effect(AgentKind::Grok, "Stop", None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("none"), "{err}");
     }
 
     #[test]

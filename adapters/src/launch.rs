@@ -26,15 +26,16 @@ pub struct LaunchPlan {
 /// In order:
 /// 1. An argv that is empty or unreadable, or of a kind with no flags known
 ///    (generic), is returned unchanged with no id.
-/// 2. codex: `codex … resume <uuid> …` (where `resume` is the first
-///    positional and the uuid the next one) is returned unchanged with that
-///    uuid as the id; not with `--last`, nor when a name follows `resume`.
+/// 2. A kind's resume subcommand (`codex … resume <uuid> …`, `amp threads
+///    continue <id>`: its words are the first positionals and the id the
+///    next one) is returned unchanged with that id; not with `--last`, nor
+///    when a name follows.
 /// 3. If the user is steering sessions or not starting an interactive
 ///    session — a positional that is one of the kind's non-interactive
 ///    subcommands (`claude mcp`, `codex exec`, `gemini extensions`…; any
 ///    positional, not just the first, to err on the safe side), or a
 ///    hands-off flag (`--continue`, `-c`, `--fork-session`, `--help`…, see
-///    `kinds.rs`) — argv is returned unchanged with no id.
+///    the kind's data file) — argv is returned unchanged with no id.
 /// 4. If the kind's own session flags name a session (`--resume X`,
 ///    `--resume=X`, `-r X`, `--session-id X`, `--session-id=X`, opencode's
 ///    `--session X`), argv is returned unchanged, and the id is reported when
@@ -43,9 +44,9 @@ pub struct LaunchPlan {
 /// 5. A flag that picks a session in *any* agent CLI (`--resume`, `-r`,
 ///    `--continue`, `-c`, `--session-id`, `--fork-session`, `--fork`,
 ///    `--session`) also leaves argv unchanged, with no id.
-/// 6. claude and gemini get `--session-id <uuid>`, copilot
-///    `--session-id=<uuid>`, right after the program (after any `env`
-///    prefix), and the uuid is reported. codex, opencode and cursor have no
+/// 6. A kind with a preset flag gets it right after the program (after any
+///    `env` prefix) — claude, gemini and qwen `--session-id <uuid>`, copilot
+///    `--session-id=<uuid>` — and the uuid is reported. The others have no
 ///    such flag: unchanged, no id.
 ///
 /// Options are read up to a `--`; what follows is never read as an option
@@ -94,14 +95,19 @@ fn decide(
 ) -> Decision {
     let scan = scan(spec, invocation.args);
 
-    if let (Some(sub), Some(&first)) = (spec.resume_subcommand, scan.positionals.first())
-        && first == sub
+    let words = spec.resume_subcommand.len();
+    if words > 0
+        && scan.positionals.len() >= words
+        && scan.positionals[..words]
+            .iter()
+            .zip(&spec.resume_subcommand)
+            .all(|(word, sub)| word == sub)
     {
         let id = if scan.hands_off || !scan.session_values.is_empty() {
             None
         } else {
             scan.positionals
-                .get(1)
+                .get(words)
                 .and_then(|word| validate_session_id(kind, word).ok())
         };
         return Decision::Keep(id);
@@ -115,7 +121,7 @@ fn decide(
         .iter()
         .copied()
         .chain(scan.trailing.iter().map(String::as_str))
-        .any(|word| spec.subcommands.contains(&word));
+        .any(|word| AdapterSpec::has(&spec.subcommands, word));
     if runs_subcommand || scan.hands_off {
         return Decision::Keep(None);
     }
@@ -128,7 +134,7 @@ fn decide(
         return Decision::Keep(None);
     }
 
-    match (spec.preset, validate_session_id(kind, fresh_uuid)) {
+    match (&spec.preset, validate_session_id(kind, fresh_uuid)) {
         (Some(flag), Ok(id)) => {
             let tokens = flag.tokens(id.as_str());
             Decision::Insert(id, tokens)

@@ -9,23 +9,26 @@
 //! # Overview
 //!
 //! * [`AgentKind`] names the agents: claude, codex, opencode, cursor, gemini,
-//!   copilot, and generic for everything else.
+//!   copilot, qwen, amp, kiro, pi, grok, crush, aider, goose, and generic for
+//!   everything else.
 //! * [`detect`] tells the kind from a command line.
 //! * [`validate_session_id`] is the only way to make a [`SessionId`]; each
-//!   kind has a narrow rule (a UUID, or opencode's `ses_…`), because the id
-//!   becomes an argument of a command signaltty runs.
+//!   kind has a narrow rule (a UUID, or a pattern such as opencode's
+//!   `ses_…`), because the id becomes an argument of a command signaltty
+//!   runs.
 //! * [`resume_argv`] builds the agent's official resume command from the
 //!   command the pane was launched with and a validated id.
 //! * [`without_secrets`] drops the words of a command line that may hold a
 //!   secret, so what is saved and shown never has them.
 //! * [`detect_process`] tells the kind of a running process: its name, the
 //!   script its interpreter runs, or `SIGNALTTY_AGENT` in its environment.
-//! * [`RuleBook`] reads what an agent is doing from its screen, with one
-//!   TOML file of [`Rules`] per kind (`agents/<kind>.toml`, overridable).
+//! * [`RuleBook`] reads what an agent is doing from its screen, with the
+//!   [`Rules`] of each kind's data file (overridable per kind).
 //! * [`discover_session`] finds an agent's session id in its own files.
 //! * [`plan_launch`] adds a preset session id to a launch command where the
-//!   agent accepts one (claude, gemini, copilot), and otherwise reports an id
-//!   the user already gave, so a pane can be resumable from its first second.
+//!   agent accepts one (claude, gemini, copilot, qwen), and otherwise reports
+//!   an id the user already gave, so a pane can be resumable from its first
+//!   second.
 //!
 //! Two promises hold for every argv this crate produces: it never contains
 //! an id that did not pass its kind's rule, and it never ends in a bare
@@ -34,20 +37,25 @@
 //!
 //! # Layout
 //!
-//! * `kinds.rs` — the facts table, one `AdapterSpec` per kind, each noting
-//!   the CLI version it was checked against. When an agent CLI changes, this
-//!   is the file to edit; everything else is generic over it.
+//! * `agents/<kind>.toml` — one data file per agent: detection, id rule,
+//!   resume and preset argv, launch flags, hook events, session store and
+//!   screen rules, each noting the CLI version it was checked against and
+//!   how. When an agent CLI changes, that file is the one to edit;
+//!   everything else is generic over it.
+//! * `data.rs` — reading and checking the data files, once; `kinds.rs` —
+//!   the shape they are read into ([`AgentKind`]'s `AdapterSpec`).
 //! * `kind.rs` — [`AgentKind`] and its names.
 //! * `session_id.rs` — [`SessionId`] and the id rules.
 //! * `argv.rs` — reading a command line: `env` prefixes, basenames, options.
 //! * `detect.rs`, `resume.rs`, `launch.rs` — the three operations.
 //! * `secrets.rs` — [`without_secrets`].
-//! * `hooks.rs` — what each agent's hook events mean ([`hook_effect`]).
-//! * `rules.rs` and `agents/*.toml` — screen rules; `discover.rs` — session
-//!   stores; `files.rs` — bounded reads of regular files only.
+//! * `hooks.rs` — what a hook event means ([`hook_effect`]).
+//! * `rules.rs` — screen rules; `discover.rs` — the session store readers;
+//!   `files.rs` — bounded reads of regular files only.
 //! * `error.rs` — [`AdapterError`], whose messages escape untrusted text.
 
 mod argv;
+mod data;
 mod detect;
 mod discover;
 mod error;

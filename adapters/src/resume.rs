@@ -8,15 +8,10 @@ use crate::session_id::{SessionId, validate_session_id};
 /// The argv that resumes session `id` of a `kind` agent first started as
 /// `launch_argv`.
 ///
-/// | kind | argv |
-/// |---|---|
-/// | claude | `claude --resume <id>` |
-/// | codex | `codex resume <id>` |
-/// | opencode | `opencode --session <id>` |
-/// | cursor | `cursor-agent --resume <id>` |
-/// | gemini | `gemini --resume <id>` |
-/// | copilot | `copilot --resume=<id>` |
-/// | generic | [`AdapterError::NoOfficialResume`] |
+/// The words after the program are the kind's `resume` in its data file
+/// (`claude --resume <id>`, `codex resume <id>`, `copilot --resume=<id>`,
+/// `kiro-cli chat --resume-id <id>`…; README.md has the table). A kind with
+/// none (generic, grok, aider) is [`AdapterError::NoOfficialResume`].
 ///
 /// From `launch_argv`, two things carry over:
 /// * a leading `env …` prefix, verbatim: it holds settings such as
@@ -39,7 +34,7 @@ pub fn resume_argv(
     id: &SessionId,
 ) -> Result<Vec<String>, AdapterError> {
     let spec = kind.spec();
-    let (Some(shape), Some(program)) = (spec.resume, spec.program) else {
+    let (Some(shape), Some(program)) = (&spec.resume, spec.program.as_deref()) else {
         return Err(AdapterError::NoOfficialResume { kind });
     };
     let id = validate_session_id(kind, id.as_str())?;

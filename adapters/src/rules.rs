@@ -1,12 +1,14 @@
 //! What an agent is doing, read from its screen: per-kind rules as data.
 //!
-//! Each kind's rules are a TOML file (`adapters/agents/<kind>.toml`) bundled
-//! into the binary, which a user may replace with `<config dir>/agents/
-//! <kind>.toml`. A rule names a state (`working`, `blocked` with what it
+//! Each kind's rules are the `[screen]` table of its data file
+//! (`adapters/agents/<kind>.toml`) bundled into the binary, which a user may
+//! replace with `<config dir>/agents/<kind>.toml` holding the same keys at
+//! its top level. A rule names a state (`working`, `blocked` with what it
 //! needs, or `idle`) and the regular expressions that show it: against the
 //! rows at the bottom of the screen (`screen`: any pattern on any row;
-//! `all`: every pattern on some row) and against the terminal title
-//! (`title`: any pattern). When several rules match, blocked beats working
+//! `all`: every pattern on some row; `last`: any pattern on the last row
+//! that is not blank, where a prompt waiting for an answer sits) and against
+//! the terminal title (`title`: any pattern). When several rules match, blocked beats working
 //! beats idle — a visible prompt beats a busy spinner — and within one state
 //! the first rule in the file wins. One kind's rules never apply to another.
 //!
@@ -36,10 +38,10 @@ pub const MAX_RULE_FILE: u64 = 256 * 1024;
 const MAX_EVIDENCE: usize = 8;
 const MAX_EVIDENCE_CHARS: usize = 300;
 
-/// A rule file as written.
+/// A rule file as written (or a data file's `[screen]` table).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct RuleFile {
+pub(crate) struct RuleFile {
     #[serde(default)]
     #[allow(dead_code)] // for people: which CLI version the patterns fit
     checked_against: Option<String>,
@@ -64,6 +66,8 @@ struct RuleText {
     screen: Vec<String>,
     #[serde(default)]
     all: Vec<String>,
+    #[serde(default)]
+    last: Vec<String>,
     #[serde(default)]
     title: Vec<String>,
 }
@@ -121,12 +125,13 @@ impl ScreenState {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Rule {
     name: String,
     state: ScreenState,
     screen: Vec<Regex>,
     all: Vec<Regex>,
+    last: Vec<Regex>,
     title: Vec<Regex>,
 }
 
@@ -139,7 +144,7 @@ pub enum RulesSource {
 }
 
 /// One kind's compiled rules.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Rules {
     rows: usize,
     rules: Vec<Rule>,
@@ -161,6 +166,11 @@ impl Rules {
     /// Compiles a rule file; the error says what is wrong with it.
     pub fn parse(text: &str, source: RulesSource) -> Result<Rules, String> {
         let file: RuleFile = toml::from_str(text).map_err(|e| e.message().to_string())?;
+        Rules::compile(file, source)
+    }
+
+    /// Compiles rules already read from TOML.
+    pub(crate) fn compile(file: RuleFile, source: RulesSource) -> Result<Rules, String> {
         if !(1..=MAX_ROWS).contains(&file.rows) {
             return Err(format!("rows must be 1 to {MAX_ROWS}, not {}", file.rows));
         }
@@ -237,12 +247,17 @@ impl Rule {
         self.screen.iter().any(|p| p.is_match(row))
     }
 
+    fn on_last(&self, row: &str) -> bool {
+        self.last.iter().any(|p| p.is_match(row))
+    }
+
     fn holds(&self, rows: &[&str], title: &str) -> bool {
         (self.screen.is_empty() || rows.iter().any(|row| self.on_screen(row)))
             && self
                 .all
                 .iter()
                 .all(|p| rows.iter().any(|row| p.is_match(row)))
+            && (self.last.is_empty() || rows.last().is_some_and(|row| self.on_last(row)))
             && (self.title.is_empty() || self.title.iter().any(|p| p.is_match(title)))
     }
 
@@ -262,6 +277,14 @@ impl Rule {
             {
                 evidence.push(row);
             }
+        }
+        if let Some(row) = rows
+            .last()
+            .filter(|row| self.on_last(row))
+            .map(|r| shorten(r))
+            && !evidence.contains(&row)
+        {
+            evidence.push(row);
         }
         if !self.title.is_empty() {
             evidence.push(format!("title: {}", shorten(title)));
@@ -298,8 +321,12 @@ fn compile_rule(text: RuleText) -> Result<Rule, String> {
         (StateText::Idle, None) => ScreenState::Idle,
         (_, Some(_)) => return Err(at("`needs` belongs only to blocked rules")),
     };
-    if text.screen.is_empty() && text.all.is_empty() && text.title.is_empty() {
-        return Err(at("needs at least one of screen, all, title"));
+    if text.screen.is_empty()
+        && text.all.is_empty()
+        && text.last.is_empty()
+        && text.title.is_empty()
+    {
+        return Err(at("needs at least one of screen, all, last, title"));
     }
     let compile = |patterns: &[String]| -> Result<Vec<Regex>, String> {
         if patterns.len() > MAX_PATTERNS {
@@ -319,6 +346,7 @@ fn compile_rule(text: RuleText) -> Result<Rule, String> {
         state,
         screen: compile(&text.screen)?,
         all: compile(&text.all)?,
+        last: compile(&text.last)?,
         title: compile(&text.title)?,
         name: text.name,
     })
@@ -336,25 +364,21 @@ impl RuleBook {
     pub fn bundled() -> RuleBook {
         let kinds = AgentKind::ALL
             .into_iter()
-            .filter_map(|kind| {
-                let text = kind.spec().screen_rules?;
-                // The bundled files are tested to compile (see the tests).
-                Rules::parse(text, RulesSource::Bundled)
-                    .ok()
-                    .map(|r| (kind, r))
-            })
+            .filter_map(|kind| Some((kind, kind.spec().screen.clone()?)))
             .collect();
         RuleBook { kinds }
     }
 
     /// The bundled rules, each replaced by `<dir>/<kind>.toml` where that
     /// file exists. A file that cannot be read or does not compile is
-    /// ignored; the returned warnings name it and say what is wrong.
+    /// ignored; the returned warnings name it and say what is wrong, and
+    /// name any bundled data file that failed its checks (which the tests
+    /// make sure never ships).
     pub fn with_overrides(dir: &Path) -> (RuleBook, Vec<String>) {
         let mut book = RuleBook::bundled();
-        let mut warnings = Vec::new();
+        let mut warnings: Vec<String> = crate::data::load_errors().to_vec();
         for kind in AgentKind::ALL {
-            if kind.spec().screen_rules.is_none() {
+            if kind.spec().screen.is_none() {
                 continue;
             }
             let path = dir.join(format!("{}.toml", kind.as_str()));
@@ -393,13 +417,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_bundled_file_compiles() {
+    fn every_agent_has_bundled_rules_and_generic_has_none() {
+        let book = RuleBook::bundled();
         for kind in AgentKind::ALL {
-            if let Some(text) = kind.spec().screen_rules {
-                Rules::parse(text, RulesSource::Bundled).unwrap_or_else(|e| panic!("{kind}: {e}"));
-            }
+            let has = book.rules(kind).is_some();
+            assert_eq!(has, kind != AgentKind::Generic, "{kind}");
         }
-        assert!(RuleBook::bundled().rules(AgentKind::Generic).is_none());
     }
 
     #[test]
@@ -442,6 +465,29 @@ mod tests {
         .unwrap();
         assert!(rules.evaluate("> old\na\nb\n\n", "").state.is_none());
         assert!(rules.evaluate("a\n> new\nb\n\n\n", "").state.is_some());
+    }
+
+    #[test]
+    fn a_last_pattern_reads_only_the_last_row_that_is_not_blank() {
+        let rules = Rules::parse(
+            "[[rule]]\nname = \"q\"\nstate = \"blocked\"\nlast = ['\\[Yes\\]: ?$']\n",
+            RulesSource::Bundled,
+        )
+        .unwrap();
+        let asking = "Add it? (Y)es/(N)o [Yes]: \n\n\n";
+        let verdict = rules.evaluate(asking, "");
+        assert!(verdict.state.is_some());
+        assert_eq!(
+            verdict.evidence,
+            vec!["Add it? (Y)es/(N)o [Yes]:".to_string()]
+        );
+        // Answered: the question is still on screen, but not last.
+        assert!(
+            rules
+                .evaluate("Add it? (Y)es/(N)o [Yes]:\n> \n", "")
+                .state
+                .is_none()
+        );
     }
 
     #[test]

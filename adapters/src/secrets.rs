@@ -13,7 +13,9 @@ use crate::argv::{is_assignment, split_noting_assignments};
 ///
 /// * `NAME=VALUE` operands of a leading `env` whose NAME looks secret;
 /// * `--name=VALUE`, and `--name VALUE` (the flag and the word after it,
-///   unless that word is another option), whose name looks secret.
+///   unless that word is another option), whose name looks secret;
+/// * a short option the agent's data file names as carrying a secret
+///   (`grok -k KEY`, `-kKEY`), with its value.
 ///
 /// A command line whose `env` prefix cannot be read loses every
 /// `NAME=VALUE` word whose NAME looks secret, wherever it stands. Dropping a
@@ -39,9 +41,18 @@ pub fn without_secrets(argv: &[String], looks_secret: impl Fn(&str) -> bool) -> 
             (drop, 1)
         }
     };
+    let secret_shorts = &crate::detect::detect(argv).spec().secret_flags;
     let mut at = first_arg;
     while let Some(word) = argv.get(at) {
         at += 1;
+        if let Some(short) = secret_shorts.iter().find(|f| word.starts_with(f.as_str())) {
+            drop.push(at - 1);
+            if word == short && argv.get(at).is_some_and(|value| !value.starts_with('-')) {
+                drop.push(at);
+                at += 1;
+            }
+            continue;
+        }
         let Some(flag) = word.strip_prefix("--").filter(|f| !f.is_empty()) else {
             continue;
         };
@@ -130,6 +141,20 @@ mod tests {
             strip(&["env", "-S", "A=1 b", "GH_TOKEN=x", "tool", "--token", "y"]),
             ["env", "-S", "A=1 b", "tool"]
         );
+    }
+
+    #[test]
+    fn a_short_flag_the_agent_names_as_secret_goes_with_its_value() {
+        assert_eq!(
+            strip(&["grok", "-k", "xai-1", "-m", "grok-4", "hi"]),
+            ["grok", "-m", "grok-4", "hi"]
+        );
+        assert_eq!(
+            strip(&["env", "A=1", "grok", "-kxai-2"]),
+            ["env", "A=1", "grok"]
+        );
+        // Another agent's -k is its own business.
+        assert_eq!(strip(&["tool", "-k", "v"]), ["tool", "-k", "v"]);
     }
 
     #[test]

@@ -66,16 +66,18 @@ impl Serialize for SessionId {
 
 /// Checks `id` against `kind`'s rule and returns it as a [`SessionId`].
 ///
-/// * claude, codex, cursor, gemini, copilot: a UUID in canonical
-///   8-4-4-4-12 hex form, in either case (no braces, no `urn:uuid:`).
-/// * opencode: `ses_` followed by exactly 26 ASCII letters or digits.
-/// * generic: 1–128 characters of `[A-Za-z0-9._:-]`, not starting with `-`.
-///   A generic id is only stored and shown, never put in an argv.
+/// Each kind's rule is in its data file: most are a UUID in canonical
+/// 8-4-4-4-12 hex form, in either case (no braces, no `urn:uuid:`); others
+/// an anchored pattern (opencode's `ses_…`, amp's `T-<uuid>`, goose's
+/// `20251108_1`), which an id must match on top of the rules every id
+/// follows. Kinds with no session ids of their own (generic, and agents that
+/// keep none) take 1–128 characters of `[A-Za-z0-9._:-]`, not starting with
+/// `-`; such an id is only stored and shown, never put in an argv.
 ///
 /// On failure, [`AdapterError::InvalidSessionId`] names the kind and the rule
 /// and shows the id escaped.
 pub fn validate_session_id(kind: AgentKind, id: &str) -> Result<SessionId, AdapterError> {
-    let rule = kind.spec().id_rule;
+    let rule = &kind.spec().id_rule;
     if follows(rule, id) {
         Ok(SessionId {
             kind,
@@ -91,15 +93,12 @@ pub fn validate_session_id(kind: AgentKind, id: &str) -> Result<SessionId, Adapt
 }
 
 /// Whether `id` follows `rule`.
-fn follows(rule: IdRule, id: &str) -> bool {
+pub(crate) fn follows(rule: &IdRule, id: &str) -> bool {
     match rule {
         IdRule::Uuid => is_canonical_uuid(id),
-        IdRule::Prefixed { prefix, len, .. } => id.strip_prefix(prefix).is_some_and(|rest| {
-            rest.len() == len && rest.bytes().all(|b| b.is_ascii_alphanumeric())
-        }),
+        IdRule::Pattern { regex, .. } => is_safe(id) && regex.is_match(id),
         IdRule::Generic => {
-            (1..=GENERIC_MAX_LEN).contains(&id.len())
-                && !id.starts_with('-')
+            is_safe(id)
                 && id
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'))
@@ -107,8 +106,17 @@ fn follows(rule: IdRule, id: &str) -> bool {
     }
 }
 
-/// The longest generic id accepted.
-const GENERIC_MAX_LEN: usize = 128;
+/// What every id must be, whatever its kind's pattern says: 1–128
+/// printable ASCII characters other than space and `/`, not starting with
+/// `-`.
+fn is_safe(id: &str) -> bool {
+    (1..=MAX_LEN).contains(&id.len())
+        && !id.starts_with('-')
+        && id.bytes().all(|b| b.is_ascii_graphic() && b != b'/')
+}
+
+/// The longest id accepted.
+const MAX_LEN: usize = 128;
 
 /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` with hex digits of either case.
 fn is_canonical_uuid(id: &str) -> bool {
@@ -122,10 +130,10 @@ fn is_canonical_uuid(id: &str) -> bool {
 
 /// The rule as it reads in an error message, after "invalid KIND session id
 /// \"…\": ".
-fn describe(rule: IdRule) -> &'static str {
+fn describe(rule: &'static IdRule) -> &'static str {
     match rule {
         IdRule::Uuid => UUID_RULE,
-        IdRule::Prefixed { text, .. } => text,
+        IdRule::Pattern { text, .. } => text,
         IdRule::Generic => GENERIC_RULE,
     }
 }
@@ -147,12 +155,31 @@ mod tests {
     #[test]
     fn every_rule_text_quotes_an_example_that_follows_the_rule() {
         for kind in AgentKind::ALL {
-            let rule = kind.spec().id_rule;
-            if let IdRule::Prefixed { prefix, text, .. } = rule {
+            let rule = &kind.spec().id_rule;
+            if let IdRule::Pattern { text, .. } = rule {
                 let example = text.rsplit(' ').next().unwrap();
-                assert!(example.starts_with(prefix), "{kind}: {example}");
                 assert!(follows(rule, example), "{kind}: {example}");
             }
         }
+    }
+
+    #[test]
+    fn a_pattern_never_lets_through_what_no_id_may_be() {
+        let rule = IdRule::Pattern {
+            regex: regex::Regex::new("^.*$").unwrap(),
+            text: String::new(),
+        };
+        for bad in [
+            "",
+            "-x",
+            "a b",
+            "a/b",
+            "a\nb",
+            "é",
+            "x".repeat(129).as_str(),
+        ] {
+            assert!(!follows(&rule, bad), "{bad:?}");
+        }
+        assert!(follows(&rule, "T-1"));
     }
 }

@@ -107,3 +107,86 @@ fn near_misses_are_generic() {
 fn empty_argv_is_generic() {
     assert_eq!(detect(&[]), AgentKind::Generic);
 }
+
+#[test]
+fn the_newer_agents_by_program_name() {
+    let cases = [
+        ("qwen", AgentKind::Qwen),
+        ("amp", AgentKind::Amp),
+        ("kiro-cli", AgentKind::Kiro),
+        ("pi", AgentKind::Pi),
+        ("grok", AgentKind::Grok),
+        ("crush", AgentKind::Crush),
+        ("aider", AgentKind::Aider),
+        ("goose", AgentKind::Goose),
+        ("kiro", AgentKind::Generic),
+        ("qwen-code", AgentKind::Generic),
+        ("aider-chat", AgentKind::Generic),
+    ];
+    for (program, want) in cases {
+        assert_eq!(detect(&v(&[program])), want, "{program}");
+        let path = format!("/home/u/.local/bin/{program}");
+        assert_eq!(detect(&v(&["env", "A=1", &path, "x"])), want, "{path}");
+    }
+}
+
+/// The processes the real CLIs run as, seen in `/proc` (qwen 0.24.4, amp
+/// 0.0.1790142911, pi 0.73.1, grok-cli 0.0.34, aider 0.86.2); kiro, crush
+/// and goose by their documented program names.
+#[test]
+fn the_newer_agents_running_processes() {
+    use signaltty_adapters::{ProcessFacts, detect_process};
+    let cases: &[(&[&str], Option<&str>, AgentKind)] = &[
+        (
+            &["node", "/usr/bin/qwen", "--auth-type", "openai"],
+            Some("/usr/bin/node"),
+            AgentKind::Qwen,
+        ),
+        (
+            &[
+                "/usr/bin/node",
+                "--expose-gc",
+                "/usr/lib/node_modules/@qwen-code/qwen-code/cli.js",
+            ],
+            Some("/usr/bin/node"),
+            AgentKind::Qwen,
+        ),
+        (
+            &["/x/node_modules/.bin/amp"],
+            Some("/x/node_modules/@ampcode/cli/bin/amp.exe"),
+            AgentKind::Amp,
+        ),
+        (&["pi"], Some("/usr/bin/node"), AgentKind::Pi),
+        (
+            &["node", "/x/node_modules/.bin/grok"],
+            Some("/usr/bin/node"),
+            AgentKind::Grok,
+        ),
+        (
+            &["/x/aider/bin/python3", "/x/aider/bin/aider", "--model", "m"],
+            Some("/usr/bin/python3.11"),
+            AgentKind::Aider,
+        ),
+        (&["python3", "-m", "aider"], None, AgentKind::Aider),
+        (&["kiro-cli", "chat"], None, AgentKind::Kiro),
+        (&["crush"], Some("/usr/local/bin/crush"), AgentKind::Crush),
+        (&["goose", "session"], None, AgentKind::Goose),
+        (&["node", "/x/pilot.js"], None, AgentKind::Generic),
+    ];
+    for (argv, exe, want) in cases {
+        let argv = v(argv);
+        let facts = ProcessFacts {
+            exe: *exe,
+            argv: &argv,
+            agent_env: None,
+        };
+        assert_eq!(detect_process(&facts), *want, "{argv:?}");
+    }
+    let wrapper = v(&["my-wrapper"]);
+    let named = ProcessFacts {
+        exe: None,
+        argv: &wrapper,
+        agent_env: Some("kiro-cli"),
+    };
+    assert_eq!(detect_process(&named), AgentKind::Kiro);
+}

@@ -164,3 +164,134 @@ fn copilot_session_dir_locked_by_the_process_or_its_child() {
     let found = discover_session(AgentKind::Copilot, &elsewhere).unwrap();
     assert_eq!(found.id.as_str(), other);
 }
+
+/// qwen 0.15.10 / 0.24.4 after the first prompt:
+/// `projects/<cwd with / as ->/chats/<id>.jsonl`, first line with
+/// sessionId and cwd.
+#[test]
+fn qwen_chat_of_the_cwd_written_since_the_start() {
+    let home = tempfile::tempdir().unwrap();
+    let chats = home.path().join(".qwen/projects/-work-proj/chats");
+    let ours = "f56e3624-245b-4c52-8ac1-5d23f760111e";
+    let line = |id: &str, cwd: &str| {
+        format!(
+            "{{\"uuid\":\"5fe4a504-f2f0-4088-bf5d-c0e8e6a24257\",\"parentUuid\":null,\"sessionId\":\"{id}\",\"timestamp\":\"2026-12-02T17:28:19.783Z\",\"type\":\"user\",\"cwd\":\"{cwd}\",\"version\":\"0.15.10\"}}\n{{\"uuid\":\"x\",\"sessionId\":\"{id}\"}}\n"
+        )
+    };
+    write(
+        &chats.join(format!("{ours}.jsonl")),
+        &line(ours, "/work/proj"),
+    );
+    // Another project's chat, and a runtime file beside ours.
+    let other = "11111111-2222-4333-8444-555555555555";
+    write(
+        &home
+            .path()
+            .join(".qwen/projects/-work-other/chats")
+            .join(format!("{other}.jsonl")),
+        &line(other, "/work/other"),
+    );
+    write(&chats.join(format!("{ours}.runtime.json")), "{\"pid\":1}");
+
+    let p = process(home.path(), "/work/proj", &[]);
+    let found = discover_session(AgentKind::Qwen, &p).unwrap();
+    assert_eq!(found.id.as_str(), ours);
+    assert_eq!(found.file, chats.join(format!("{ours}.jsonl")));
+    let there = process(home.path(), "/work/other", &[]);
+    assert_eq!(
+        discover_session(AgentKind::Qwen, &there)
+            .unwrap()
+            .id
+            .as_str(),
+        other
+    );
+    let mut later = process(home.path(), "/work/proj", &[]);
+    later.started_at_ms = now_ms() + 60_000;
+    assert!(discover_session(AgentKind::Qwen, &later).is_none());
+
+    // QWEN_RUNTIME_DIR wins over QWEN_HOME, which wins over ~/.qwen.
+    let runtime = tempfile::tempdir().unwrap();
+    let dir = runtime.path().display().to_string();
+    let moved = process(
+        home.path(),
+        "/work/proj",
+        &[("QWEN_RUNTIME_DIR", &dir), ("QWEN_HOME", "/nowhere")],
+    );
+    assert!(discover_session(AgentKind::Qwen, &moved).is_none());
+    write(
+        &runtime.path().join("projects/x/chats/a.jsonl"),
+        &line(other, "/work/proj"),
+    );
+    assert_eq!(
+        discover_session(AgentKind::Qwen, &moved)
+            .unwrap()
+            .id
+            .as_str(),
+        other
+    );
+}
+
+/// pi 0.73.1 after the first prompt:
+/// `sessions/--<cwd>--/<time>_<uuid>.jsonl`, first line the session header.
+#[test]
+fn pi_session_header_of_the_cwd() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".pi/agent/sessions/--work-proj--");
+    let ours = "01a237ce-4c00-71d6-a3f0-2ca51d4e89d5";
+    let file = dir.join(format!("2026-12-02T17-29-56-481Z_{ours}.jsonl"));
+    write(
+        &file,
+        &format!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{ours}\",\"timestamp\":\"2026-12-02T17:29:56.481Z\",\"cwd\":\"/work/proj\"}}\n{{\"type\":\"model_change\",\"id\":\"f8ec115e\"}}\n"
+        ),
+    );
+    // A header whose id is not a UUID is never returned.
+    write(
+        &home.path().join(".pi/agent/sessions/--work-bad--/x.jsonl"),
+        "{\"type\":\"session\",\"id\":\"--help\",\"cwd\":\"/work/bad\"}\n",
+    );
+    let found = discover_session(AgentKind::Pi, &process(home.path(), "/work/proj/", &[])).unwrap();
+    assert_eq!(found.id.as_str(), ours);
+    assert_eq!(found.file, file);
+    assert!(discover_session(AgentKind::Pi, &process(home.path(), "/work/bad", &[])).is_none());
+    // PI_CODING_AGENT_DIR moves the agent directory, sessions/ inside it.
+    let agent = tempfile::tempdir().unwrap();
+    let moved = agent.path().display().to_string();
+    let p = process(
+        home.path(),
+        "/work/proj",
+        &[("PI_CODING_AGENT_DIR", &moved)],
+    );
+    assert!(discover_session(AgentKind::Pi, &p).is_none());
+    write(
+        &agent.path().join("sessions/--work-proj--/s.jsonl"),
+        &std::fs::read_to_string(&file).unwrap(),
+    );
+    assert_eq!(
+        discover_session(AgentKind::Pi, &p).unwrap().id.as_str(),
+        ours
+    );
+}
+
+/// cursor-agent, as published: `~/.cursor/chats/<md5(cwd)>/<chat id>/`.
+#[test]
+fn cursor_chat_directory_under_the_hash_of_the_cwd() {
+    let home = tempfile::tempdir().unwrap();
+    // md5("/work/proj"), as `printf %s /work/proj | md5sum` prints it.
+    let hash = std::process::Command::new("sh")
+        .args(["-c", "printf %s /work/proj | md5sum"])
+        .output()
+        .unwrap();
+    let hash = String::from_utf8(hash.stdout).unwrap();
+    let hash = hash.split_whitespace().next().unwrap();
+    let chat = "ac437fdf-3e7e-4a54-98a4-7bb04fd3efc6";
+    let dir = home.path().join(".cursor/chats").join(hash).join(chat);
+    write(&dir.join("store.db"), "SQLite format 3\0");
+    let found =
+        discover_session(AgentKind::Cursor, &process(home.path(), "/work/proj", &[])).unwrap();
+    assert_eq!(found.id.as_str(), chat);
+    assert_eq!(found.file, dir.join("store.db"));
+    assert!(
+        discover_session(AgentKind::Cursor, &process(home.path(), "/work/other", &[])).is_none()
+    );
+}

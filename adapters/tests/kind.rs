@@ -3,13 +3,21 @@
 use signaltty_adapters::{AdapterError, AgentKind};
 
 /// (kind, name, program, has official resume)
-const TABLE: [(AgentKind, &str, Option<&str>, bool); 7] = [
+const TABLE: [(AgentKind, &str, Option<&str>, bool); 15] = [
     (AgentKind::Claude, "claude", Some("claude"), true),
     (AgentKind::Codex, "codex", Some("codex"), true),
     (AgentKind::Opencode, "opencode", Some("opencode"), true),
     (AgentKind::Cursor, "cursor", Some("cursor-agent"), true),
     (AgentKind::Gemini, "gemini", Some("gemini"), true),
     (AgentKind::Copilot, "copilot", Some("copilot"), true),
+    (AgentKind::Qwen, "qwen", Some("qwen"), true),
+    (AgentKind::Amp, "amp", Some("amp"), true),
+    (AgentKind::Kiro, "kiro", Some("kiro-cli"), true),
+    (AgentKind::Pi, "pi", Some("pi"), true),
+    (AgentKind::Grok, "grok", Some("grok"), false),
+    (AgentKind::Crush, "crush", Some("crush"), true),
+    (AgentKind::Aider, "aider", Some("aider"), false),
+    (AgentKind::Goose, "goose", Some("goose"), true),
     (AgentKind::Generic, "generic", None, false),
 ];
 
@@ -41,6 +49,7 @@ fn parse_and_from_str_accept_every_name() {
 #[test]
 fn parse_accepts_a_program_name_that_differs_from_the_kind_name() {
     assert_eq!(AgentKind::parse("cursor-agent"), Ok(AgentKind::Cursor));
+    assert_eq!(AgentKind::parse("kiro-cli"), Ok(AgentKind::Kiro));
 }
 
 #[test]

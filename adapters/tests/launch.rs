@@ -9,7 +9,7 @@ use signaltty_adapters::{AgentKind, LaunchPlan, detect, plan_launch};
 /// The argv tokens that preset `id` for `kind`.
 fn preset(kind: AgentKind, id: &str) -> Vec<String> {
     match kind {
-        AgentKind::Claude | AgentKind::Gemini => v(&["--session-id", id]),
+        AgentKind::Claude | AgentKind::Gemini | AgentKind::Qwen => v(&["--session-id", id]),
         AgentKind::Copilot => vec![format!("--session-id={id}")],
         _ => unreachable!("{kind} has no preset flag"),
     }
@@ -499,5 +499,37 @@ fn no_planned_argv_carries_an_unvalidated_id_or_a_bare_resume() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn the_newer_agents_report_the_session_their_command_line_names() {
+    use common::{AMP_ID, GOOSE_ID};
+    let cases: &[(&[&str], Option<&str>)] = &[
+        (&["amp", "threads", "continue", AMP_ID], Some(AMP_ID)),
+        (&["amp", "threads", "continue", "--last"], None),
+        (&["amp", "threads", "list"], None),
+        (&["amp"], None),
+        (&["kiro-cli", "chat", "--resume-id", UUID], Some(UUID)),
+        (&["kiro-cli", "chat", "--resume"], None),
+        (&["pi", "--session", UUID], Some(UUID)),
+        (&["pi", "--session", "01a237ce"], None),
+        (&["crush", "-s", UUID], Some(UUID)),
+        (&["crush", "--cwd", "/p", "--session", UUID], Some(UUID)),
+        (&["crush", "-C"], None),
+        (
+            &["goose", "session", "--resume", "--session-id", GOOSE_ID],
+            Some(GOOSE_ID),
+        ),
+        (&["goose", "session", "list"], None),
+        (&["qwen", "--resume", UUID], Some(UUID)),
+        (&["qwen", "--continue"], None),
+        (&["grok"], None),
+        (&["grok", "--prompt", "hi"], None),
+        (&["aider", "--restore-chat-history"], None),
+        (&["aider", "--model", "sonnet"], None),
+    ];
+    for (argv, id) in cases {
+        assert_kept(&v(argv), *id);
     }
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{AGENTS, OPENCODE_ID, UUID, good_id, sid, v};
+use common::{AGENTS, AMP_ID, GOOSE_ID, OPENCODE_ID, UUID, good_id, sid, v};
 use signaltty_adapters::{AdapterError, AgentKind, resume_argv, validate_session_id};
 
 /// What each kind's resume command is after the program, for id `ID`.
@@ -14,7 +14,15 @@ fn expected_tail(kind: AgentKind, id: &str) -> Vec<String> {
         AgentKind::Cursor => v(&["--resume", id]),
         AgentKind::Gemini => v(&["--resume", id]),
         AgentKind::Copilot => vec![format!("--resume={id}")],
-        AgentKind::Generic => unreachable!("generic has no resume"),
+        AgentKind::Qwen => v(&["--resume", id]),
+        AgentKind::Amp => v(&["threads", "continue", id]),
+        AgentKind::Kiro => v(&["chat", "--resume-id", id]),
+        AgentKind::Pi => v(&["--session", id]),
+        AgentKind::Crush => v(&["--session", id]),
+        AgentKind::Goose => v(&["session", "--resume", "--session-id", id]),
+        AgentKind::Grok | AgentKind::Aider | AgentKind::Generic => {
+            unreachable!("{kind} has no resume")
+        }
     }
 }
 
@@ -24,7 +32,7 @@ fn program(kind: AgentKind) -> &'static str {
 
 #[test]
 fn official_resume_per_kind_from_a_bare_launch() {
-    let table: [(AgentKind, &[&str]); 6] = [
+    let table: [(AgentKind, &[&str]); 12] = [
         (AgentKind::Claude, &["claude", "--resume", UUID]),
         (AgentKind::Codex, &["codex", "resume", UUID]),
         (AgentKind::Opencode, &["opencode", "--session", OPENCODE_ID]),
@@ -33,6 +41,15 @@ fn official_resume_per_kind_from_a_bare_launch() {
         (
             AgentKind::Copilot,
             &["copilot", "--resume=123e4567-e89b-12d3-a456-426614174000"],
+        ),
+        (AgentKind::Qwen, &["qwen", "--resume", UUID]),
+        (AgentKind::Amp, &["amp", "threads", "continue", AMP_ID]),
+        (AgentKind::Kiro, &["kiro-cli", "chat", "--resume-id", UUID]),
+        (AgentKind::Pi, &["pi", "--session", UUID]),
+        (AgentKind::Crush, &["crush", "--session", UUID]),
+        (
+            AgentKind::Goose,
+            &["goose", "session", "--resume", "--session-id", GOOSE_ID],
         ),
     ];
     for (kind, want) in table {

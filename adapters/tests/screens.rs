@@ -1,6 +1,8 @@
 //! The bundled screen rules against screens captured from the real CLIs
-//! (claude 2.1.197, codex-cli 0.171.0, gemini 0.61.0, copilot 1.0.102, run
-//! in tmux 100x30; see `adapters/agents/*.toml`).
+//! (claude 2.1.197, codex-cli 0.171.0, gemini 0.61.0, copilot 1.0.102,
+//! opencode 1.18.33 and 1.0.0, qwen 0.15.10 and 0.24.4, amp
+//! 0.0.1790142911, pi 0.73.1, grok-cli 0.0.34, aider 0.86.2, run in tmux
+//! 100x30; see `adapters/agents/*.toml`).
 
 use signaltty_adapters::{AgentKind, AgentNeeds, RuleBook, ScreenState};
 
@@ -14,11 +16,26 @@ const INPUT: Option<ScreenState> = Some(ScreenState::Blocked(AgentNeeds::Input))
 const WORKING: Option<ScreenState> = Some(ScreenState::Working);
 const IDLE: Option<ScreenState> = Some(ScreenState::Idle);
 
+/// (kind, capture, title at the time, state, rule)
+type Case<'a> = (AgentKind, &'a str, &'a str, Option<ScreenState>, &'a str);
+
+/// Each capture reads as its state, by its rule, with evidence.
+fn assert_read_as(cases: &[Case<'_>]) {
+    let book = RuleBook::bundled();
+    for (kind, name, title, state, rule) in cases {
+        let rules = book.rules(*kind).unwrap();
+        let verdict = rules.evaluate(&screen(name), title);
+        assert_eq!(verdict.state, *state, "{name}: {verdict:?}");
+        assert_eq!(verdict.rule.as_deref(), Some(*rule), "{name}: {verdict:?}");
+        assert!(!verdict.evidence.is_empty(), "{name}");
+        // The pane's quick read decides the same.
+        assert_eq!(rules.state(&screen(name), title), *state, "{name}");
+    }
+}
+
 #[test]
 fn recorded_screens_read_as_what_they_show() {
-    let book = RuleBook::bundled();
-    // (kind, capture, title at the time, state, rule)
-    let cases: &[(AgentKind, &str, &str, Option<ScreenState>, &str)] = &[
+    let cases: &[Case<'_>] = &[
         (AgentKind::Claude, "claude-trust", "", INPUT, "trust prompt"),
         (AgentKind::Claude, "claude-api-key", "", INPUT, "question"),
         (
@@ -114,15 +131,108 @@ fn recorded_screens_read_as_what_they_show() {
             "busy",
         ),
     ];
-    for (kind, name, title, state, rule) in cases {
-        let rules = book.rules(*kind).unwrap();
-        let verdict = rules.evaluate(&screen(name), title);
-        assert_eq!(verdict.state, *state, "{name}: {verdict:?}");
-        assert_eq!(verdict.rule.as_deref(), Some(*rule), "{name}: {verdict:?}");
-        assert!(!verdict.evidence.is_empty(), "{name}");
-        // The pane's quick read decides the same.
-        assert_eq!(rules.state(&screen(name), title), *state, "{name}");
-    }
+    assert_read_as(cases);
+}
+
+#[test]
+fn recorded_screens_of_the_newer_agents_read_as_what_they_show() {
+    let cases: &[Case<'_>] = &[
+        (
+            AgentKind::Opencode,
+            "opencode-idle",
+            "OpenCode",
+            IDLE,
+            "prompt",
+        ),
+        (
+            AgentKind::Opencode,
+            "opencode-resumed",
+            "OpenCode",
+            IDLE,
+            "prompt",
+        ),
+        (
+            AgentKind::Opencode,
+            "opencode-working",
+            "OpenCode",
+            WORKING,
+            "busy",
+        ),
+        (
+            AgentKind::Opencode,
+            "opencode-1.0.0-working",
+            "OpenCode",
+            WORKING,
+            "busy",
+        ),
+        (
+            AgentKind::Qwen,
+            "qwen-auth",
+            "Qwen - p-qwen",
+            INPUT,
+            "auth dialog",
+        ),
+        (
+            AgentKind::Qwen,
+            "qwen-idle",
+            "Qwen - p-qwen",
+            IDLE,
+            "prompt",
+        ),
+        (
+            AgentKind::Qwen,
+            "qwen-working",
+            "Qwen - p-qwen",
+            WORKING,
+            "busy",
+        ),
+        (
+            AgentKind::Qwen,
+            "qwen-error",
+            "Qwen - p-qwen",
+            IDLE,
+            "prompt",
+        ),
+        (
+            AgentKind::Qwen,
+            "qwen-0.24.4-idle",
+            "Qwen - p-qwen",
+            IDLE,
+            "prompt",
+        ),
+        (AgentKind::Amp, "amp-login", "", INPUT, "login question"),
+        (AgentKind::Pi, "pi-idle", "π - p-pi", IDLE, "status line"),
+        (AgentKind::Pi, "pi-working", "π - p-pi", WORKING, "busy"),
+        (AgentKind::Pi, "pi-retrying", "π - p-pi", WORKING, "busy"),
+        (AgentKind::Grok, "grok-idle", "", IDLE, "prompt"),
+        (AgentKind::Grok, "grok-working", "", WORKING, "busy"),
+        (AgentKind::Grok, "grok-error", "", IDLE, "prompt"),
+        (
+            AgentKind::Aider,
+            "aider-git-question",
+            "",
+            INPUT,
+            "question",
+        ),
+        (AgentKind::Aider, "aider-question", "", INPUT, "question"),
+        (AgentKind::Aider, "aider-idle", "", IDLE, "prompt"),
+        (
+            AgentKind::Aider,
+            "aider-working",
+            "",
+            WORKING,
+            "waiting for the model",
+        ),
+    ];
+    assert_read_as(cases);
+}
+
+#[test]
+fn a_screen_no_rule_knows_reads_as_unknown() {
+    let book = RuleBook::bundled();
+    // amp with no server to reach: an error, neither working nor waiting.
+    let amp = book.rules(AgentKind::Amp).unwrap();
+    assert_eq!(amp.evaluate(&screen("amp-offline"), "").state, None);
 }
 
 #[test]

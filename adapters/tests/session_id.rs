@@ -2,15 +2,19 @@
 
 mod common;
 
-use common::{OPENCODE_ID, UUID, good_id};
+use common::{AMP_ID, GOOSE_ID, OPENCODE_ID, UUID, good_id};
 use signaltty_adapters::{AdapterError, AgentKind, validate_session_id};
 
-const UUID_KINDS: [AgentKind; 5] = [
+const UUID_KINDS: [AgentKind; 9] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Cursor,
     AgentKind::Gemini,
     AgentKind::Copilot,
+    AgentKind::Qwen,
+    AgentKind::Kiro,
+    AgentKind::Pi,
+    AgentKind::Crush,
 ];
 
 const UUID_RULE: &str = "must be a UUID like 123e4567-e89b-12d3-a456-426614174000";
@@ -19,10 +23,15 @@ const OPENCODE_RULE: &str = "must be `ses_` followed by 26 ASCII letters or digi
 const GENERIC_RULE: &str =
     "must be 1 to 128 characters of A-Z a-z 0-9 . _ : - and must not start with '-'";
 
+const AMP_RULE: &str = "must be `T-` and a UUID, like T-7f395a45-7fae-4983-8de0-d02e61d30183";
+const GOOSE_RULE: &str = "must be a date and a number, like 20251108_1";
+
 fn rule_of(kind: AgentKind) -> &'static str {
     match kind {
         AgentKind::Opencode => OPENCODE_RULE,
-        AgentKind::Generic => GENERIC_RULE,
+        AgentKind::Amp => AMP_RULE,
+        AgentKind::Goose => GOOSE_RULE,
+        AgentKind::Generic | AgentKind::Grok | AgentKind::Aider => GENERIC_RULE,
         _ => UUID_RULE,
     }
 }
@@ -168,6 +177,42 @@ fn opencode_refuses_other_shapes() {
     ];
     for id in bad {
         assert_refused(AgentKind::Opencode, id);
+    }
+}
+
+#[test]
+fn amp_takes_thread_ids_and_goose_dated_ids_only() {
+    for (kind, good, bad) in [
+        (
+            AgentKind::Amp,
+            &[AMP_ID, "T-0199A213-81C0-7800-8AA1-BBAB2A035A53"][..],
+            &[
+                UUID,
+                "T-",
+                "T-7f395a45",
+                "t-7f395a45-7fae-4983-8de0-d02e61d30183",
+                "T-7f395a45-7fae-4983-8de0-d02e61d30183x",
+            ][..],
+        ),
+        (
+            AgentKind::Goose,
+            &[GOOSE_ID, "20260101_42"][..],
+            &[
+                UUID,
+                "2025110_1",
+                "20251108-1",
+                "20251108_",
+                "20251108_1 ",
+                "my-project",
+            ][..],
+        ),
+    ] {
+        for id in good {
+            assert_eq!(validate_session_id(kind, id).unwrap().as_str(), *id);
+        }
+        for id in bad {
+            assert_refused(kind, id);
+        }
     }
 }
 

@@ -8,13 +8,21 @@ use serde_json::Value;
 use super::TestServer;
 
 /// Agent CLIs a developer's or CI machine may have installed for real.
-const REAL_AGENTS: [&str; 6] = [
+const REAL_AGENTS: [&str; 14] = [
     "claude",
     "codex",
     "gemini",
     "copilot",
     "cursor-agent",
     "opencode",
+    "qwen",
+    "amp",
+    "kiro-cli",
+    "pi",
+    "grok",
+    "crush",
+    "aider",
+    "goose",
 ];
 
 /// A directory on PATH with a fake `claude` that logs
@@ -200,7 +208,7 @@ pub fn frame_number(screen: &str) -> u64 {
 }
 
 /// A server whose panes find stand-in agents on PATH and whose HOME is
-/// the test's own.
+/// the test's own; `$SCREENS` is where the captured screens are.
 pub fn server_with_agents(agents: &[(&str, &str)]) -> (TestServer, std::path::PathBuf) {
     let mut server = TestServer::prepare(true, Vec::new());
     let root = server.dir.path().to_path_buf();
@@ -220,6 +228,15 @@ pub fn server_with_agents(agents: &[(&str, &str)]) -> (TestServer, std::path::Pa
     server.extra_env_push("SCREENS", &screens.display().to_string());
     server.launch();
     (server, root)
+}
+
+/// The argument lists the stand-in `name` was run with, in order.
+pub fn runs(root: &Path, name: &str) -> Vec<String> {
+    std::fs::read_to_string(root.join(format!("{name}.argv")))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
 }
 
 /// A stand-in Claude Code in a pane of its own, at the size its screens

@@ -12,18 +12,37 @@ pub const OTHER: &str = "9f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f";
 /// An id shaped like the ones opencode generates.
 pub const OPENCODE_ID: &str = "ses_fe1c3a9b2d07Qm4xT8vLr2KpZa";
 
+/// An id shaped like an amp thread id.
+pub const AMP_ID: &str = "T-7f395a45-7fae-4983-8de0-d02e61d30183";
+/// An id shaped like a goose session id.
+pub const GOOSE_ID: &str = "20251108_1";
+
 /// The kinds that have an official resume command.
-pub const AGENTS: [AgentKind; 6] = [
+pub const AGENTS: [AgentKind; 12] = [
     AgentKind::Claude,
     AgentKind::Codex,
     AgentKind::Opencode,
     AgentKind::Cursor,
     AgentKind::Gemini,
     AgentKind::Copilot,
+    AgentKind::Qwen,
+    AgentKind::Amp,
+    AgentKind::Kiro,
+    AgentKind::Pi,
+    AgentKind::Crush,
+    AgentKind::Goose,
 ];
 
+/// The agents that have none: detected and shown, respawned only.
+pub const WITHOUT_RESUME: [AgentKind; 2] = [AgentKind::Grok, AgentKind::Aider];
+
 /// The kinds whose CLI takes a preset session id at launch.
-pub const PRESETTABLE: [AgentKind; 3] = [AgentKind::Claude, AgentKind::Gemini, AgentKind::Copilot];
+pub const PRESETTABLE: [AgentKind; 4] = [
+    AgentKind::Claude,
+    AgentKind::Gemini,
+    AgentKind::Copilot,
+    AgentKind::Qwen,
+];
 
 /// `words` as an owned argv.
 pub fn v(words: &[&str]) -> Vec<String> {
@@ -34,6 +53,8 @@ pub fn v(words: &[&str]) -> Vec<String> {
 pub fn good_id(kind: AgentKind) -> &'static str {
     match kind {
         AgentKind::Opencode => OPENCODE_ID,
+        AgentKind::Amp => AMP_ID,
+        AgentKind::Goose => GOOSE_ID,
         _ => UUID,
     }
 }

@@ -1,0 +1,518 @@
+//! Reading and checking the agents' data files, once.
+//!
+//! Each kind's facts are one TOML file, `agents/<kind>.toml`, bundled into
+//! the binary. They are parsed and checked the first time any kind is
+//! looked at. A file that fails its checks never stops the server: its kind
+//! is then known by name only (never detected, never resumed) and the
+//! failure is reported through [`load_errors`]. The tests parse every
+//! bundled file, so a bad one fails the build's tests instead of reaching a
+//! user.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Deserialize;
+
+use crate::hooks::{AgentActivity, AgentNeeds, HookEffect, HookRule};
+use crate::kind::AgentKind;
+use crate::kinds::{AdapterSpec, ArgTemplate, IdRule, SessionStore, StoreFormat, StoreRoot};
+use crate::rules::{RuleFile, Rules, RulesSource};
+
+/// The bundled data file of `kind`; `None` for generic panes.
+fn bundled(kind: AgentKind) -> Option<&'static str> {
+    Some(match kind {
+        AgentKind::Claude => include_str!("../agents/claude.toml"),
+        AgentKind::Codex => include_str!("../agents/codex.toml"),
+        AgentKind::Opencode => include_str!("../agents/opencode.toml"),
+        AgentKind::Cursor => include_str!("../agents/cursor.toml"),
+        AgentKind::Gemini => include_str!("../agents/gemini.toml"),
+        AgentKind::Copilot => include_str!("../agents/copilot.toml"),
+        AgentKind::Qwen => include_str!("../agents/qwen.toml"),
+        AgentKind::Amp => include_str!("../agents/amp.toml"),
+        AgentKind::Kiro => include_str!("../agents/kiro.toml"),
+        AgentKind::Pi => include_str!("../agents/pi.toml"),
+        AgentKind::Grok => include_str!("../agents/grok.toml"),
+        AgentKind::Crush => include_str!("../agents/crush.toml"),
+        AgentKind::Aider => include_str!("../agents/aider.toml"),
+        AgentKind::Goose => include_str!("../agents/goose.toml"),
+        AgentKind::Generic => return None,
+    })
+}
+
+struct Loaded {
+    /// One per kind, at `kind as usize`.
+    specs: Vec<AdapterSpec>,
+    errors: Vec<String>,
+}
+
+static LOADED: OnceLock<Loaded> = OnceLock::new();
+
+fn loaded() -> &'static Loaded {
+    LOADED.get_or_init(|| {
+        let mut errors = Vec::new();
+        let specs = AgentKind::ALL
+            .into_iter()
+            .map(|kind| {
+                let Some(text) = bundled(kind) else {
+                    return AdapterSpec::unknown(kind);
+                };
+                parse(kind, text).unwrap_or_else(|e| {
+                    errors.push(format!(
+                        "the bundled agents/{kind}.toml is broken, so {kind} is not recognised: {e}"
+                    ));
+                    AdapterSpec::unknown(kind)
+                })
+            })
+            .collect();
+        Loaded { specs, errors }
+    })
+}
+
+/// `kind`'s facts.
+pub(crate) fn spec(kind: AgentKind) -> &'static AdapterSpec {
+    &loaded().specs[kind as usize]
+}
+
+/// What was wrong with the bundled data files (none, in a tested build).
+pub(crate) fn load_errors() -> &'static [String] {
+    &loaded().errors
+}
+
+/// A data file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AgentFile {
+    name: String,
+    program: String,
+    /// The CLI version the facts were checked against, or why none was.
+    #[allow(dead_code)] // for people
+    checked_against: String,
+    /// How they were checked: `--help`, a capture, published docs…
+    #[allow(dead_code)] // for people
+    checked_how: String,
+    #[serde(default)]
+    process_names: Vec<String>,
+    #[serde(default)]
+    package_markers: Vec<String>,
+    id: IdText,
+    #[serde(default)]
+    launch: LaunchText,
+    #[serde(default)]
+    sessions: Option<StoreText>,
+    #[serde(default, rename = "hook")]
+    hooks: Vec<HookText>,
+    screen: RuleFile,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IdText {
+    rule: IdKindText,
+    #[serde(default)]
+    pattern: Option<String>,
+    #[serde(default)]
+    text: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum IdKindText {
+    Uuid,
+    Pattern,
+    /// The agent has no session ids of its own: only stored and shown.
+    None,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LaunchText {
+    /// Absent: no official resume.
+    #[serde(default)]
+    resume: Option<Vec<String>>,
+    #[serde(default)]
+    preset: Option<Vec<String>>,
+    #[serde(default)]
+    session_flags: Vec<String>,
+    #[serde(default)]
+    hands_off_flags: Vec<String>,
+    #[serde(default)]
+    value_options: Vec<String>,
+    #[serde(default)]
+    subcommands: Vec<String>,
+    #[serde(default)]
+    resume_subcommand: Vec<String>,
+    #[serde(default)]
+    secret_flags: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoreText {
+    reader: ReaderText,
+    home: String,
+    #[serde(default)]
+    env: Vec<EnvText>,
+    /// What the layout was checked against.
+    #[allow(dead_code)] // for people
+    seen: String,
+    #[serde(default)]
+    files: Option<String>,
+    #[serde(default)]
+    id_field: Option<String>,
+    #[serde(default)]
+    cwd_field: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum ReaderText {
+    PidFile,
+    ProjectChats,
+    DatedRollouts,
+    SessionFiles,
+    StateDirs,
+    JsonlHeads,
+    HashedChatDirs,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EnvText {
+    name: String,
+    #[serde(default)]
+    suffix: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HookText {
+    event: String,
+    #[serde(default)]
+    activity: Option<ActivityText>,
+    #[serde(default)]
+    needs: Option<NeedsText>,
+    #[serde(default)]
+    permission_if_message_has: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ActivityText {
+    Working,
+    Blocked,
+    Done,
+    Idle,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum NeedsText {
+    Nothing,
+    Unread,
+    Input,
+    Permission,
+    Error,
+}
+
+/// Parses and checks `kind`'s data file; the error says what is wrong.
+pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> {
+    let file: AgentFile = toml::from_str(text).map_err(|e| e.message().to_string())?;
+    if file.name != kind.as_str() {
+        return Err(format!("name is {:?}, not {:?}", file.name, kind.as_str()));
+    }
+    check_word("program", &file.program)?;
+    let id_rule = id_rule(&file.id)?;
+    let launch = file.launch;
+    let resume = launch.resume.as_deref().map(template).transpose()?;
+    let preset = launch.preset.as_deref().map(template).transpose()?;
+    if (resume.is_some() || preset.is_some()) && matches!(id_rule, IdRule::Generic) {
+        return Err("an id rule of \"none\" cannot go into a resume or preset command".into());
+    }
+    check_flags("session_flags", &launch.session_flags)?;
+    check_flags("hands_off_flags", &launch.hands_off_flags)?;
+    check_flags("value_options", &launch.value_options)?;
+    check_flags("secret_flags", &launch.secret_flags)?;
+    if let Some(flag) = launch
+        .secret_flags
+        .iter()
+        .find(|f| f.starts_with("--") || f.len() != 2)
+    {
+        return Err(format!(
+            "secret_flags: {flag:?} is not a short option like -k"
+        ));
+    }
+    for word in launch.subcommands.iter().chain(&launch.resume_subcommand) {
+        check_word("a subcommand", word)?;
+    }
+    for name in file.process_names.iter() {
+        check_word("a process name", name)?;
+    }
+    if file.package_markers.iter().any(|m| m.len() < 3) {
+        return Err("a package marker must be at least 3 characters".into());
+    }
+    let screen =
+        Rules::compile(file.screen, RulesSource::Bundled).map_err(|e| format!("screen {e}"))?;
+    Ok(AdapterSpec {
+        kind,
+        program: Some(file.program),
+        id_rule,
+        resume,
+        preset,
+        session_flags: launch.session_flags,
+        hands_off_flags: launch.hands_off_flags,
+        value_options: launch.value_options,
+        subcommands: launch.subcommands,
+        secret_flags: launch.secret_flags,
+        resume_subcommand: launch.resume_subcommand,
+        hooks: file.hooks.into_iter().map(hook_rule).collect(),
+        process_names: file.process_names,
+        package_markers: file.package_markers,
+        screen: Some(screen),
+        sessions: file.sessions.map(store).transpose()?,
+    })
+}
+
+fn id_rule(id: &IdText) -> Result<IdRule, String> {
+    match (id.rule, &id.pattern, &id.text) {
+        (IdKindText::Uuid, None, None) => Ok(IdRule::Uuid),
+        (IdKindText::None, None, None) => Ok(IdRule::Generic),
+        (IdKindText::Pattern, Some(pattern), Some(text)) => {
+            if !pattern.starts_with('^') || !pattern.ends_with('$') {
+                return Err(format!(
+                    "id pattern {pattern:?} must start with ^ and end with $"
+                ));
+            }
+            let regex = Regex::new(pattern).map_err(|e| format!("id pattern {pattern:?}: {e}"))?;
+            let rule = IdRule::Pattern {
+                regex,
+                text: text.clone(),
+            };
+            let example = text.rsplit(' ').next().unwrap_or_default();
+            if !text.starts_with("must ") || !crate::session_id::follows(&rule, example) {
+                return Err(format!(
+                    "id text {text:?} must say \"must …\" and end with an id that follows the pattern"
+                ));
+            }
+            Ok(rule)
+        }
+        (IdKindText::Pattern, _, _) => Err("an id pattern needs `pattern` and `text`".into()),
+        _ => Err("only an id rule of \"pattern\" takes `pattern` and `text`".into()),
+    }
+}
+
+/// `["--resume", "{id}"]`: words, one of which is `{id}` or `--flag={id}`.
+fn template(words: &[String]) -> Result<ArgTemplate, String> {
+    let id = ArgTemplate::ID;
+    let holding: Vec<&String> = words.iter().filter(|w| w.contains(id)).collect();
+    let well_placed = |word: &str| {
+        word == id
+            || word
+                .strip_suffix(&format!("={id}"))
+                .is_some_and(|flag| flag.starts_with('-') && !flag.contains(id))
+    };
+    match holding.as_slice() {
+        [word] if well_placed(word) => {}
+        _ => {
+            return Err(format!(
+                "{words:?} must hold {id} exactly once, as a word of its own or as --flag={id}"
+            ));
+        }
+    }
+    if words
+        .iter()
+        .any(|w| w.is_empty() || w.chars().any(char::is_whitespace))
+    {
+        return Err(format!("{words:?} has an empty word or one with a space"));
+    }
+    Ok(ArgTemplate {
+        words: words.to_vec(),
+    })
+}
+
+fn check_flags(what: &str, flags: &[String]) -> Result<(), String> {
+    match flags
+        .iter()
+        .find(|f| !f.starts_with('-') || f.len() < 2 || f.contains('='))
+    {
+        Some(flag) => Err(format!(
+            "{what}: {flag:?} is not an option like -x or --name"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A program, subcommand or process name: one plain word.
+fn check_word(what: &str, word: &str) -> Result<(), String> {
+    let plain = !word.is_empty()
+        && !word.starts_with('-')
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if plain {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} {word:?} must be one word of A-Z a-z 0-9 - _ ."
+        ))
+    }
+}
+
+fn hook_rule(hook: HookText) -> HookRule {
+    let activity = hook.activity.map(|a| match a {
+        ActivityText::Working => AgentActivity::Working,
+        ActivityText::Blocked => AgentActivity::Blocked,
+        ActivityText::Done => AgentActivity::Done,
+        ActivityText::Idle => AgentActivity::Idle,
+    });
+    let needs = hook.needs.map(|n| match n {
+        NeedsText::Nothing => AgentNeeds::Nothing,
+        NeedsText::Unread => AgentNeeds::Unread,
+        NeedsText::Input => AgentNeeds::Input,
+        NeedsText::Permission => AgentNeeds::Permission,
+        NeedsText::Error => AgentNeeds::Error,
+    });
+    HookRule {
+        event: hook.event,
+        effect: HookEffect { activity, needs },
+        permission_if_message_has: hook.permission_if_message_has,
+    }
+}
+
+fn store(text: StoreText) -> Result<SessionStore, String> {
+    relative_path("sessions.home", &text.home)?;
+    for env in &text.env {
+        let name_ok = !env.name.is_empty()
+            && env
+                .name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+        if !name_ok {
+            return Err(format!(
+                "sessions.env {:?} is not a variable name",
+                env.name
+            ));
+        }
+        if !env.suffix.is_empty() {
+            relative_path("sessions.env suffix", &env.suffix)?;
+        }
+    }
+    let jsonl = (text.files, text.id_field, text.cwd_field);
+    let format = match (plain_format(text.reader), jsonl) {
+        (Some(format), (None, None, None)) => format,
+        (Some(_), _) => {
+            return Err("only reader jsonl-heads takes files, id_field and cwd_field".into());
+        }
+        (None, (Some(files), Some(id_field), Some(cwd_field))) => {
+            relative_path("sessions.files", &files)?;
+            if files.split('/').any(|part| part.matches('*').count() > 1) {
+                return Err(format!("sessions.files {files:?}: at most one * per name"));
+            }
+            StoreFormat::JsonlHeads {
+                files,
+                id_field,
+                cwd_field,
+            }
+        }
+        (None, _) => return Err("reader jsonl-heads needs files, id_field and cwd_field".into()),
+    };
+    let root = StoreRoot {
+        env: text.env.into_iter().map(|e| (e.name, e.suffix)).collect(),
+        home_path: text.home,
+    };
+    Ok(SessionStore { format, root })
+}
+
+/// The format a reader with no settings of its own reads; `None` for
+/// jsonl-heads, whose layout the file gives.
+fn plain_format(reader: ReaderText) -> Option<StoreFormat> {
+    Some(match reader {
+        ReaderText::PidFile => StoreFormat::PidFile,
+        ReaderText::ProjectChats => StoreFormat::ProjectChats,
+        ReaderText::DatedRollouts => StoreFormat::DatedRollouts,
+        ReaderText::SessionFiles => StoreFormat::SessionFiles,
+        ReaderText::StateDirs => StoreFormat::StateDirs,
+        ReaderText::HashedChatDirs => StoreFormat::HashedChatDirs,
+        ReaderText::JsonlHeads => return None,
+    })
+}
+
+/// A path inside a directory: relative, and never climbing out of it.
+fn relative_path(what: &str, path: &str) -> Result<(), String> {
+    if path.is_empty()
+        || path.starts_with('/')
+        || path.split('/').any(|p| p == ".." || p.is_empty())
+    {
+        return Err(format!(
+            "{what} {path:?} must be a relative path without .."
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bundled_file_parses_and_passes_its_checks() {
+        for kind in AgentKind::ALL {
+            if let Some(text) = bundled(kind) {
+                parse(kind, text).unwrap_or_else(|e| panic!("agents/{kind}.toml: {e}"));
+            }
+        }
+        assert!(load_errors().is_empty(), "{:?}", load_errors());
+    }
+
+    #[test]
+    fn broken_files_say_what_is_wrong() {
+        // (in claude's file, replace this, with that: the error names this)
+        let cases = [
+            ("name = \"claude\"", "name = \"codex\"", "name"),
+            ("program = \"claude\"", "program = \"a b\"", "program"),
+            ("name = \"claude\"", "bogus = 1\nname = \"claude\"", "bogus"),
+            ("[\"--resume\", \"{id}\"]", "[\"--resume\"]", "{id}"),
+            (
+                "[\"--resume\", \"{id}\"]",
+                "[\"{id}\", \"{id}\"]",
+                "exactly once",
+            ),
+            (
+                "[\"--resume\", \"{id}\"]",
+                "[\"--resume {id}\"]",
+                "exactly once",
+            ),
+            ("rule = \"uuid\"", "rule = \"none\"", "none"),
+            ("rule = \"uuid\"", "rule = \"pattern\"", "pattern"),
+            ("\"--fork-session\",", "\"fork\",", "hands_off_flags"),
+            (
+                "reader = \"pid-file\"",
+                "reader = \"jsonl-heads\"",
+                "jsonl-heads",
+            ),
+            ("home = \".claude\"", "home = \"../x\"", ".."),
+            ("activity = \"done\"", "activity = \"asleep\"", "asleep"),
+            ("rows = 24", "rows = 0", "rows"),
+        ];
+        let text = bundled(AgentKind::Claude).unwrap();
+        for (this, that, needle) in cases {
+            assert!(text.contains(this), "{this}");
+            let err = parse(AgentKind::Claude, &text.replacen(this, that, 1)).unwrap_err();
+            assert!(err.contains(needle), "{needle}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_id_pattern_must_be_anchored_and_its_example_must_follow_it() {
+        let rule = |pattern: &str, text: &str| {
+            id_rule(&IdText {
+                rule: IdKindText::Pattern,
+                pattern: Some(pattern.into()),
+                text: Some(text.into()),
+            })
+        };
+        assert!(rule("^T-[0-9]+$", "must be T- and digits, like T-12").is_ok());
+        assert!(rule("T-[0-9]+", "must be T- and digits, like T-12").is_err());
+        assert!(rule("^T-[0-9]+$", "must be T- and digits, like T-x").is_err());
+        assert!(rule("^(.*$", "must be anything, like x").is_err());
+    }
+}
