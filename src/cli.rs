@@ -136,6 +136,9 @@ pub enum Command {
     },
     /// Print the man page (e.g. `signaltty man > ~/.local/share/man/man1/signaltty.1`)
     Man,
+    /// Print the JSON Schema of every request, reply and event (`--json`
+    /// output and the socket protocol)
+    Schema,
 }
 
 /// The session `$SIGNALTTY_SESSION` names, if it is set and not empty.

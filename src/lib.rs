@@ -88,6 +88,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Bridge) => bridge::run(cli),
         Some(Command::Completions { shell }) => docs::completions(*shell, cli.json),
         Some(Command::Man) => docs::man(cli.json),
+        Some(Command::Schema) => docs::schema(),
     }
 }
 

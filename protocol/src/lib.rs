@@ -20,8 +20,10 @@
 
 pub mod config_path;
 pub mod limits;
+pub mod schema;
 pub mod socket_path;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -34,7 +36,7 @@ pub const PROTOCOL: &str = "signaltty/1";
 /// The longest line either side accepts.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Request {
     pub v: String,
     pub id: u64,
@@ -43,7 +45,7 @@ pub struct Request {
     pub params: Value,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Response {
     pub v: String,
     /// The request's id; absent when the request was too broken to have one.
@@ -75,7 +77,7 @@ impl Response {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema, thiserror::Error)]
 #[error("{message}")]
 pub struct WireError {
     pub code: ErrorCode,
@@ -93,7 +95,7 @@ impl WireError {
 
 /// Stable error codes: clients branch on these, so they never change
 /// meaning.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     /// The line is not a JSON request envelope.
@@ -195,15 +197,16 @@ pub mod method {
 /// Parameters of each method. Workspaces are named by id or name, tabs and
 /// panes by id or a unique id prefix.
 pub mod params {
+    use schemars::JsonSchema;
     use serde::{Deserialize, Serialize};
 
     /// `status` → [`super::StatusReply`]; `ls` → [`super::LsReply`];
     /// `shutdown` → `{}`. None of them take parameters.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct Empty {}
 
     /// → `{"id"}` of the new workspace.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct WorkspaceNew {
         pub name: String,
         #[serde(default)]
@@ -231,7 +234,7 @@ pub mod params {
     }
 
     /// → `{}`.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct WorkspaceSet {
         pub workspace: String,
         #[serde(default)]
@@ -242,7 +245,7 @@ pub mod params {
     /// `remove_worktree`, the worktrees its panes ran in are removed too
     /// (refused, closing nothing, while one has uncommitted changes, unless
     /// `force`, or while a pane elsewhere uses it).
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct Workspace {
         pub workspace: String,
         #[serde(default)]
@@ -252,7 +255,7 @@ pub mod params {
     }
 
     /// → `{"id", "pane_id"}`: the new tab and its first pane.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct TabNew {
         pub workspace: String,
         #[serde(default)]
@@ -265,13 +268,13 @@ pub mod params {
     }
 
     /// `tab.close` → `{}`.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct Tab {
         pub tab: String,
     }
 
     /// → `{"id"}` of the new pane.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct PaneNew {
         pub workspace: String,
         #[serde(default)]
@@ -303,7 +306,7 @@ pub mod params {
     /// pane's worktree is removed too (refused, closing nothing, while it
     /// has uncommitted changes, unless `force`, or while another pane uses
     /// it); without it the worktree is kept.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct PaneClose {
         pub pane: String,
         #[serde(default)]
@@ -313,7 +316,7 @@ pub mod params {
     }
 
     /// → `{}`.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct PaneSend {
         pub pane: String,
         pub text: String,
@@ -324,7 +327,7 @@ pub mod params {
 
     /// → [`super::ReadReply`]: the screen, or at most one of `tail`,
     /// `scrollback`, `all`, `since`.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct PaneRead {
         pub pane: String,
         /// The last N lines of scrollback and screen instead of the screen.
@@ -345,13 +348,13 @@ pub mod params {
     }
 
     /// `pane.resume`, `pane.respawn`, `pane.seen` → `{}`.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct Pane {
         pub pane: String,
     }
 
     /// → `{}`.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct PaneKill {
         pub pane: String,
         /// A signal name such as `TERM`, `KILL`, `INT`, `HUP`; TERM if absent.
@@ -364,13 +367,13 @@ pub mod params {
 
     /// → `{}`. Only with faults enabled: `target` is a pane, tab or
     /// workspace, or `snapshot` or `listener`, whose actor then panics.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct DebugPanic {
         pub target: String,
     }
 
     /// → `{}`. The id is checked by the agent kind's adapter.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct ReportSession {
         pub pane: String,
         pub session_id: String,
@@ -380,7 +383,7 @@ pub mod params {
     }
 
     /// → [`super::AttachReply`], then binary [`super::frame`]s.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct PaneAttach {
         pub pane: String,
         /// The client's size; the pane takes it (the last client to attach
@@ -398,12 +401,22 @@ pub mod params {
     }
 
     /// What kind of thing a [`Rename`] or [`Focus`] target names.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
     #[serde(rename_all = "snake_case")]
     pub enum TargetKind {
         Workspace,
         Tab,
         Pane,
+    }
+
+    impl TargetKind {
+        pub fn as_str(self) -> &'static str {
+            match self {
+                TargetKind::Workspace => "workspace",
+                TargetKind::Tab => "tab",
+                TargetKind::Pane => "pane",
+            }
+        }
     }
 
     /// → `{"kind", "id"}` of what was renamed. Without `kind`, `target` is
@@ -412,7 +425,7 @@ pub mod params {
     /// A pane's name is kept over any title its program sets; an empty name
     /// gives the pane back its program's title. Tabs and workspaces need a
     /// non-empty name, and a workspace's must be unique.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct Rename {
         pub target: String,
         #[serde(default)]
@@ -423,7 +436,7 @@ pub mod params {
     /// → `{}`. Makes the target the current one at every level: a pane its
     /// tab's active pane, that tab its workspace's active tab, and the
     /// workspace the one used last (where a multiplexer reopens).
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct Focus {
         pub target: String,
         #[serde(default)]
@@ -432,7 +445,7 @@ pub mod params {
 
     /// → `{"ratio"}` as clamped. Sets the share of the first child of the
     /// split reached from the root of the tab's layout by `path`.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct SplitRatio {
         pub tab: String,
         #[serde(default)]
@@ -441,7 +454,7 @@ pub mod params {
     }
 
     /// → `{"id"}` of the notification. Without a pane it concerns no pane.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct Notify {
         #[serde(default)]
         pub pane: Option<String>,
@@ -454,14 +467,14 @@ pub mod params {
     }
 
     /// → [`super::NotificationsReply`], newest last.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct Notifications {
         #[serde(default)]
         pub unread: bool,
     }
 
     /// → `{}`. What the agent's hook said; the fields come from its JSON.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct PaneHook {
         pub pane: String,
         pub agent: String,
@@ -475,7 +488,7 @@ pub mod params {
     /// → [`super::ExplainReply`]: a pane's agent kind, state and why; or,
     /// with `screen` instead of `pane`, a saved screen read with `agent`'s
     /// rules (the server's, overrides included).
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct PaneExplain {
         #[serde(default)]
         pub pane: Option<String>,
@@ -499,7 +512,7 @@ pub mod params {
     /// screen and of new output) holds; `TIMED_OUT` after `timeout_ms`.
     /// The wait is given up when the client closes the connection (or
     /// shuts down its writing half).
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct PaneWait {
         pub pane: String,
         #[serde(default)]
@@ -518,7 +531,7 @@ pub mod params {
     /// → `{}`. Each key is a name (`enter`, `esc`, `shift+tab`, `ctrl+c`,
     /// `up`, `f5`, one character…), encoded as the pane's program asked
     /// (cursor keys follow DECCKM).
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct PaneSendKeys {
         pub pane: String,
         pub keys: Vec<String>,
@@ -531,7 +544,7 @@ pub mod params {
     /// screen; `BLOCKED` (the pane kept) when it waits at a dialog first,
     /// `SPAWN_FAILED` (the pane closed) with what it printed when it ends,
     /// `TIMED_OUT` (the pane kept) when it is not ready in time.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct AgentStart {
         /// An agent kind: `claude`, `codex`, `gemini`…
         pub kind: String,
@@ -558,7 +571,7 @@ pub mod params {
     /// → [`super::PromptReply`]. `BLOCKED` while the agent waits at a
     /// dialog; `BUSY` while it works, unless `queue`, which holds the
     /// prompt until it is next idle.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct AgentPrompt {
         pub pane: String,
         pub text: String,
@@ -570,7 +583,7 @@ pub mod params {
     /// or done with no prompt of `agent.prompt` still to start a turn
     /// (`turn_end`), or it waits at a dialog (`blocked`), or it ended
     /// (`exit`); `TIMED_OUT` after `timeout_ms`.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct AgentWait {
         pub pane: String,
         #[serde(default)]
@@ -580,14 +593,14 @@ pub mod params {
     /// → `{}`, then one [`super::EventLine`] per line, pushed as panes
     /// change, for as long as the client reads; of one pane only with
     /// `pane`.
-    #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
     pub struct Events {
         #[serde(default)]
         pub pane: Option<String>,
     }
 
     /// → `{"rows", "cols"}` as clamped.
-    #[derive(Debug, Clone, Serialize, Deserialize)]
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
     pub struct PaneResize {
         pub pane: String,
         pub rows: u16,
@@ -596,7 +609,7 @@ pub mod params {
 }
 
 /// A line the server sends unasked on a `subscribe` connection.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Event {
     pub v: String,
     /// `changed`: something a listing shows changed; ask `ls` again.
@@ -613,7 +626,7 @@ impl Event {
 }
 
 /// A line of an `events` stream.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum EventLine {
     Pane(PaneEvent),
@@ -623,7 +636,7 @@ pub enum EventLine {
 }
 
 /// Something that happened to a pane.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PaneEvent {
     /// When, in ms since the epoch.
     pub at: u64,
@@ -635,7 +648,7 @@ pub struct PaneEvent {
 }
 
 /// What happened, named by the line's `event`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum PaneChange {
     /// A pane was created.
@@ -660,7 +673,7 @@ pub enum PaneChange {
     Session { kind: String, session_id: String },
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EventsDropped {
     /// Always `dropped`.
     pub event: String,
@@ -669,7 +682,7 @@ pub struct EventsDropped {
 }
 
 /// What an attached client that falls behind is sent.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CatchUp {
     /// Exactly the bytes it missed, from the pane's output ring (a fresh
@@ -685,14 +698,14 @@ pub enum CatchUp {
 }
 
 /// What bringing back a pane with no process runs: the `r` a client offers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Revive {
     pub action: ReviveAction,
     /// The command it will run.
     pub argv: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReviveAction {
     /// The agent's official resume command (`pane.resume`).
@@ -726,7 +739,7 @@ impl Revive {
 }
 
 /// The JSON reply to `pane.attach`, before the frames start.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AttachReply {
     pub pane: String,
     /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
@@ -743,7 +756,7 @@ pub struct AttachReply {
 }
 
 /// The payload of a [`frame::STATE`] frame.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StateFrame {
     pub state: String,
     #[serde(default)]
@@ -827,8 +840,45 @@ pub mod frame {
     }
 }
 
+/// The result of a method that only says it was done.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Done {}
+
+/// The result of a method that made something: its id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct IdReply {
+    pub id: String,
+}
+
+/// The result of `tab.new`: the tab and its first pane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TabNewReply {
+    pub id: String,
+    pub pane_id: String,
+}
+
+/// The result of `pane.resize`: the size as clamped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResizeReply {
+    pub rows: u16,
+    pub cols: u16,
+}
+
+/// The result of `rename`: what was renamed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RenameReply {
+    pub kind: params::TargetKind,
+    pub id: String,
+}
+
+/// The result of `tab.split_ratio`: the ratio as clamped.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct RatioReply {
+    pub ratio: f32,
+}
+
 /// The result of `pane.read`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ReadReply {
     pub text: String,
     /// Where `since` reads on from: the rows the primary screen has
@@ -840,7 +890,7 @@ pub struct ReadReply {
 }
 
 /// The result of `agent.start`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AgentStartReply {
     /// The new pane, its agent ready for a prompt.
     pub id: String,
@@ -857,7 +907,7 @@ pub struct AgentStartReply {
 }
 
 /// The result of `agent.prompt`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PromptReply {
     /// `sent`, or `queued` until the agent is idle.
     pub prompt: String,
@@ -867,13 +917,13 @@ pub struct PromptReply {
 }
 
 /// The result of `notifications`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct NotificationsReply {
     pub notifications: Vec<signaltty_persistence::NotificationRecord>,
 }
 
 /// The result of `next`: the pane that needs the user most, if any.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct NextReply {
     pub pane: Option<LsPane>,
     #[serde(default)]
@@ -881,7 +931,7 @@ pub struct NextReply {
 }
 
 /// The result of `status`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StatusReply {
     pub version: String,
     pub protocol: String,
@@ -904,7 +954,7 @@ pub struct StatusReply {
 
 /// Processes a dead server left running in its panes' sessions, found at
 /// start and ended (TERM, then KILL after a grace).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct OrphansStatusReply {
     pub found: usize,
     /// Ended by TERM.
@@ -915,14 +965,14 @@ pub struct OrphansStatusReply {
     pub survived: usize,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RestoreStatusReply {
     pub note: String,
     /// True when the saved state was corrupt or set aside by a problem.
     pub degraded: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SnapshotStatusReply {
     pub path: String,
     pub writes: u64,
@@ -936,12 +986,12 @@ pub struct SnapshotStatusReply {
 }
 
 /// The result of `ls`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct LsReply {
     pub workspaces: Vec<LsWorkspace>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct LsWorkspace {
     pub id: String,
     pub name: String,
@@ -960,7 +1010,7 @@ pub struct LsWorkspace {
     pub last_used_at: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct LsTab {
     pub id: String,
     pub title: String,
@@ -970,7 +1020,7 @@ pub struct LsTab {
     pub active_pane: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct LsPane {
     pub id: String,
     /// What tells the pane apart: the user's name for it, else its agent's
@@ -995,7 +1045,7 @@ pub struct LsPane {
 }
 
 /// A git worktree signaltty made, as last seen.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LsWorktree {
     pub path: String,
     /// Its branch, as last seen.
@@ -1014,13 +1064,13 @@ pub struct LsWorktree {
 
 /// The result of `pane.close` and `workspace.close`: what became of the
 /// worktrees the closed panes ran in.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ClosedReply {
     #[serde(default)]
     pub worktrees: Vec<ClosedWorktree>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ClosedWorktree {
     pub path: String,
     pub branch: String,
@@ -1028,7 +1078,7 @@ pub struct ClosedWorktree {
     pub removed: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct LsAgent {
     pub kind: String,
     pub session_id: Option<String>,
@@ -1038,7 +1088,7 @@ pub struct LsAgent {
 }
 
 /// The result of `pane.explain`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ExplainReply {
     /// The agent kind whose rules were read (`generic`: none).
     pub kind: String,
@@ -1067,7 +1117,7 @@ pub struct ExplainReply {
 }
 
 /// The result of `pane.wait`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct WaitReply {
     /// `exit`, `lifecycle` or `text`; for `agent.wait`, `turn_end`,
     /// `blocked` or `exit`.
@@ -1087,13 +1137,13 @@ pub struct WaitReply {
 /// running or only saved. Not a server method: the client reads it off the
 /// disk and asks each running server (a remote one through `ssh … sessions
 /// --json`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SessionsReply {
     /// The default session first, then the others by name.
     pub sessions: Vec<SessionEntry>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SessionEntry {
     pub name: String,
     /// Its server answered.

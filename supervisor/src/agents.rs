@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use signaltty_actors::model::{Model, PaneView};
 use signaltty_actors::pane::prompt::Prompted;
 use signaltty_actors::pane::wait::{WaitFor, WaitMet};
@@ -13,7 +13,7 @@ use signaltty_actors::pane::{PaneMsg, ReadWhat};
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
 use signaltty_adapters::AgentKind;
 use signaltty_protocol::limits::MAX_PANES;
-use signaltty_protocol::{AgentStartReply, ErrorCode, PromptReply, WireError, params};
+use signaltty_protocol::{AgentStartReply, Done, ErrorCode, PromptReply, WireError, params};
 use signaltty_screen::KeyPress;
 
 use crate::handlers::{
@@ -259,5 +259,5 @@ pub async fn send_keys(ctx: &Ctx, p: params::PaneSendKeys) -> Result<Value, Wire
     input::send(&actor, &queue, bytes, Some(input::SEND_DEADLINE))
         .await
         .map_err(|e| e.to_wire(&view.record.id))?;
-    Ok(json!({}))
+    to_value(Done {})
 }

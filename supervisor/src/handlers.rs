@@ -29,8 +29,9 @@ use crate::worktree::Worktrees;
 use crate::worktree::requests::{self as worktrees, Closing};
 use signaltty_protocol::limits::{Bounded, MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
-    ErrorCode, NextReply, NotificationsReply, OrphansStatusReply, PROTOCOL, ReadReply,
-    RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
+    Done, ErrorCode, IdReply, NextReply, NotificationsReply, OrphansStatusReply, PROTOCOL,
+    ReadReply, ResizeReply, RestoreStatusReply, SnapshotStatusReply, StatusReply, TabNewReply,
+    WireError, method, params,
 };
 
 /// What every handler may use.
@@ -251,7 +252,7 @@ async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, Wire
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({ "id": id }))
+    to_value(IdReply { id })
 }
 
 async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Value, WireError> {
@@ -265,7 +266,7 @@ async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Value, Wire
     };
     let actor = workspace_actor(&ws.id)?;
     ractor::call_t!(actor, WorkspaceMsg::SetAutoResume, CALL_MS, on).map_err(unavailable)?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireError> {
@@ -321,7 +322,10 @@ async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({ "id": tab, "pane_id": pane }))
+    to_value(TabNewReply {
+        id: tab,
+        pane_id: pane,
+    })
 }
 
 async fn tab_close(ctx: &Ctx, p: params::Tab) -> Result<Value, WireError> {
@@ -336,7 +340,7 @@ async fn tab_close(ctx: &Ctx, p: params::Tab) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 fn parse_direction(direction: Option<&str>) -> Result<Direction, WireError> {
@@ -409,7 +413,7 @@ async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({ "id": id }))
+    to_value(IdReply { id })
 }
 
 pub(crate) async fn find_pane(ctx: &Ctx, query: &str) -> Result<PaneView, WireError> {
@@ -428,7 +432,7 @@ async fn pane_send(ctx: &Ctx, p: params::PaneSend) -> Result<Value, WireError> {
     input::send(&actor, &queue, bytes, Some(input::SEND_DEADLINE))
         .await
         .map_err(|e| e.to_wire(&view.record.id))?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<Value, WireError> {
@@ -516,7 +520,7 @@ async fn pane_kill(ctx: &Ctx, p: params::PaneKill) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 async fn pane_resize(ctx: &Ctx, p: params::PaneResize) -> Result<Value, WireError> {
@@ -532,7 +536,10 @@ async fn pane_resize(ctx: &Ctx, p: params::PaneResize) -> Result<Value, WireErro
         CALL_MS
     )
     .map_err(unavailable)?;
-    Ok(json!({ "rows": size.rows, "cols": size.cols }))
+    to_value(ResizeReply {
+        rows: size.rows,
+        cols: size.cols,
+    })
 }
 
 /// Resume or respawn: the pane answers once its new child has survived its
@@ -550,7 +557,7 @@ async fn pane_revive(
     ractor::call_t!(actor, message, CALL_MS)
         .map_err(unavailable)?
         .map_err(wire_error)?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 async fn pane_report_session(ctx: &Ctx, p: params::ReportSession) -> Result<Value, WireError> {
@@ -567,13 +574,13 @@ async fn pane_report_session(ctx: &Ctx, p: params::ReportSession) -> Result<Valu
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 async fn pane_seen(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     ractor::call_t!(pane_actor(&view)?, PaneMsg::Seen, CALL_MS).map_err(unavailable)?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 pub(crate) fn bad_params(e: impl std::fmt::Display) -> WireError {
@@ -598,7 +605,7 @@ async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 fn parse_severity(name: Option<&str>) -> Result<Severity, WireError> {
@@ -641,7 +648,7 @@ async fn notify(ctx: &Ctx, p: params::Notify) -> Result<Value, WireError> {
             read_at: None,
         })),
     }
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 async fn notifications(ctx: &Ctx, p: params::Notifications) -> Result<Value, WireError> {
@@ -685,7 +692,7 @@ fn shutdown(ctx: &Ctx) -> Result<Value, WireError> {
     ctx.server
         .cast(ServerMsg::Shutdown)
         .map_err(|e| WireError::new(ErrorCode::Unavailable, e.to_string()))?;
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 /// Fault injection, for the supervision tests: makes the named actor
@@ -736,7 +743,7 @@ async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Value, WireErro
             "that actor is not running",
         ));
     }
-    Ok(json!({}))
+    to_value(Done {})
 }
 
 fn unavailable_actor(what: &str) -> ActorError {
