@@ -142,6 +142,13 @@ fn here(cwd: &Option<std::path::PathBuf>, remote: bool) -> Result<Option<String>
     Ok(Some(absolute.display().to_string()))
 }
 
+fn current_dir() -> Result<String> {
+    Ok(std::env::current_dir()
+        .context("could not read the current directory; pass --cwd")?
+        .display()
+        .to_string())
+}
+
 fn value<T: serde::Serialize>(params: T) -> Result<Value> {
     Ok(serde_json::to_value(params)?)
 }
@@ -162,12 +169,7 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                 Some(cwd) => Some(cwd),
                 // A remote server starts it in its own directory.
                 None if remote => None,
-                None => Some(
-                    std::env::current_dir()
-                        .context("could not read the current directory; pass --cwd")?
-                        .display()
-                        .to_string(),
-                ),
+                None => Some(current_dir()?),
             };
             (
                 method::WORKSPACE_NEW,
@@ -418,7 +420,13 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
             value(params::AgentStart {
                 kind: kind.clone(),
                 workspace: workspace.clone().filter(|w| !w.is_empty()),
-                cwd: here(cwd, remote)?,
+                // An agent starts where it is asked for (its repository, for
+                // a worktree), unless the server is elsewhere.
+                cwd: match here(cwd, remote)? {
+                    Some(dir) => Some(dir),
+                    None if remote => None,
+                    None => Some(current_dir()?),
+                },
                 worktree: worktree.clone(),
                 args: args.clone(),
                 timeout_ms: Some(millis(*timeout)?),

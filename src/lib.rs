@@ -89,6 +89,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Completions { shell }) => docs::completions(*shell, cli.json),
         Some(Command::Man) => docs::man(cli.json),
         Some(Command::Schema) => docs::schema(),
+        Some(Command::AgentGuide) => docs::agent_guide(),
     }
 }
 
