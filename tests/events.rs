@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{TestServer, wait_for};
+use support::{TestServer, rss_kib, wait_for};
 
 /// `ctl --json events ARGS…`, its lines arriving on a channel with the
 /// moment each was read.
@@ -224,14 +224,6 @@ fn hung_up(stream: &UnixStream) -> bool {
     ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLRDHUP) != 0
 }
 
-fn rss_kib(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
-}
 
 #[test]
 fn a_reader_that_falls_behind_is_dropped_with_a_last_line_and_one_that_never_reads_is_closed() {

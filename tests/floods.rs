@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{TestServer, wait_for};
+use support::{TestServer, rss_kib, wait_for};
 
 const RSS_GROWTH_LIMIT_KIB: u64 = 64 * 1024;
 const STATUS_P99_LIMIT: Duration = Duration::from_millis(100);
@@ -30,14 +30,6 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn rss_kib(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
-}
 
 /// A connection that speaks the protocol itself.
 struct Conn {

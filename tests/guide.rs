@@ -5,11 +5,11 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
 use support::agents::{CLAUDE_STAND_IN, server_with_agents};
+use support::git::repository;
 use support::{BIN, all_panes};
 
 /// The shell blocks of a Markdown text, in order.
@@ -33,33 +33,7 @@ fn shell_blocks(markdown: &str) -> Vec<String> {
     blocks
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
 
-/// A repository with one commit, where the lead agent works.
-fn repository(root: &Path) -> PathBuf {
-    let repo = root.join("project");
-    std::fs::create_dir_all(&repo).unwrap();
-    let repo = repo.canonicalize().unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("README"), "hello\n").unwrap();
-    git(&repo, &["add", "README"]);
-    git(&repo, &["commit", "-q", "-m", "first"]);
-    repo
-}
 
 #[test]
 fn every_command_of_the_agent_guide_runs_as_shown() {

@@ -8,33 +8,12 @@ mod support;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
+use support::git::{git, repository};
 use support::{TestServer, wait_for};
 
-/// Git as the tests run it: no user or system config, a fixed identity.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 /// A server whose git, too, reads no user or system config.
 fn server() -> TestServer {
@@ -47,14 +26,7 @@ fn server() -> TestServer {
 
 /// A repository `project` with one commit, in the test's dir.
 fn repo(server: &TestServer) -> PathBuf {
-    let dir = server.dir.path().join("project");
-    std::fs::create_dir(&dir).unwrap();
-    let dir = dir.canonicalize().unwrap();
-    git(&dir, &["init", "-q", "-b", "main"]);
-    std::fs::write(dir.join("README"), "hello\n").unwrap();
-    git(&dir, &["add", "README"]);
-    git(&dir, &["commit", "-q", "-m", "first"]);
-    dir
+    repository(server.dir.path())
 }
 
 /// Where the default root puts worktree `name` of `repo`.

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod agents;
+pub mod git;
 pub mod procs;
 pub mod sshd;
 pub mod terminal;
@@ -355,6 +356,16 @@ pub fn all_panes(ls: &Value) -> Vec<Value> {
         }
     }
     panes
+}
+
+/// The resident memory of process `pid`, in KiB.
+pub fn rss_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS")
 }
 
 pub fn mode(path: &Path) -> u32 {
