@@ -80,7 +80,7 @@ impl Checked {
         params: Value,
     ) -> (Value, BufReader<UnixStream>) {
         let mut stream = UnixStream::connect(&server.socket).unwrap();
-        let request = json!({"v": "signaltty/1", "id": 7, "method": method, "params": params});
+        let request = json!({"v": "signaltty/2", "id": 7, "method": method, "params": params});
         let mut line = serde_json::to_vec(&request).unwrap();
         line.push(b'\n');
         stream.write_all(&line).unwrap();

@@ -2,7 +2,6 @@
 //! how a tab's splits are shared out. Each resolves its target against the
 //! snapshot actor's model and asks the actor that owns it.
 
-use serde_json::Value;
 use signaltty_actors::model::Model;
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::tab::TabMsg;
@@ -12,9 +11,7 @@ use signaltty_protocol::params::{self, TargetKind};
 use signaltty_protocol::{Done, ErrorCode, RatioReply, RenameReply, WireError};
 use signaltty_screen::MAX_TITLE_CHARS;
 
-use crate::handlers::{
-    CALL_MS, Ctx, model, pane_actor, to_value, unavailable, wire_error, workspace_actor,
-};
+use crate::handlers::{CALL_MS, Ctx, model, pane_actor, unavailable, wire_error, workspace_actor};
 use crate::server::ServerMsg;
 
 /// What a rename or focus target turned out to be.
@@ -130,7 +127,7 @@ fn non_empty(name: String, kind: &str) -> Result<String, WireError> {
     Ok(name)
 }
 
-pub async fn rename(ctx: &Ctx, p: params::Rename) -> Result<Value, WireError> {
+pub async fn rename(ctx: &Ctx, p: params::Rename) -> Result<RenameReply, WireError> {
     let name = checked_name(&p.name)?;
     let model = model(ctx).await;
     let target = resolve(&model, &p.target, p.kind)?;
@@ -157,13 +154,13 @@ pub async fn rename(ctx: &Ctx, p: params::Rename) -> Result<Value, WireError> {
             .map_err(wire_error)?;
         }
     }
-    to_value(RenameReply {
+    Ok(RenameReply {
         kind: target.kind(),
         id: target.id().to_string(),
     })
 }
 
-pub async fn focus(ctx: &Ctx, p: params::Focus) -> Result<Value, WireError> {
+pub async fn focus(ctx: &Ctx, p: params::Focus) -> Result<Done, WireError> {
     let model = model(ctx).await;
     let (workspace, tab, pane) = match resolve(&model, &p.target, p.kind)? {
         Target::Workspace { id } => (id, None, None),
@@ -177,10 +174,10 @@ pub async fn focus(ctx: &Ctx, p: params::Focus) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    to_value(Done {})
+    Ok(Done {})
 }
 
-pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<Value, WireError> {
+pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<RatioReply, WireError> {
     if !p.ratio.is_finite() {
         return Err(WireError::new(
             ErrorCode::BadParams,
@@ -197,7 +194,7 @@ pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<Value, Wire
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    to_value(RatioReply { ratio })
+    Ok(RatioReply { ratio })
 }
 
 fn tab_actor(id: &str) -> Result<ractor::ActorRef<TabMsg>, WireError> {

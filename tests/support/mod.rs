@@ -339,7 +339,7 @@ pub fn raw_call(socket: &Path, method: &str, params: Value) -> Value {
     use std::io::{BufRead, BufReader, Write};
     let mut stream = UnixStream::connect(socket).expect("connect");
     let request =
-        serde_json::json!({"v": "signaltty/1", "id": 1, "method": method, "params": params});
+        serde_json::json!({"v": "signaltty/2", "id": 1, "method": method, "params": params});
     let mut line = serde_json::to_vec(&request).expect("request");
     line.push(b'\n');
     stream.write_all(&line).expect("send");
