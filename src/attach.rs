@@ -148,7 +148,7 @@ fn session(
     let mut attached = crate::stream::attach(
         connection,
         params::PaneAttach {
-            pane: keys.pane.clone(),
+            pane: keys.pane.clone().into(),
             rows: Some(rows),
             cols: Some(cols),
             keep_attention: options.keep_attention,

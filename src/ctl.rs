@@ -223,37 +223,40 @@ impl Session {
                 command,
             }) => {
                 let p = params::TabNew {
-                    workspace: workspace.clone(),
-                    title: title.clone(),
-                    cwd: self.dir(cwd)?,
-                    argv: command.clone(),
+                    workspace: workspace.clone().into(),
+                    title: title.clone().map(Into::into),
+                    cwd: self.dir(cwd)?.map(Into::into),
+                    argv: command.clone().into(),
                 };
                 self.done::<method::TabNew>(p, &|tab, out| Ok(writeln!(out, "{}", tab.id)?))
             }
-            Ctl::Tab(TabCmd::Close { tab }) => {
-                self.done::<method::TabClose>(params::Tab { tab: tab.clone() }, &nothing)
-            }
+            Ctl::Tab(TabCmd::Close { tab }) => self.done::<method::TabClose>(
+                params::Tab {
+                    tab: tab.clone().into(),
+                },
+                &nothing,
+            ),
             Ctl::New(new) => {
                 let p = params::PaneNew {
-                    workspace: new.workspace.clone(),
-                    tab: new.tab.clone(),
-                    split: new.split.clone(),
+                    workspace: new.workspace.clone().into(),
+                    tab: new.tab.clone().map(Into::into),
+                    split: new.split.clone().map(Into::into),
                     direction: Some(match new.direction {
                         SplitDirection::Right => Direction::Right,
                         SplitDirection::Down => Direction::Down,
                     }),
-                    cwd: self.dir(&new.cwd)?,
-                    title: new.title.clone(),
-                    argv: new.command.clone(),
+                    cwd: self.dir(&new.cwd)?.map(Into::into),
+                    title: new.title.clone().map(Into::into),
+                    argv: new.command.clone().into(),
                     rows: None,
                     cols: None,
-                    worktree: new.worktree.clone(),
+                    worktree: new.worktree.clone().map(Into::into),
                 };
                 self.done::<method::PaneNew>(p, &print_id)
             }
             Ctl::Send { pane, text, enter } => {
                 let p = params::PaneSend {
-                    pane: pane.clone(),
+                    pane: pane.clone().into(),
                     text: text.clone(),
                     enter: *enter,
                 };
@@ -270,7 +273,7 @@ impl Session {
                 ..
             } => {
                 let p = params::PaneRead {
-                    pane: pane.clone(),
+                    pane: pane.clone().into(),
                     tail: *tail,
                     scrollback: *scrollback,
                     all: *all,
@@ -294,7 +297,7 @@ impl Session {
             }
             Ctl::Resize { pane, rows, cols } => {
                 let p = params::PaneResize {
-                    pane: pane.clone(),
+                    pane: pane.clone().into(),
                     rows: *rows,
                     cols: *cols,
                 };
@@ -308,27 +311,33 @@ impl Session {
                 force,
             } => {
                 let p = params::PaneClose {
-                    pane: pane.clone(),
+                    pane: pane.clone().into(),
                     remove_worktree: *remove_worktree,
                     force: *force,
                 };
                 self.done::<method::PaneClose>(p, &|closed, out| Ok(print_closed(closed, out)?))
             }
-            Ctl::Resume { pane } => {
-                self.done::<method::PaneResume>(params::Pane { pane: pane.clone() }, &nothing)
-            }
-            Ctl::Respawn { pane } => {
-                self.done::<method::PaneRespawn>(params::Pane { pane: pane.clone() }, &nothing)
-            }
+            Ctl::Resume { pane } => self.done::<method::PaneResume>(
+                params::Pane {
+                    pane: pane.clone().into(),
+                },
+                &nothing,
+            ),
+            Ctl::Respawn { pane } => self.done::<method::PaneRespawn>(
+                params::Pane {
+                    pane: pane.clone().into(),
+                },
+                &nothing,
+            ),
             Ctl::ReportSession {
                 pane,
                 session_id,
                 agent,
             } => {
                 let p = params::ReportSession {
-                    pane: pane.clone(),
-                    session_id: session_id.clone(),
-                    agent: agent.clone(),
+                    pane: pane.clone().into(),
+                    session_id: session_id.clone().into(),
+                    agent: agent.clone().map(Into::into),
                 };
                 self.done::<method::PaneReportSession>(p, &nothing)
             }
@@ -338,7 +347,7 @@ impl Session {
                 group,
             } => {
                 let p = params::PaneKill {
-                    pane: pane.clone(),
+                    pane: pane.clone().into(),
                     signal: Some(named(signal)?),
                     group: *group,
                 };
@@ -351,10 +360,10 @@ impl Session {
                 body,
             } => {
                 let p = params::Notify {
-                    pane: pane.clone(),
+                    pane: pane.clone().map(Into::into),
                     severity: Some(named(severity)?),
-                    title: title.clone(),
-                    body: body.clone().unwrap_or_default(),
+                    title: title.clone().into(),
+                    body: body.clone().unwrap_or_default().into(),
                 };
                 self.done::<method::Notify>(p, &nothing)
             }
@@ -365,9 +374,12 @@ impl Session {
                 let p = crate::hook::request(agent, event, pane, &mut std::io::stdin().lock())?;
                 self.done::<method::PaneHook>(p, &nothing)
             }
-            Ctl::Seen { pane } => {
-                self.done::<method::PaneSeen>(params::Pane { pane: pane.clone() }, &nothing)
-            }
+            Ctl::Seen { pane } => self.done::<method::PaneSeen>(
+                params::Pane {
+                    pane: pane.clone().into(),
+                },
+                &nothing,
+            ),
             Ctl::Notifications { unread } => {
                 let p = params::Notifications { unread: *unread };
                 self.done::<method::Notifications>(p, &|list, out| {
@@ -376,8 +388,8 @@ impl Session {
             }
             Ctl::Rename { target, name, kind } => {
                 let p = params::Rename {
-                    target: target.clone(),
-                    name: name.clone(),
+                    target: target.clone().into(),
+                    name: name.clone().into(),
                     kind: kind.map(|kind| match kind {
                         TargetKind::Pane => params::TargetKind::Pane,
                         TargetKind::Tab => params::TargetKind::Tab,
@@ -399,10 +411,14 @@ impl Session {
                 title,
             } => {
                 let p = params::PaneExplain {
-                    pane: pane.clone(),
-                    screen: file.as_deref().map(read_screen).transpose()?,
-                    title: title.clone(),
-                    agent: agent.clone(),
+                    pane: pane.clone().map(Into::into),
+                    screen: file
+                        .as_deref()
+                        .map(read_screen)
+                        .transpose()?
+                        .map(Into::into),
+                    title: title.clone().map(Into::into),
+                    agent: agent.clone().map(Into::into),
                 };
                 self.done::<method::PaneExplain>(p, &|e, out| Ok(print_explained(e, out)?))
             }
@@ -414,10 +430,10 @@ impl Session {
                 timeout,
             } => {
                 let p = params::PaneWait {
-                    pane: pane.clone(),
+                    pane: pane.clone().into(),
                     exit: *exit,
                     lifecycle: lifecycle.as_deref().map(named).transpose()?,
-                    text: text.clone(),
+                    text: text.clone().map(Into::into),
                     timeout_ms: timeout.map(millis).transpose()?,
                 };
                 self.done::<method::PaneWait>(p, &|waited, out| {
@@ -431,17 +447,19 @@ impl Session {
             }
             Ctl::SendKeys { pane, keys } => {
                 let p = params::PaneSendKeys {
-                    pane: pane.clone(),
-                    keys: keys.clone(),
+                    pane: pane.clone().into(),
+                    keys: keys.iter().map(|k| k.as_str().into()).collect(),
                 };
                 self.done::<method::PaneSendKeys>(p, &nothing)
             }
-            Ctl::Events { pane } => self.follow_events(params::Events { pane: pane.clone() }),
+            Ctl::Events { pane } => self.follow_events(params::Events {
+                pane: pane.clone().map(Into::into),
+            }),
             Ctl::Agent(cmd) => self.agent(cmd),
             Ctl::Shutdown => self.done::<method::Shutdown>(params::Empty {}, &nothing),
             Ctl::Debug(DebugCmd::Panic { target }) => {
                 let p = params::DebugPanic {
-                    target: target.clone(),
+                    target: target.clone().into(),
                 };
                 self.done::<method::DebugPanic>(p, &nothing)
             }
@@ -457,10 +475,10 @@ impl Session {
                 worktree,
             } => {
                 let p = params::WorkspaceNew {
-                    name: name.clone(),
-                    cwd: self.dir_or_here(cwd)?,
+                    name: name.clone().into(),
+                    cwd: self.dir_or_here(cwd)?.map(Into::into),
                     auto_resume: *auto_resume,
-                    worktree: worktree.clone(),
+                    worktree: worktree.clone().map(Into::into),
                 };
                 self.done::<method::WorkspaceNew>(p, &print_id)
             }
@@ -469,7 +487,7 @@ impl Session {
                 auto_resume,
             } => {
                 let p = params::WorkspaceSet {
-                    workspace: workspace.clone(),
+                    workspace: workspace.clone().into(),
                     auto_resume: *auto_resume,
                 };
                 self.done::<method::WorkspaceSet>(p, &nothing)
@@ -480,7 +498,7 @@ impl Session {
                 force,
             } => {
                 let p = params::Workspace {
-                    workspace: workspace.clone(),
+                    workspace: workspace.clone().into(),
                     remove_worktree: *remove_worktree,
                     force: *force,
                 };
@@ -502,13 +520,13 @@ impl Session {
                 args,
             } => {
                 let p = params::AgentStart {
-                    kind: kind.clone(),
-                    workspace: workspace.clone().filter(|w| !w.is_empty()),
+                    kind: kind.clone().into(),
+                    workspace: workspace.clone().filter(|w| !w.is_empty()).map(Into::into),
                     // An agent starts where it is asked for (its repository,
                     // for a worktree), unless the server is elsewhere.
-                    cwd: self.dir_or_here(cwd)?,
-                    worktree: worktree.clone(),
-                    args: args.clone(),
+                    cwd: self.dir_or_here(cwd)?.map(Into::into),
+                    worktree: worktree.clone().map(Into::into),
+                    args: args.clone().into(),
                     timeout_ms: Some(millis(*timeout)?),
                 };
                 self.done::<method::AgentStart>(p, &|started, out| {
@@ -517,8 +535,8 @@ impl Session {
             }
             AgentCmd::Prompt { pane, text, queue } => {
                 let p = params::AgentPrompt {
-                    pane: pane.clone(),
-                    text: text.clone(),
+                    pane: pane.clone().into(),
+                    text: text.clone().into(),
                     queue: *queue,
                 };
                 self.done::<method::AgentPrompt>(p, &|prompted, out| {
@@ -530,7 +548,7 @@ impl Session {
             }
             AgentCmd::Wait { pane, timeout } => {
                 let p = params::AgentWait {
-                    pane: pane.clone(),
+                    pane: pane.clone().into(),
                     timeout_ms: timeout.map(millis).transpose()?,
                 };
                 let waited = self.ask::<method::AgentWait>(p, &|waited, out| {
@@ -594,7 +612,7 @@ fn wire_name(value: impl serde::Serialize) -> String {
 /// A saved screen for `explain --file`, at most the size the server reads.
 fn read_screen(path: &Path) -> Result<String> {
     use std::io::Read;
-    let max = params::MAX_EXPLAIN_SCREEN as u64;
+    let max = signaltty_protocol::text::MAX_EXPLAIN_SCREEN as u64;
     let mut text = String::new();
     std::fs::File::open(path)
         .with_context(|| format!("could not open {}", path.display()))?

@@ -68,14 +68,15 @@ pub fn request(
         event.to_string()
     };
     Ok(params::PaneHook {
-        pane: pane.to_string(),
-        agent: agent.to_string(),
-        event,
+        pane: pane.to_string().into(),
+        agent: agent.to_string().into(),
+        event: event.into(),
         session_id: payload
             .session_id
             .or(payload.session_id_camel)
             .or(payload.conversation_id)
-            .or(payload.thread_id),
+            .or(payload.thread_id)
+            .map(Into::into),
         message: payload
             .message
             .or(payload.last_assistant_message)
@@ -83,7 +84,8 @@ pub fn request(
                 // Codex sends the whole last answer; only its start is shown.
                 limits::truncate_saved(&mut message, limits::MAX_MESSAGE_BYTES);
                 message
-            }),
+            })
+            .map(Into::into),
     })
 }
 

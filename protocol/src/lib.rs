@@ -29,6 +29,7 @@ pub mod params;
 mod replies;
 pub mod schema;
 pub mod socket_path;
+pub mod text;
 
 pub use envelope::{ErrorCode, Request, Response, WireError, version_error};
 pub use events::{Event, EventLine, EventsDropped, PaneChange, PaneEvent};
@@ -83,7 +84,7 @@ mod tests {
     fn unknown_fields_are_ignored_and_mistyped_ones_refused() {
         let ok: params::PaneSend =
             serde_json::from_str(r#"{"pane":"a","text":"b","from_the_future":1}"#).unwrap();
-        assert_eq!(ok.pane, "a");
+        assert_eq!(ok.pane.as_str(), "a");
         assert!(
             serde_json::from_str::<params::PaneSend>(r#"{"pane":"a","text":"b","enter":"yes"}"#)
                 .is_err()
@@ -133,7 +134,9 @@ mod tests {
         let back: StateFrame = serde_json::from_str(&text).unwrap();
         let revive = back.revive.unwrap();
         assert_eq!(revive.describe(), "resume: claude --resume x");
-        assert!(matches!(revive.action.call("p".into()), Call::PaneResume(p) if p.pane == "p"));
+        assert!(
+            matches!(revive.action.call("p".into()), Call::PaneResume(p) if p.pane.as_str() == "p")
+        );
         let ratio: params::SplitRatio =
             serde_json::from_str(r#"{"tab":"t","path":["second","first"],"ratio":0.3}"#).unwrap();
         assert_eq!(ratio.path, vec![Branch::Second, Branch::First]);

@@ -12,7 +12,6 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::limits::Bounded;
 use crate::{ErrorCode, PROTOCOL, WireError};
 
 /// A method of the protocol.
@@ -67,13 +66,6 @@ macro_rules! methods {
             pub fn name(&self) -> &'static str {
                 match self {
                     $(Call::$marker(_) => $name,)*
-                }
-            }
-
-            /// Each string and count of the parameters within its bound.
-            fn check_bounds(&self) -> Result<(), WireError> {
-                match self {
-                    $(Call::$marker(params) => params.check_bounds(),)*
                 }
             }
         }
@@ -147,10 +139,8 @@ impl Call {
             ));
         }
         let params = if params.is_null() { json!({}) } else { params };
-        let call: Call = serde_json::from_value(json!({ "method": method, "params": params }))
-            .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))?;
-        call.check_bounds()?;
-        Ok(call)
+        serde_json::from_value(json!({ "method": method, "params": params }))
+            .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))
     }
 }
 

@@ -4,6 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::text::{Text, Words, field};
+
 /// `status` → [`super::StatusReply`]; `ls` → [`super::LsReply`];
 /// `shutdown` → `{}`. None of them take parameters.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -12,25 +14,25 @@ pub struct Empty {}
 /// → `{"id"}` of the new workspace.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct WorkspaceNew {
-    pub name: String,
+    pub name: Text<field::WorkspaceName>,
     #[serde(default)]
-    pub cwd: Option<String>,
+    pub cwd: Option<Text<field::Cwd>>,
     #[serde(default)]
     pub auto_resume: bool,
     /// A new git worktree (and branch) of this name, made from the
     /// repository holding `cwd`: it becomes the workspace's directory.
     #[serde(default)]
-    pub worktree: Option<String>,
+    pub worktree: Option<Text<field::WorktreeName>>,
 }
 
 impl WorkspaceNew {
     /// A workspace in the client's current directory.
     pub fn here(name: impl Into<String>) -> WorkspaceNew {
         WorkspaceNew {
-            name: name.into(),
+            name: Text::from(name.into()),
             cwd: std::env::current_dir()
                 .ok()
-                .map(|d| d.display().to_string()),
+                .map(|d| d.display().to_string().into()),
             auto_resume: false,
             worktree: None,
         }
@@ -40,7 +42,7 @@ impl WorkspaceNew {
 /// → `{}`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct WorkspaceSet {
-    pub workspace: String,
+    pub workspace: Text<field::Workspace>,
     #[serde(default)]
     pub auto_resume: Option<bool>,
 }
@@ -51,7 +53,7 @@ pub struct WorkspaceSet {
 /// `force`, or while a pane elsewhere uses it).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Workspace {
-    pub workspace: String,
+    pub workspace: Text<field::Workspace>,
     #[serde(default)]
     pub remove_worktree: bool,
     #[serde(default)]
@@ -61,40 +63,40 @@ pub struct Workspace {
 /// → `{"id", "pane_id"}`: the new tab and its first pane.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct TabNew {
-    pub workspace: String,
+    pub workspace: Text<field::Workspace>,
     #[serde(default)]
-    pub title: Option<String>,
+    pub title: Option<Text<field::TabTitle>>,
     #[serde(default)]
-    pub cwd: Option<String>,
+    pub cwd: Option<Text<field::Cwd>>,
     /// The first pane's command; empty for the default shell.
     #[serde(default)]
-    pub argv: Vec<String>,
+    pub argv: Words<field::Command>,
 }
 
 /// `tab.close` → `{}`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Tab {
-    pub tab: String,
+    pub tab: Text<field::Tab>,
 }
 
 /// → `{"id"}` of the new pane.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct PaneNew {
-    pub workspace: String,
+    pub workspace: Text<field::Workspace>,
     #[serde(default)]
-    pub tab: Option<String>,
+    pub tab: Option<Text<field::Tab>>,
     /// The pane to split; the tab's active pane when absent.
     #[serde(default)]
-    pub split: Option<String>,
+    pub split: Option<Text<field::Split>>,
     #[serde(default, deserialize_with = "crate::names::strict")]
     pub direction: Option<crate::Direction>,
     #[serde(default)]
-    pub cwd: Option<String>,
+    pub cwd: Option<Text<field::Cwd>>,
     #[serde(default)]
-    pub title: Option<String>,
+    pub title: Option<Text<field::PaneTitle>>,
     /// Empty for the default shell.
     #[serde(default)]
-    pub argv: Vec<String>,
+    pub argv: Words<field::Command>,
     #[serde(default)]
     pub rows: Option<u16>,
     #[serde(default)]
@@ -103,7 +105,7 @@ pub struct PaneNew {
     /// repository holding the pane's directory (`cwd`, else the
     /// workspace's): the pane runs there.
     #[serde(default)]
-    pub worktree: Option<String>,
+    pub worktree: Option<Text<field::WorktreeName>>,
 }
 
 /// `pane.close` → [`super::ClosedReply`]. With `remove_worktree`, the
@@ -112,7 +114,7 @@ pub struct PaneNew {
 /// it); without it the worktree is kept.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PaneClose {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
     #[serde(default)]
     pub remove_worktree: bool,
     #[serde(default)]
@@ -122,7 +124,7 @@ pub struct PaneClose {
 /// → `{}`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PaneSend {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
     pub text: String,
     /// Append a carriage return, as the Enter key does.
     #[serde(default)]
@@ -133,7 +135,7 @@ pub struct PaneSend {
 /// `scrollback`, `all`, `since`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct PaneRead {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
     /// The last N lines of scrollback and screen instead of the screen.
     #[serde(default)]
     pub tail: Option<usize>,
@@ -154,13 +156,13 @@ pub struct PaneRead {
 /// `pane.resume`, `pane.respawn`, `pane.seen` → `{}`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Pane {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
 }
 
 /// → `{}`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PaneKill {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
     /// TERM if absent.
     #[serde(default)]
     pub signal: Option<crate::Signal>,
@@ -173,23 +175,23 @@ pub struct PaneKill {
 /// workspace, or `snapshot` or `listener`, whose actor then panics.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct DebugPanic {
-    pub target: String,
+    pub target: Text<field::Target>,
 }
 
 /// → `{}`. The id is checked by the agent kind's adapter.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ReportSession {
-    pub pane: String,
-    pub session_id: String,
+    pub pane: Text<field::Pane>,
+    pub session_id: Text<field::SessionId>,
     /// The agent kind; the pane's known or detected kind if absent.
     #[serde(default)]
-    pub agent: Option<String>,
+    pub agent: Option<Text<field::Agent>>,
 }
 
 /// → [`super::AttachReply`], then binary [`super::frame`]s.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct PaneAttach {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
     /// The client's size; the pane takes it (the last client to attach
     /// or resize wins).
     #[serde(default)]
@@ -231,10 +233,10 @@ impl TargetKind {
 /// non-empty name, and a workspace's must be unique.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Rename {
-    pub target: String,
+    pub target: Text<field::Target>,
     #[serde(default)]
     pub kind: Option<TargetKind>,
-    pub name: String,
+    pub name: Text<field::NewName>,
 }
 
 /// → `{}`. Makes the target the current one at every level: a pane its
@@ -242,7 +244,7 @@ pub struct Rename {
 /// workspace the one used last (where a multiplexer reopens).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Focus {
-    pub target: String,
+    pub target: Text<field::Target>,
     #[serde(default)]
     pub kind: Option<TargetKind>,
 }
@@ -251,8 +253,8 @@ pub struct Focus {
 /// split reached from the root of the tab's layout by `path`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SplitRatio {
-    pub tab: String,
-    #[serde(default)]
+    pub tab: Text<field::Tab>,
+    #[serde(default, deserialize_with = "crate::text::split_path")]
     pub path: Vec<signaltty_persistence::Branch>,
     pub ratio: f32,
 }
@@ -261,13 +263,13 @@ pub struct SplitRatio {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Notify {
     #[serde(default)]
-    pub pane: Option<String>,
+    pub pane: Option<Text<field::Pane>>,
     /// `info` when absent.
     #[serde(default, deserialize_with = "crate::names::strict")]
     pub severity: Option<crate::Severity>,
-    pub title: String,
+    pub title: Text<field::NotificationTitle>,
     #[serde(default)]
-    pub body: String,
+    pub body: Text<field::NotificationBody>,
 }
 
 /// → [`super::NotificationsReply`], newest last.
@@ -280,13 +282,13 @@ pub struct Notifications {
 /// → `{}`. What the agent's hook said; the fields come from its JSON.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PaneHook {
-    pub pane: String,
-    pub agent: String,
-    pub event: String,
+    pub pane: Text<field::Pane>,
+    pub agent: Text<field::Agent>,
+    pub event: Text<field::HookEvent>,
     #[serde(default)]
-    pub session_id: Option<String>,
+    pub session_id: Option<Text<field::SessionId>>,
     #[serde(default)]
-    pub message: Option<String>,
+    pub message: Option<Text<field::HookMessage>>,
 }
 
 /// → [`super::ExplainReply`]: a pane's agent kind, state and why; or,
@@ -295,21 +297,15 @@ pub struct PaneHook {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct PaneExplain {
     #[serde(default)]
-    pub pane: Option<String>,
-    /// The screen's text, at most [`MAX_EXPLAIN_SCREEN`] bytes.
+    pub pane: Option<Text<field::Pane>>,
+    /// The screen's text, at most [`crate::text::MAX_EXPLAIN_SCREEN`] bytes.
     #[serde(default)]
-    pub screen: Option<String>,
+    pub screen: Option<Text<field::SavedScreen>>,
     #[serde(default)]
-    pub title: Option<String>,
+    pub title: Option<Text<field::ScreenTitle>>,
     #[serde(default)]
-    pub agent: Option<String>,
+    pub agent: Option<Text<field::AgentKind>>,
 }
-
-/// The largest screen `pane.explain` reads.
-pub const MAX_EXPLAIN_SCREEN: usize = 1024 * 1024;
-
-/// The longest `pane.wait` text pattern.
-pub const MAX_WAIT_PATTERN: usize = 4096;
 
 /// → [`super::WaitReply`] once exactly one of `exit`, `lifecycle` or
 /// `text` (a regular expression, matched against each line of the
@@ -318,13 +314,13 @@ pub const MAX_WAIT_PATTERN: usize = 4096;
 /// shuts down its writing half).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct PaneWait {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
     #[serde(default)]
     pub exit: bool,
     #[serde(default, deserialize_with = "crate::names::strict")]
     pub lifecycle: Option<crate::Lifecycle>,
     #[serde(default)]
-    pub text: Option<String>,
+    pub text: Option<Text<field::Pattern>>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -337,8 +333,9 @@ pub const MAX_SEND_KEYS: usize = 256;
 /// (cursor keys follow DECCKM).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct PaneSendKeys {
-    pub pane: String,
-    pub keys: Vec<String>,
+    pub pane: Text<field::Pane>,
+    #[serde(deserialize_with = "crate::text::keys")]
+    pub keys: Vec<Text<field::KeyName>>,
 }
 
 /// The longest `agent.start` wait for the agent's prompt.
@@ -351,34 +348,31 @@ pub const MAX_START_TIMEOUT_MS: u64 = 60 * 60 * 1000;
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AgentStart {
     /// An agent kind: `claude`, `codex`, `gemini`…
-    pub kind: String,
+    pub kind: Text<field::AgentKind>,
     /// The workspace (id or name); without one, the only workspace
     /// there is, or a new `default` when there is none.
     #[serde(default)]
-    pub workspace: Option<String>,
+    pub workspace: Option<Text<field::Workspace>>,
     #[serde(default)]
-    pub cwd: Option<String>,
+    pub cwd: Option<Text<field::Cwd>>,
     /// A git worktree to create and run the agent in.
     #[serde(default)]
-    pub worktree: Option<String>,
+    pub worktree: Option<Text<field::WorktreeName>>,
     /// Arguments after the agent's program.
     #[serde(default)]
-    pub args: Vec<String>,
-    /// 60 s when absent.
-    #[serde(default)]
+    pub args: Words<field::AgentArgs>,
+    /// 60 s when absent; at most [`MAX_START_TIMEOUT_MS`].
+    #[serde(default, deserialize_with = "crate::text::start_timeout")]
     pub timeout_ms: Option<u64>,
 }
-
-/// The longest prompt `agent.prompt` types.
-pub const MAX_PROMPT_BYTES: usize = 256 * 1024;
 
 /// → [`super::PromptReply`]. `BLOCKED` while the agent waits at a
 /// dialog; `BUSY` while it works, unless `queue`, which holds the
 /// prompt until it is next idle.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AgentPrompt {
-    pub pane: String,
-    pub text: String,
+    pub pane: Text<field::Pane>,
+    pub text: Text<field::Prompt>,
     #[serde(default)]
     pub queue: bool,
 }
@@ -389,7 +383,7 @@ pub struct AgentPrompt {
 /// (`exit`); `TIMED_OUT` after `timeout_ms`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct AgentWait {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
     #[serde(default)]
     pub timeout_ms: Option<u64>,
 }
@@ -400,13 +394,13 @@ pub struct AgentWait {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Events {
     #[serde(default)]
-    pub pane: Option<String>,
+    pub pane: Option<Text<field::Pane>>,
 }
 
 /// → `{"rows", "cols"}` as clamped.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PaneResize {
-    pub pane: String,
+    pub pane: Text<field::Pane>,
     pub rows: u16,
     pub cols: u16,
 }

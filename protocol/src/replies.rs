@@ -42,7 +42,7 @@ pub enum ReviveAction {
 impl ReviveAction {
     /// The request that does it to `pane`.
     pub fn call(self, pane: String) -> Call {
-        let pane = params::Pane { pane };
+        let pane = params::Pane { pane: pane.into() };
         match self {
             ReviveAction::Resume => method::PaneResume::call(pane),
             ReviveAction::Respawn => method::PaneRespawn::call(pane),

@@ -118,11 +118,11 @@ impl Mux {
             .map(|p| geometry::half(p.rect, direction))
             .unwrap_or((24, 80));
         Some(params::PaneNew {
-            workspace: self.workspace.clone(),
-            tab: Some(tab),
-            split: Some(focused),
+            workspace: self.workspace.clone().into(),
+            tab: Some(tab.into()),
+            split: Some(focused.into()),
             direction: Some(direction),
-            cwd: self.here(),
+            cwd: self.here().map(Into::into),
             rows: Some(rows),
             cols: Some(cols),
             ..params::PaneNew::default()
@@ -136,7 +136,7 @@ impl Mux {
         let Some(mut split) = self.split_request(Direction::Right) else {
             return self.complain("no pane to start the worktree from");
         };
-        split.worktree = Some(name.to_string());
+        split.worktree = Some(name.to_string().into());
         self.zoomed = None;
         self.say(format!("making worktree {name}…"));
         let name = name.to_string();
@@ -294,7 +294,7 @@ impl Mux {
     /// back as an event.
     pub(super) fn close_pane(&mut self, id: &str, remove_worktree: bool) {
         let close = params::PaneClose {
-            pane: id.to_string(),
+            pane: id.to_string().into(),
             remove_worktree,
             force: false,
         };
@@ -371,7 +371,7 @@ impl Mux {
     pub(super) fn new_workspace(&mut self, name: &str) {
         let mut new = params::WorkspaceNew::here(name);
         if let Some(cwd) = self.here() {
-            new.cwd = Some(cwd);
+            new.cwd = Some(cwd.into());
         }
         let created = self.server.request::<method::WorkspaceNew>(new);
         let id = match created {
@@ -396,7 +396,7 @@ impl Mux {
             None => (area.w, 0),
         };
         let result = self.server.request::<method::PaneRead>(params::PaneRead {
-            pane: id.clone(),
+            pane: id.clone().into(),
             tail: Some(HISTORY_LINES),
             ansi: true,
             ..params::PaneRead::default()
@@ -431,7 +431,7 @@ impl Mux {
         };
         self.say(format!("running {}", revive.argv.join(" ")));
         let done = format!("pane {id}: {}", revive.describe());
-        let pane = params::Pane { pane: id };
+        let pane = params::Pane { pane: id.into() };
         match revive.action {
             ReviveAction::Resume => self.in_background::<method::PaneResume>(pane, move |_| done),
             ReviveAction::Respawn => self.in_background::<method::PaneRespawn>(pane, move |_| done),

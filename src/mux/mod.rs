@@ -570,7 +570,7 @@ impl Mux {
             .is_some_and(|(_, _, p)| p.attention != signaltty_protocol::Attention::None);
         if wants && self.seen.insert(id.to_string()) {
             let _ = self.server.request::<method::PaneSeen>(params::Pane {
-                pane: id.to_string(),
+                pane: id.to_string().into(),
             });
         }
     }
@@ -583,7 +583,7 @@ impl Mux {
 
     fn request_focus(&mut self, target: String, kind: params::TargetKind) {
         if let Err(e) = self.server.request::<method::Focus>(params::Focus {
-            target,
+            target: target.into(),
             kind: Some(kind),
         }) {
             self.complain(e);

@@ -84,9 +84,9 @@ impl Mux {
         match purpose {
             Purpose::Rename { kind, target } => {
                 let result = self.server.request::<method::Rename>(params::Rename {
-                    target,
+                    target: target.into(),
                     kind: Some(kind),
-                    name: text,
+                    name: text.into(),
                 });
                 match result {
                     Ok(_) => self.refresh(),

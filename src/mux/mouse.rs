@@ -144,7 +144,7 @@ impl Mux {
                         let result =
                             self.server
                                 .request::<method::TabSplitRatio>(params::SplitRatio {
-                                    tab: drag.tab,
+                                    tab: drag.tab.into(),
                                     path: drag.path,
                                     ratio,
                                 });

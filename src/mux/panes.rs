@@ -83,7 +83,7 @@ impl PaneLink {
         let attached = crate::stream::attach(
             connect_stream(endpoint)?,
             params::PaneAttach {
-                pane: pane.to_string(),
+                pane: pane.to_string().into(),
                 rows: Some(size.0),
                 cols: Some(size.1),
                 // Being on screen is not being looked at: focus says that.

@@ -63,10 +63,10 @@ impl Server {
         cwd: Option<String>,
     ) -> Result<TabNewReply, String> {
         self.request::<method::TabNew>(params::TabNew {
-            workspace: workspace.to_string(),
+            workspace: workspace.to_string().into(),
             title: None,
-            cwd,
-            argv: Vec::new(),
+            cwd: cwd.map(Into::into),
+            argv: Vec::new().into(),
         })
     }
 

@@ -12,6 +12,7 @@ use signaltty_actors::pane::{PaneMsg, ReadWhat};
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
 use signaltty_adapters::AgentKind;
 use signaltty_protocol::limits::MAX_PANES;
+use signaltty_protocol::text::Plain;
 use signaltty_protocol::{AgentStartReply, Done, ErrorCode, PromptReply, WireError, params};
 use signaltty_screen::KeyPress;
 
@@ -43,15 +44,19 @@ pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<AgentStartReply, 
         &ctx.worktrees,
         &model,
         record,
-        p.cwd,
+        p.cwd.plain(),
         p.worktree.as_deref(),
     )
     .await?;
     let mut argv = vec![program.to_string()];
-    argv.extend(p.args);
+    argv.extend(p.args.plain());
     // The tab is named after the worktree when there is one: that is what
     // tells several agents of one kind apart.
-    let title = Some(p.worktree.unwrap_or_else(|| kind.as_str().to_string()));
+    let title = Some(
+        p.worktree
+            .plain()
+            .unwrap_or_else(|| kind.as_str().to_string()),
+    );
     let spec = PaneSpec {
         argv,
         cwd,
@@ -219,7 +224,7 @@ pub async fn prompt(ctx: &Ctx, p: params::AgentPrompt) -> Result<PromptReply, Wi
     let prompted = ractor::call_t!(
         pane_actor(&view)?,
         |reply| PaneMsg::Prompt {
-            text: p.text,
+            text: p.text.plain(),
             queue: p.queue,
             reply
         },

@@ -27,6 +27,7 @@ use crate::server::ServerMsg;
 use crate::worktree::Worktrees;
 use crate::worktree::requests::{self as worktrees, Closing};
 use signaltty_protocol::limits::{MAX_PANES, MAX_WORKSPACES};
+use signaltty_protocol::text::Plain;
 use signaltty_protocol::{
     Call, ClosedReply, Done, ErrorCode, IdReply, Method, NextReply, NotificationsReply,
     OrphansStatusReply, PROTOCOL, ReadReply, ResizeReply, RestoreStatusReply, Signal,
@@ -222,7 +223,7 @@ async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<IdReply, Wi
         return Err(wire_error(ActorError::NameTaken(p.name.trim().to_string())));
     }
     let cwd = match p.cwd {
-        Some(cwd) => cwd,
+        Some(cwd) => cwd.plain(),
         None => std::env::current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_else(|_| "/".into()),
@@ -244,7 +245,7 @@ async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<IdReply, Wi
     let id = ractor::call_t!(
         ctx.server,
         |reply| ServerMsg::NewWorkspace {
-            name: p.name,
+            name: p.name.plain(),
             cwd,
             auto_resume: p.auto_resume,
             worktree,
@@ -308,15 +309,15 @@ async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<TabNewReply, WireError>
         .as_deref()
         .and_then(|cwd| worktrees::known_worktree(&model, cwd));
     let pane = PaneSpec {
-        argv: p.argv,
-        cwd: p.cwd,
+        argv: p.argv.plain(),
+        cwd: p.cwd.plain(),
         worktree,
         ..PaneSpec::default()
     };
     let (tab, pane) = ractor::call_t!(
         actor,
         |reply| WorkspaceMsg::NewTab {
-            title: p.title,
+            title: p.title.plain(),
             pane,
             reply
         },
@@ -377,12 +378,18 @@ async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<IdReply, WireError> {
         tab = model.tabs.get(&record.tab_id);
     }
     let actor = workspace_actor(&ws.id)?;
-    let (cwd, worktree) =
-        worktrees::for_new_pane(&ctx.worktrees, &model, ws, p.cwd, p.worktree.as_deref()).await?;
+    let (cwd, worktree) = worktrees::for_new_pane(
+        &ctx.worktrees,
+        &model,
+        ws,
+        p.cwd.plain(),
+        p.worktree.as_deref(),
+    )
+    .await?;
     let spec = PaneSpec {
-        argv: p.argv,
+        argv: p.argv.plain(),
         cwd,
-        title: p.title,
+        title: p.title.plain(),
         rows: p.rows,
         cols: p.cols,
         worktree,
@@ -566,8 +573,8 @@ async fn pane_report_session(ctx: &Ctx, p: params::ReportSession) -> Result<Done
     ractor::call_t!(
         actor,
         |reply| PaneMsg::ReportSession {
-            kind: p.agent,
-            id: p.session_id,
+            kind: p.agent.plain(),
+            id: p.session_id.plain(),
             reply
         },
         CALL_MS
@@ -595,10 +602,10 @@ async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Done, WireError> {
         pane_actor(&view)?,
         |reply| PaneMsg::Hook {
             kind,
-            event: p.event,
+            event: p.event.plain(),
             effect,
-            session_id: p.session_id,
-            message: p.message,
+            session_id: p.session_id.plain(),
+            message: p.message.plain(),
             reply
         },
         CALL_MS
@@ -617,8 +624,8 @@ async fn notify(ctx: &Ctx, p: params::Notify) -> Result<Done, WireError> {
                 pane_actor(&view)?,
                 |reply| PaneMsg::Notify {
                     severity,
-                    title: p.title,
-                    body: p.body,
+                    title: p.title.plain(),
+                    body: p.body.plain(),
                     reply
                 },
                 CALL_MS
