@@ -15,7 +15,9 @@ use serde::Deserialize;
 
 use crate::hooks::{AgentActivity, AgentNeeds, HookEffect, HookRule};
 use crate::kind::AgentKind;
-use crate::kinds::{AdapterSpec, ArgTemplate, IdRule, SessionStore, StoreFormat, StoreRoot};
+use crate::kinds::{
+    AdapterSpec, ArgTemplate, IdRule, ResumeKeeps, SessionStore, StoreFormat, StoreRoot,
+};
 use crate::rules::{RuleFile, Rules, RulesSource};
 
 /// The bundled data file of `kind`; `None` for generic panes.
@@ -143,6 +145,24 @@ struct LaunchText {
     resume_subcommand: Vec<String>,
     #[serde(default)]
     secret_flags: Vec<String>,
+    #[serde(default)]
+    resume_keeps: KeepsText,
+}
+
+/// `[launch.resume_keeps]`: the launch options a resume repeats.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeepsText {
+    /// What these were checked against (each CLI's `--help`).
+    #[allow(dead_code)] // for people
+    #[serde(default)]
+    checked: String,
+    #[serde(default)]
+    values: Vec<String>,
+    #[serde(default)]
+    lists: Vec<String>,
+    #[serde(default)]
+    switches: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -250,6 +270,7 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
     if file.package_markers.iter().any(|m| m.len() < 3) {
         return Err("a package marker must be at least 3 characters".into());
     }
+    let resume_keeps = resume_keeps(&launch, resume.as_ref())?;
     let screen =
         Rules::compile(file.screen, RulesSource::Bundled).map_err(|e| format!("screen {e}"))?;
     Ok(AdapterSpec {
@@ -264,11 +285,73 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         subcommands: launch.subcommands,
         secret_flags: launch.secret_flags,
         resume_subcommand: launch.resume_subcommand,
+        resume_keeps,
         hooks: file.hooks.into_iter().map(hook_rule).collect(),
         process_names: file.process_names,
         package_markers: file.package_markers,
         screen: Some(screen),
         sessions: file.sessions.map(store).transpose()?,
+    })
+}
+
+/// `[launch.resume_keeps]`, checked against the rest of `[launch]`: a kept
+/// option must never be one that picks a session, steers away from one, or
+/// holds a secret, and its arity must agree with `value_options`.
+fn resume_keeps(launch: &LaunchText, resume: Option<&ArgTemplate>) -> Result<ResumeKeeps, String> {
+    let keeps = &launch.resume_keeps;
+    check_flags("resume_keeps.values", &keeps.values)?;
+    check_flags("resume_keeps.lists", &keeps.lists)?;
+    check_flags("resume_keeps.switches", &keeps.switches)?;
+    let all: Vec<&String> = keeps
+        .values
+        .iter()
+        .chain(&keeps.lists)
+        .chain(&keeps.switches)
+        .collect();
+    if !all.is_empty() && resume.is_none() {
+        return Err("resume_keeps needs a resume command to keep them in".into());
+    }
+    let template_words = resume.map_or(&[][..], |t| &t.words[..]);
+    for flag in &all {
+        let forbidden = [
+            ("session_flags", &launch.session_flags),
+            ("hands_off_flags", &launch.hands_off_flags),
+            ("secret_flags", &launch.secret_flags),
+        ];
+        if let Some((list, _)) = forbidden.iter().find(|(_, l)| l.contains(flag)) {
+            return Err(format!("resume_keeps: {flag:?} is one of {list}"));
+        }
+        if template_words.iter().any(|w| w == *flag) {
+            return Err(format!(
+                "resume_keeps: {flag:?} is a word of the resume command"
+            ));
+        }
+        if all.iter().filter(|f| f == &flag).count() > 1 {
+            return Err(format!("resume_keeps: {flag:?} is listed twice"));
+        }
+    }
+    if let Some(flag) = keeps
+        .values
+        .iter()
+        .find(|f| !launch.value_options.contains(f))
+    {
+        return Err(format!(
+            "resume_keeps.values: {flag:?} is not in value_options"
+        ));
+    }
+    if let Some(flag) = keeps
+        .switches
+        .iter()
+        .find(|f| launch.value_options.contains(f))
+    {
+        return Err(format!(
+            "resume_keeps.switches: {flag:?} takes a value (it is in value_options)"
+        ));
+    }
+    Ok(ResumeKeeps {
+        values: keeps.values.clone(),
+        lists: keeps.lists.clone(),
+        switches: keeps.switches.clone(),
     })
 }
 
@@ -492,6 +575,26 @@ mod tests {
             ("home = \".claude\"", "home = \"../x\"", ".."),
             ("activity = \"done\"", "activity = \"asleep\"", "asleep"),
             ("rows = 24", "rows = 0", "rows"),
+            (
+                "\"--model\", \"--permission-mode\"",
+                "\"--resume\", \"--permission-mode\"",
+                "session_flags",
+            ),
+            (
+                "\"--model\", \"--permission-mode\"",
+                "\"--print\", \"--permission-mode\"",
+                "value_options",
+            ),
+            (
+                "\"--strict-mcp-config\", \"--verbose\"",
+                "\"--strict-mcp-config\", \"--debug-file\"",
+                "takes a value",
+            ),
+            (
+                "\"--strict-mcp-config\", \"--verbose\"",
+                "\"--strict-mcp-config\", \"--add-dir\"",
+                "twice",
+            ),
         ];
         let text = bundled(AgentKind::Claude).unwrap();
         for (this, that, needle) in cases {

@@ -690,6 +690,10 @@ pub struct Revive {
     pub action: ReviveAction,
     /// The command it will run.
     pub argv: Vec<String>,
+    /// For a resume: the words of the launch command it leaves out (not
+    /// safe to repeat: a prompt, a one-shot flag…).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -719,10 +723,31 @@ impl ReviveAction {
 }
 
 impl Revive {
-    /// `resume: claude --resume 0b5…` — one line for an offer.
+    /// `resume: claude --resume 0b5… --model opus (drops: "fix it")` — one
+    /// line for an offer.
     pub fn describe(&self) -> String {
-        format!("{}: {}", self.action.as_str(), self.argv.join(" "))
+        let command = format!("{}: {}", self.action.as_str(), self.argv.join(" "));
+        if self.dropped.is_empty() {
+            return command;
+        }
+        format!("{command} (drops: {})", shown_words(&self.dropped))
     }
+}
+
+/// Command-line words on one line, a word that is empty or holds a space
+/// quoted so that where each ends can be seen: `--print "fix it"`.
+pub fn shown_words(words: &[String]) -> String {
+    let shown: Vec<String> = words
+        .iter()
+        .map(|word| {
+            if word.is_empty() || word.contains(char::is_whitespace) {
+                format!("{word:?}")
+            } else {
+                word.clone()
+            }
+        })
+        .collect();
+    shown.join(" ")
 }
 
 /// The JSON reply to `pane.attach`, before the frames start.
@@ -1064,6 +1089,22 @@ pub struct ExplainReply {
     /// How many `pane.wait` requests wait on the pane.
     #[serde(default)]
     pub waiting: usize,
+    /// What a resume of the pane's agent would run, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<ResumeExplained>,
+}
+
+/// `ctl explain`'s word on a pane's resume.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResumeExplained {
+    /// The command a resume runs.
+    pub argv: Vec<String>,
+    /// The launch words it repeats (options and their values).
+    #[serde(default)]
+    pub kept: Vec<String>,
+    /// The launch words it leaves out.
+    #[serde(default)]
+    pub dropped: Vec<String>,
 }
 
 /// The result of `pane.wait`.
@@ -1186,13 +1227,20 @@ mod tests {
             revive: Some(Revive {
                 action: ReviveAction::Resume,
                 argv: vec!["claude".into(), "--resume".into(), "x".into()],
+                dropped: Vec::new(),
             }),
         };
         let text = serde_json::to_string(&frame).unwrap();
         assert!(text.contains(r#""action":"resume""#), "{text}");
+        assert!(!text.contains("dropped"), "{text}");
         let back: StateFrame = serde_json::from_str(&text).unwrap();
-        let revive = back.revive.unwrap();
+        let mut revive = back.revive.unwrap();
         assert_eq!(revive.describe(), "resume: claude --resume x");
+        revive.dropped = vec!["--print".into(), "fix it".into()];
+        assert_eq!(
+            revive.describe(),
+            r#"resume: claude --resume x (drops: --print "fix it")"#
+        );
         assert_eq!(revive.action.method(), method::PANE_RESUME);
         let ratio: params::SplitRatio =
             serde_json::from_str(r#"{"tab":"t","path":["second","first"],"ratio":0.3}"#).unwrap();
