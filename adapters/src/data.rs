@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Deserialize;
 
+use crate::hook_config::{HookConfig, HookFormat, ProjectRoot};
 use crate::hooks::{AgentActivity, AgentNeeds, HookEffect, HookRule};
 use crate::kind::AgentKind;
 use crate::kinds::{
@@ -103,7 +104,44 @@ struct AgentFile {
     sessions: Option<StoreText>,
     #[serde(default, rename = "hook")]
     hooks: Vec<HookText>,
+    #[serde(default)]
+    hook_config: Option<HookConfigText>,
     screen: RuleFile,
+}
+
+/// `[hook_config]`: where `signaltty hooks install` writes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HookConfigText {
+    format: HookFormatText,
+    /// The config directory under `$HOME`, unless one of `env` is set.
+    home: String,
+    #[serde(default)]
+    env: Vec<EnvText>,
+    /// The user's hook file, inside the config directory.
+    user: String,
+    #[serde(default)]
+    project: Option<String>,
+    #[serde(default)]
+    project_root: Option<ProjectRootText>,
+    /// The CLI version this was checked against, and how.
+    #[allow(dead_code)] // for people
+    checked: String,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum HookFormatText {
+    SettingsHooks,
+    CopilotHooks,
+    CodexNotify,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum ProjectRootText {
+    Cwd,
+    GitRoot,
 }
 
 #[derive(Debug, Deserialize)]
@@ -271,6 +309,10 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         return Err("a package marker must be at least 3 characters".into());
     }
     let resume_keeps = resume_keeps(&launch, resume.as_ref())?;
+    let hook_config = file
+        .hook_config
+        .map(|config| hook_config(config, !file.hooks.is_empty()))
+        .transpose()?;
     let screen =
         Rules::compile(file.screen, RulesSource::Bundled).map_err(|e| format!("screen {e}"))?;
     Ok(AdapterSpec {
@@ -287,6 +329,7 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         resume_subcommand: launch.resume_subcommand,
         resume_keeps,
         hooks: file.hooks.into_iter().map(hook_rule).collect(),
+        hook_config,
         process_names: file.process_names,
         package_markers: file.package_markers,
         screen: Some(screen),
@@ -461,24 +504,61 @@ fn hook_rule(hook: HookText) -> HookRule {
     }
 }
 
-fn store(text: StoreText) -> Result<SessionStore, String> {
-    relative_path("sessions.home", &text.home)?;
-    for env in &text.env {
+fn hook_config(text: HookConfigText, has_events: bool) -> Result<HookConfig, String> {
+    let format = match text.format {
+        HookFormatText::SettingsHooks => HookFormat::SettingsHooks,
+        HookFormatText::CopilotHooks => HookFormat::CopilotHooks,
+        HookFormatText::CodexNotify => HookFormat::CodexNotify,
+    };
+    if format != HookFormat::CodexNotify && !has_events {
+        return Err("hook_config needs [[hook]] events to install".into());
+    }
+    relative_path("hook_config.home", &text.home)?;
+    relative_path("hook_config.user", &text.user)?;
+    let project = match (text.project, text.project_root) {
+        (Some(file), root) => {
+            relative_path("hook_config.project", &file)?;
+            let root = match root {
+                Some(ProjectRootText::GitRoot) => ProjectRoot::GitRoot,
+                Some(ProjectRootText::Cwd) | None => ProjectRoot::Cwd,
+            };
+            Some((root, file))
+        }
+        (None, Some(_)) => return Err("hook_config.project_root needs a project file".into()),
+        (None, None) => None,
+    };
+    Ok(HookConfig {
+        format,
+        dir: store_root(text.home, text.env, "hook_config.env")?,
+        user_file: text.user,
+        project,
+    })
+}
+
+/// Where a directory of the agent's is: the first of `env` that is set
+/// (plus its suffix), else `$HOME/home`.
+fn store_root(home: String, env: Vec<EnvText>, what: &str) -> Result<StoreRoot, String> {
+    for env in &env {
         let name_ok = !env.name.is_empty()
             && env
                 .name
                 .chars()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
         if !name_ok {
-            return Err(format!(
-                "sessions.env {:?} is not a variable name",
-                env.name
-            ));
+            return Err(format!("{what} {:?} is not a variable name", env.name));
         }
         if !env.suffix.is_empty() {
-            relative_path("sessions.env suffix", &env.suffix)?;
+            relative_path(&format!("{what} suffix"), &env.suffix)?;
         }
     }
+    Ok(StoreRoot {
+        env: env.into_iter().map(|e| (e.name, e.suffix)).collect(),
+        home_path: home,
+    })
+}
+
+fn store(text: StoreText) -> Result<SessionStore, String> {
+    relative_path("sessions.home", &text.home)?;
     let jsonl = (text.files, text.id_field, text.cwd_field);
     let format = match (plain_format(text.reader), jsonl) {
         (Some(format), (None, None, None)) => format,
@@ -498,10 +578,7 @@ fn store(text: StoreText) -> Result<SessionStore, String> {
         }
         (None, _) => return Err("reader jsonl-heads needs files, id_field and cwd_field".into()),
     };
-    let root = StoreRoot {
-        env: text.env.into_iter().map(|e| (e.name, e.suffix)).collect(),
-        home_path: text.home,
-    };
+    let root = store_root(text.home, text.env, "sessions.env")?;
     Ok(SessionStore { format, root })
 }
 
@@ -594,6 +671,21 @@ mod tests {
                 "\"--strict-mcp-config\", \"--verbose\"",
                 "\"--strict-mcp-config\", \"--add-dir\"",
                 "twice",
+            ),
+            (
+                "format = \"settings-hooks\"",
+                "format = \"ini\"",
+                "ini",
+            ),
+            (
+                "user = \"settings.json\"",
+                "user = \"../settings.json\"",
+                "hook_config.user",
+            ),
+            (
+                "project = \".claude/settings.json\"",
+                "project_root = \"git-root\"",
+                "needs a project file",
             ),
         ];
         let text = bundled(AgentKind::Claude).unwrap();

@@ -32,6 +32,7 @@
 
 use regex::Regex;
 
+use crate::hook_config::HookConfig;
 use crate::hooks::HookRule;
 use crate::kind::AgentKind;
 use crate::rules::Rules;
@@ -159,6 +160,8 @@ pub(crate) struct AdapterSpec {
     pub(crate) resume_keeps: ResumeKeeps,
     /// What each of its hook events means (see `hooks.rs`).
     pub(crate) hooks: Vec<HookRule>,
+    /// Where it reads its hook configuration (see `hook_config.rs`).
+    pub(crate) hook_config: Option<HookConfig>,
     /// Basenames its running process shows as its executable or argv[0],
     /// or as the script an interpreter (node, bun, python…) runs.
     pub(crate) process_names: Vec<String>,
@@ -189,6 +192,7 @@ impl AdapterSpec {
             resume_subcommand: Vec::new(),
             resume_keeps: ResumeKeeps::default(),
             hooks: Vec::new(),
+            hook_config: None,
             process_names: Vec::new(),
             package_markers: Vec::new(),
             screen: None,

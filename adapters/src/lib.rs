@@ -52,7 +52,9 @@
 //! * `argv.rs` — reading a command line: `env` prefixes, basenames, options.
 //! * `detect.rs`, `resume.rs`, `launch.rs` — the three operations.
 //! * `secrets.rs` — [`without_secrets`].
-//! * `hooks.rs` — what a hook event means ([`hook_effect`]).
+//! * `hooks.rs` — what a hook event means ([`hook_effect`]);
+//!   `hook_config.rs` — where an agent reads its hooks ([`hook_config`]),
+//!   for `signaltty hooks install`.
 //! * `rules.rs` — screen rules; `discover.rs` — the session store readers;
 //!   `files.rs` — bounded reads of regular files only.
 //! * `error.rs` — [`AdapterError`], whose messages escape untrusted text.
@@ -63,6 +65,7 @@ mod detect;
 mod discover;
 mod error;
 mod files;
+mod hook_config;
 mod hooks;
 mod kind;
 mod kinds;
@@ -75,6 +78,7 @@ mod session_id;
 pub use detect::{ProcessFacts, detect, detect_process};
 pub use discover::{AgentProcess, Discovered, discover_session, store_env_names};
 pub use error::AdapterError;
+pub use hook_config::{HookConfig, HookFormat, ProjectRoot, hook_config, hook_events};
 pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect, hooks_report};
 pub use kind::AgentKind;
 pub use launch::{LaunchPlan, plan_launch};
