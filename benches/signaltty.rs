@@ -488,7 +488,7 @@ impl Server {
     /// One request; `None` on any error.
     fn call(&self, method: &str, params: Value) -> Option<Value> {
         let mut stream = UnixStream::connect(&self.socket).ok()?;
-        let request = json!({"v": "signaltty/1", "id": 1, "method": method, "params": params});
+        let request = json!({"v": "signaltty/2", "id": 1, "method": method, "params": params});
         writeln!(stream, "{request}").ok()?;
         let mut line = String::new();
         BufReader::new(stream).read_line(&mut line).ok()?;

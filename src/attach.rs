@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
 use signal_hook::consts::SIGWINCH;
-use signaltty_protocol::{Revive, StateFrame, frame, params};
+use signaltty_protocol::{Revive, ReviveAction, StateFrame, frame, params};
 
 use crate::client::{Client, ClientError, Connection, Endpoint, connect_stream};
 use crate::term::{RawTerminal, SignalGuard, TerminalHandle, watch_signals};
@@ -267,7 +267,7 @@ fn keyboard(
                         let Some(revive) = now.revive() else {
                             continue;
                         };
-                        match act(&keys, revive.action.method()) {
+                        match act(&keys, revive.action) {
                             Ok(()) => {
                                 stop.reattach.store(true, Ordering::SeqCst);
                                 break;
@@ -292,14 +292,9 @@ fn keyboard(
     }
 }
 
-fn act(keys: &KeyContext, action: &str) -> Result<(), ClientError> {
+fn act(keys: &KeyContext, action: ReviveAction) -> Result<(), ClientError> {
     let mut client = Client::connect(&keys.endpoint)?;
-    client.call(
-        action,
-        params::Pane {
-            pane: keys.pane.clone(),
-        },
-    )?;
+    client.call(action.call(keys.pane.clone()))?;
     Ok(())
 }
 

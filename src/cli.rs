@@ -139,6 +139,12 @@ pub enum Command {
     },
     /// Print the man page (e.g. `signaltty man > ~/.local/share/man/man1/signaltty.1`)
     Man,
+    /// Print the JSON Schema of every request, reply and event (`--json`
+    /// output and the socket protocol)
+    Schema,
+    /// Print a short guide that teaches a coding agent to start, prompt,
+    /// wait for and read other agents through `signaltty ctl`
+    AgentGuide,
 }
 
 /// The session `$SIGNALTTY_SESSION` names, if it is set and not empty.

@@ -5,10 +5,11 @@ use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
 use serde_json::Value;
 use signaltty_protocol::socket_path::{self, DirError, DirProblem, my_uid};
-use signaltty_protocol::{MAX_LINE, PROTOCOL, Request, Response, WireError};
+use signaltty_protocol::{
+    Call, MAX_LINE, Method, PROTOCOL, Request, Response, WireError, version_error,
+};
 
 use crate::remote::{Remote, SshChild, SshFailure};
 
@@ -220,19 +221,23 @@ impl Client {
         self.writer.set_write_timeout(Some(timeout))
     }
 
-    /// Sends one request and waits for its response.
-    pub fn call(&mut self, method: &str, params: impl Serialize) -> Result<Value, ClientError> {
+    /// Calls method `M` and reads its typed reply.
+    pub fn request<M: Method>(&mut self, params: M::Params) -> Result<M::Reply, ClientError> {
+        let result = self.call(M::call(params))?;
+        serde_json::from_value(result).map_err(|e| {
+            ClientError::Protocol(format!(
+                "the server's answer to {} is unreadable: {e}",
+                M::NAME
+            ))
+        })
+    }
+
+    /// Sends one request and waits for its response; the result as JSON.
+    pub fn call(&mut self, call: Call) -> Result<Value, ClientError> {
         let id = self.next_id;
         self.next_id += 1;
-        let request = Request {
-            v: PROTOCOL.to_string(),
-            id,
-            method: method.to_string(),
-            params: serde_json::to_value(params)
-                .map_err(|e| ClientError::Protocol(e.to_string()))?,
-        };
-        let mut line =
-            serde_json::to_vec(&request).map_err(|e| ClientError::Protocol(e.to_string()))?;
+        let mut line = serde_json::to_vec(&Request::new(id, call))
+            .map_err(|e| ClientError::Protocol(e.to_string()))?;
         line.push(b'\n');
         if let Err(e) = self.writer.write_all(&line) {
             // A server that refuses a connection says why before it closes
@@ -256,6 +261,9 @@ impl Client {
             // Without an id, an error answers the connection rather than a
             // request: a refusal, a line too long.
             (_, _, Some(error)) => Err(ClientError::Server(error)),
+            (Some(_), Some(_), None) if response.v != PROTOCOL => {
+                Err(ClientError::Server(version_error(&response.v)))
+            }
             (Some(_), Some(result), None) => Ok(result),
             (None, Some(_), None) => Err(ClientError::Protocol(format!(
                 "a result without an id, expected {id}"

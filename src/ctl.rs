@@ -5,11 +5,10 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use serde_json::Value;
 use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{
-    ClosedReply, EventLine, ExplainReply, LsPane, LsReply, LsWorktree, NextReply,
-    NotificationsReply, PaneChange, PromptReply, ReadReply, StatusReply, WaitReply, method, params,
+    ClosedReply, EventLine, ExplainReply, IdReply, LsPane, LsReply, LsWorktree, Method,
+    NotificationsReply, PaneChange, StatusReply, WaitReply, method, params,
 };
 
 use crate::cli::{AgentCmd, Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
@@ -18,59 +17,115 @@ use crate::clock;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
     let endpoint = cli.endpoint()?;
-    let mut client = Client::connect(&endpoint)?;
-    let (method, params) = request(ctl, endpoint.host().is_some())?;
-    if let Ctl::Events { .. } = ctl {
-        return follow_events(&mut client, params, cli.json);
-    }
-    let result = client.call(method, params)?;
-    let mut out = std::io::stdout().lock();
-    let shown = if cli.json {
-        writeln!(out, "{result}").map_err(anyhow::Error::from)
-    } else {
-        render(ctl, &result, &mut out)
+    let mut session = Session {
+        client: Client::connect(&endpoint)?,
+        json: cli.json,
+        remote: endpoint.host().is_some(),
     };
-    match shown.and_then(|()| Ok(out.flush()?)) {
-        // The reader went away (`ctl ls | head`): end quietly, as Unix
-        // tools do. The request itself was done.
-        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
-        other => other.map(|()| status(ctl, &result)),
+    session.command(ctl)
+}
+
+/// A connection to the server, and how answers are shown.
+struct Session {
+    client: Client,
+    /// Print each reply as JSON rather than for a person.
+    json: bool,
+    /// The server is on another machine: directories are its, not ours.
+    remote: bool,
+}
+
+/// Prints a reply for a person.
+type Show<'a, R> = &'a dyn Fn(&R, &mut dyn Write) -> Result<()>;
+
+impl Session {
+    /// Calls `M`, shows its reply (`show`, or JSON with `--json`) and
+    /// gives it back. A reader that went away (`ctl ls | head`) ends the
+    /// output quietly, as Unix tools do: the request itself was done.
+    fn ask<M: Method>(&mut self, params: M::Params, show: Show<'_, M::Reply>) -> Result<M::Reply> {
+        let reply = self.client.request::<M>(params)?;
+        let mut out = std::io::stdout().lock();
+        let shown = if self.json {
+            serde_json::to_string(&reply)
+                .map_err(anyhow::Error::from)
+                .and_then(|line| Ok(writeln!(out, "{line}")?))
+        } else {
+            show(&reply, &mut out)
+        };
+        match shown.and_then(|()| Ok(out.flush()?)) {
+            Err(e) if is_broken_pipe(&e) => Ok(reply),
+            other => other.map(|()| reply),
+        }
+    }
+
+    /// [`Session::ask`] for a command whose exit says only that it worked.
+    fn done<M: Method>(&mut self, params: M::Params, show: Show<'_, M::Reply>) -> Result<ExitCode> {
+        self.ask::<M>(params, show).map(|_| ExitCode::SUCCESS)
+    }
+
+    /// A directory of this command line, for the server (see [`here`]).
+    fn dir(&self, cwd: &Option<std::path::PathBuf>) -> Result<Option<String>> {
+        here(cwd, self.remote)
+    }
+
+    /// A directory, else this one unless the server is elsewhere (then it
+    /// picks its own).
+    fn dir_or_here(&self, cwd: &Option<std::path::PathBuf>) -> Result<Option<String>> {
+        match self.dir(cwd)? {
+            Some(dir) => Ok(Some(dir)),
+            None if self.remote => Ok(None),
+            None => Ok(Some(current_dir()?)),
+        }
     }
 }
 
-/// How a command that got its answer exits: `agent wait` 3 when the agent
-/// waits at a dialog and 1 when it ended, like the errors BLOCKED and
-/// others; everything else 0.
-fn status(ctl: &Ctl, result: &Value) -> ExitCode {
-    match (ctl, result["met"].as_str()) {
-        (Ctl::Agent(AgentCmd::Wait { .. }), Some("blocked")) => ExitCode::from(3),
-        (Ctl::Agent(AgentCmd::Wait { .. }), Some("exit")) => ExitCode::from(1),
+/// Nothing to show beyond success.
+fn nothing<R>(_: &R, _: &mut dyn Write) -> Result<()> {
+    Ok(())
+}
+
+fn print_id(reply: &IdReply, out: &mut dyn Write) -> Result<()> {
+    Ok(writeln!(out, "{}", reply.id)?)
+}
+
+/// How `agent wait` exits: 3 when the agent waits at a dialog and 1 when
+/// it ended, as the errors BLOCKED and others do.
+fn turn_status(waited: &WaitReply) -> ExitCode {
+    match waited.met.as_str() {
+        "blocked" => ExitCode::from(3),
+        "exit" => ExitCode::from(1),
         _ => ExitCode::SUCCESS,
     }
 }
 
 /// `ctl events`: prints each event as it comes, until the server ends the
 /// stream (exit 1, saying why, when it dropped this reader).
-fn follow_events(client: &mut Client, params: Value, json: bool) -> Result<ExitCode> {
-    client.call(method::EVENTS, params)?;
-    let mut out = std::io::stdout().lock();
-    while let Some(line) = client.next_line()? {
-        let event: EventLine = serde_json::from_str(&line)
-            .with_context(|| format!("the server sent an event this client cannot read: {line}"))?;
-        let shown = if json {
-            writeln!(out, "{line}")
-        } else {
-            writeln!(out, "{}", describe_event(&event))
-        };
-        match shown.and_then(|()| out.flush()) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
-            other => other?,
+impl Session {
+    fn follow_events(&mut self, params: params::Events) -> Result<ExitCode> {
+        let json = self.json;
+        let client = &mut self.client;
+        client.request::<method::Events>(params)?;
+        let mut out = std::io::stdout().lock();
+        while let Some(line) = client.next_line()? {
+            let event: EventLine = serde_json::from_str(&line).with_context(|| {
+                format!("the server sent an event this client cannot read: {line}")
+            })?;
+            let shown = if json {
+                writeln!(out, "{line}")
+            } else {
+                writeln!(out, "{}", describe_event(&event))
+            };
+            match shown.and_then(|()| out.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    return Ok(ExitCode::SUCCESS);
+                }
+                other => other?,
+            }
+            if let EventLine::Dropped(dropped) = event {
+                bail!("the server stopped the event stream: {}", dropped.reason);
+            }
         }
-        if let EventLine::Dropped(dropped) = event {
-            bail!("the server stopped the event stream: {}", dropped.reason);
-        }
+        bail!("the server closed the event stream")
     }
-    bail!("the server closed the event stream")
 }
 
 /// `17:05:03.120 3f2a9c0d1e2b lifecycle idle → working`
@@ -142,315 +197,358 @@ fn here(cwd: &Option<std::path::PathBuf>, remote: bool) -> Result<Option<String>
     Ok(Some(absolute.display().to_string()))
 }
 
-fn value<T: serde::Serialize>(params: T) -> Result<Value> {
-    Ok(serde_json::to_value(params)?)
+fn current_dir() -> Result<String> {
+    Ok(std::env::current_dir()
+        .context("could not read the current directory; pass --cwd")?
+        .display()
+        .to_string())
 }
 
-/// The request a command sends (to a server on another machine when
-/// `remote`).
-fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
-    Ok(match ctl {
-        Ctl::Status => (method::STATUS, value(params::Empty {})?),
-        Ctl::Ls => (method::LS, value(params::Empty {})?),
-        Ctl::Workspace(WorkspaceCmd::New {
-            name,
-            cwd,
-            auto_resume,
-            worktree,
-        }) => {
-            let cwd = match here(cwd, remote)? {
-                Some(cwd) => Some(cwd),
-                // A remote server starts it in its own directory.
-                None if remote => None,
-                None => Some(
-                    std::env::current_dir()
-                        .context("could not read the current directory; pass --cwd")?
-                        .display()
+impl Session {
+    /// What each command asks the server, and how its answer is shown.
+    fn command(&mut self, ctl: &Ctl) -> Result<ExitCode> {
+        match ctl {
+            Ctl::Status => {
+                self.done::<method::Status>(params::Empty {}, &|s, out| Ok(print_status(s, out)?))
+            }
+            Ctl::Ls => {
+                self.done::<method::Ls>(params::Empty {}, &|ls, out| Ok(print_tree(ls, out)?))
+            }
+            Ctl::Workspace(cmd) => self.workspace(cmd),
+            Ctl::Tab(TabCmd::New {
+                workspace,
+                title,
+                cwd,
+                command,
+            }) => {
+                let p = params::TabNew {
+                    workspace: workspace.clone(),
+                    title: title.clone(),
+                    cwd: self.dir(cwd)?,
+                    argv: command.clone(),
+                };
+                self.done::<method::TabNew>(p, &|tab, out| Ok(writeln!(out, "{}", tab.id)?))
+            }
+            Ctl::Tab(TabCmd::Close { tab }) => {
+                self.done::<method::TabClose>(params::Tab { tab: tab.clone() }, &nothing)
+            }
+            Ctl::New(new) => {
+                let p = params::PaneNew {
+                    workspace: new.workspace.clone(),
+                    tab: new.tab.clone(),
+                    split: new.split.clone(),
+                    direction: Some(
+                        match new.direction {
+                            SplitDirection::Right => "right",
+                            SplitDirection::Down => "down",
+                        }
                         .to_string(),
-                ),
-            };
-            (
-                method::WORKSPACE_NEW,
-                value(params::WorkspaceNew {
-                    name: name.clone(),
-                    cwd,
-                    auto_resume: *auto_resume,
-                    worktree: worktree.clone(),
-                })?,
-            )
-        }
-        Ctl::Workspace(WorkspaceCmd::Set {
-            workspace,
-            auto_resume,
-        }) => (
-            method::WORKSPACE_SET,
-            value(params::WorkspaceSet {
-                workspace: workspace.clone(),
-                auto_resume: *auto_resume,
-            })?,
-        ),
-        Ctl::Workspace(WorkspaceCmd::Close {
-            workspace,
-            remove_worktree,
-            force,
-        }) => (
-            method::WORKSPACE_CLOSE,
-            value(params::Workspace {
-                workspace: workspace.clone(),
-                remove_worktree: *remove_worktree,
-                force: *force,
-            })?,
-        ),
-        Ctl::Tab(TabCmd::New {
-            workspace,
-            title,
-            cwd,
-            command,
-        }) => (
-            method::TAB_NEW,
-            value(params::TabNew {
-                workspace: workspace.clone(),
-                title: title.clone(),
-                cwd: here(cwd, remote)?,
-                argv: command.clone(),
-            })?,
-        ),
-        Ctl::Tab(TabCmd::Close { tab }) => {
-            (method::TAB_CLOSE, value(params::Tab { tab: tab.clone() })?)
-        }
-        Ctl::New(new) => (
-            method::PANE_NEW,
-            value(params::PaneNew {
-                workspace: new.workspace.clone(),
-                tab: new.tab.clone(),
-                split: new.split.clone(),
-                direction: Some(
-                    match new.direction {
-                        SplitDirection::Right => "right",
-                        SplitDirection::Down => "down",
-                    }
-                    .to_string(),
-                ),
-                cwd: here(&new.cwd, remote)?,
-                title: new.title.clone(),
-                argv: new.command.clone(),
-                rows: None,
-                cols: None,
-                worktree: new.worktree.clone(),
-            })?,
-        ),
-        Ctl::Send { pane, text, enter } => (
-            method::PANE_SEND,
-            value(params::PaneSend {
-                pane: pane.clone(),
-                text: text.clone(),
-                enter: *enter,
-            })?,
-        ),
-        Ctl::Read {
-            pane,
-            tail,
-            scrollback,
-            all,
-            since,
-            ansi,
-            ..
-        } => (
-            method::PANE_READ,
-            value(params::PaneRead {
-                pane: pane.clone(),
-                tail: *tail,
-                scrollback: *scrollback,
-                all: *all,
-                since: *since,
-                ansi: *ansi,
-            })?,
-        ),
-        Ctl::Resize { pane, rows, cols } => (
-            method::PANE_RESIZE,
-            value(params::PaneResize {
-                pane: pane.clone(),
-                rows: *rows,
-                cols: *cols,
-            })?,
-        ),
-        Ctl::Close {
-            pane,
-            remove_worktree,
-            force,
-        } => (
-            method::PANE_CLOSE,
-            value(params::PaneClose {
-                pane: pane.clone(),
-                remove_worktree: *remove_worktree,
-                force: *force,
-            })?,
-        ),
-        Ctl::Resume { pane } => (
-            method::PANE_RESUME,
-            value(params::Pane { pane: pane.clone() })?,
-        ),
-        Ctl::Respawn { pane } => (
-            method::PANE_RESPAWN,
-            value(params::Pane { pane: pane.clone() })?,
-        ),
-        Ctl::ReportSession {
-            pane,
-            session_id,
-            agent,
-        } => (
-            method::PANE_REPORT_SESSION,
-            value(params::ReportSession {
-                pane: pane.clone(),
-                session_id: session_id.clone(),
-                agent: agent.clone(),
-            })?,
-        ),
-        Ctl::Kill {
-            pane,
-            signal,
-            group,
-        } => (
-            method::PANE_KILL,
-            value(params::PaneKill {
-                pane: pane.clone(),
-                signal: Some(signal.clone()),
-                group: *group,
-            })?,
-        ),
-        Ctl::Notify {
-            pane,
-            severity,
-            title,
-            body,
-        } => (
-            method::NOTIFY,
-            value(params::Notify {
-                pane: pane.clone(),
-                severity: Some(severity.clone()),
-                title: title.clone(),
-                body: body.clone().unwrap_or_default(),
-            })?,
-        ),
-        Ctl::Hook { agent, event, pane } => {
-            let Some(pane) = pane else {
-                bail!("not inside a signaltty pane (SIGNALTTY_PANE is not set); pass --pane");
-            };
-            let request = crate::hook::request(agent, event, pane, &mut std::io::stdin().lock())?;
-            (method::PANE_HOOK, value(request)?)
-        }
-        Ctl::Seen { pane } => (
-            method::PANE_SEEN,
-            value(params::Pane { pane: pane.clone() })?,
-        ),
-        Ctl::Notifications { unread } => (
-            method::NOTIFICATIONS,
-            value(params::Notifications { unread: *unread })?,
-        ),
-        Ctl::Rename { target, name, kind } => (
-            method::RENAME,
-            value(params::Rename {
-                target: target.clone(),
-                name: name.clone(),
-                kind: kind.map(|kind| match kind {
-                    TargetKind::Pane => params::TargetKind::Pane,
-                    TargetKind::Tab => params::TargetKind::Tab,
-                    TargetKind::Workspace => params::TargetKind::Workspace,
-                }),
-            })?,
-        ),
-        Ctl::Next => (method::NEXT, value(params::Empty {})?),
-        Ctl::Explain {
-            pane,
-            file,
-            agent,
-            title,
-        } => {
-            let screen = match file {
-                Some(path) => Some(read_screen(path)?),
-                None => None,
-            };
-            (
-                method::PANE_EXPLAIN,
-                value(params::PaneExplain {
+                    ),
+                    cwd: self.dir(&new.cwd)?,
+                    title: new.title.clone(),
+                    argv: new.command.clone(),
+                    rows: None,
+                    cols: None,
+                    worktree: new.worktree.clone(),
+                };
+                self.done::<method::PaneNew>(p, &print_id)
+            }
+            Ctl::Send { pane, text, enter } => {
+                let p = params::PaneSend {
                     pane: pane.clone(),
-                    screen,
+                    text: text.clone(),
+                    enter: *enter,
+                };
+                self.done::<method::PaneSend>(p, &nothing)
+            }
+            Ctl::Read {
+                pane,
+                tail,
+                scrollback,
+                all,
+                since,
+                offset,
+                ansi,
+                ..
+            } => {
+                let p = params::PaneRead {
+                    pane: pane.clone(),
+                    tail: *tail,
+                    scrollback: *scrollback,
+                    all: *all,
+                    since: *since,
+                    ansi: *ansi,
+                };
+                if *offset {
+                    return self.done::<method::PaneRead>(p, &|read, out| {
+                        Ok(writeln!(out, "{}", read.offset)?)
+                    });
+                }
+                self.done::<method::PaneRead>(p, &|read, out| {
+                    let text = read.text.as_str();
+                    if text.ends_with('\n') || text.is_empty() {
+                        write!(out, "{text}")?;
+                    } else {
+                        writeln!(out, "{text}")?;
+                    }
+                    Ok(())
+                })
+            }
+            Ctl::Resize { pane, rows, cols } => {
+                let p = params::PaneResize {
+                    pane: pane.clone(),
+                    rows: *rows,
+                    cols: *cols,
+                };
+                self.done::<method::PaneResize>(p, &|size, out| {
+                    Ok(writeln!(out, "{}x{}", size.rows, size.cols)?)
+                })
+            }
+            Ctl::Close {
+                pane,
+                remove_worktree,
+                force,
+            } => {
+                let p = params::PaneClose {
+                    pane: pane.clone(),
+                    remove_worktree: *remove_worktree,
+                    force: *force,
+                };
+                self.done::<method::PaneClose>(p, &|closed, out| Ok(print_closed(closed, out)?))
+            }
+            Ctl::Resume { pane } => {
+                self.done::<method::PaneResume>(params::Pane { pane: pane.clone() }, &nothing)
+            }
+            Ctl::Respawn { pane } => {
+                self.done::<method::PaneRespawn>(params::Pane { pane: pane.clone() }, &nothing)
+            }
+            Ctl::ReportSession {
+                pane,
+                session_id,
+                agent,
+            } => {
+                let p = params::ReportSession {
+                    pane: pane.clone(),
+                    session_id: session_id.clone(),
+                    agent: agent.clone(),
+                };
+                self.done::<method::PaneReportSession>(p, &nothing)
+            }
+            Ctl::Kill {
+                pane,
+                signal,
+                group,
+            } => {
+                let p = params::PaneKill {
+                    pane: pane.clone(),
+                    signal: Some(signal.clone()),
+                    group: *group,
+                };
+                self.done::<method::PaneKill>(p, &nothing)
+            }
+            Ctl::Notify {
+                pane,
+                severity,
+                title,
+                body,
+            } => {
+                let p = params::Notify {
+                    pane: pane.clone(),
+                    severity: Some(severity.clone()),
+                    title: title.clone(),
+                    body: body.clone().unwrap_or_default(),
+                };
+                self.done::<method::Notify>(p, &nothing)
+            }
+            Ctl::Hook { agent, event, pane } => {
+                let Some(pane) = pane else {
+                    bail!("not inside a signaltty pane (SIGNALTTY_PANE is not set); pass --pane");
+                };
+                let p = crate::hook::request(agent, event, pane, &mut std::io::stdin().lock())?;
+                self.done::<method::PaneHook>(p, &nothing)
+            }
+            Ctl::Seen { pane } => {
+                self.done::<method::PaneSeen>(params::Pane { pane: pane.clone() }, &nothing)
+            }
+            Ctl::Notifications { unread } => {
+                let p = params::Notifications { unread: *unread };
+                self.done::<method::Notifications>(p, &|list, out| {
+                    Ok(print_notifications(list, out)?)
+                })
+            }
+            Ctl::Rename { target, name, kind } => {
+                let p = params::Rename {
+                    target: target.clone(),
+                    name: name.clone(),
+                    kind: kind.map(|kind| match kind {
+                        TargetKind::Pane => params::TargetKind::Pane,
+                        TargetKind::Tab => params::TargetKind::Tab,
+                        TargetKind::Workspace => params::TargetKind::Workspace,
+                    }),
+                };
+                self.done::<method::Rename>(p, &nothing)
+            }
+            Ctl::Next => {
+                self.done::<method::Next>(params::Empty {}, &|next, out| match &next.pane {
+                    Some(pane) => Ok(writeln!(out, "{}", pane.id)?),
+                    None => bail!("no pane needs you right now"),
+                })
+            }
+            Ctl::Explain {
+                pane,
+                file,
+                agent,
+                title,
+            } => {
+                let p = params::PaneExplain {
+                    pane: pane.clone(),
+                    screen: file.as_deref().map(read_screen).transpose()?,
                     title: title.clone(),
                     agent: agent.clone(),
-                })?,
-            )
-        }
-        Ctl::Wait {
-            pane,
-            exit,
-            lifecycle,
-            text,
-            timeout,
-        } => {
-            let timeout_ms = timeout.map(millis).transpose()?;
-            (
-                method::PANE_WAIT,
-                value(params::PaneWait {
+                };
+                self.done::<method::PaneExplain>(p, &|e, out| Ok(print_explained(e, out)?))
+            }
+            Ctl::Wait {
+                pane,
+                exit,
+                lifecycle,
+                text,
+                timeout,
+            } => {
+                let p = params::PaneWait {
                     pane: pane.clone(),
                     exit: *exit,
                     lifecycle: lifecycle.clone(),
                     text: text.clone(),
-                    timeout_ms,
-                })?,
-            )
+                    timeout_ms: timeout.map(millis).transpose()?,
+                };
+                self.done::<method::PaneWait>(p, &|waited, out| {
+                    match (&waited.line, waited.exit_code) {
+                        (Some(line), _) => writeln!(out, "{line}")?,
+                        (None, Some(code)) => writeln!(out, "exit {code}")?,
+                        (None, None) => {}
+                    }
+                    Ok(())
+                })
+            }
+            Ctl::SendKeys { pane, keys } => {
+                let p = params::PaneSendKeys {
+                    pane: pane.clone(),
+                    keys: keys.clone(),
+                };
+                self.done::<method::PaneSendKeys>(p, &nothing)
+            }
+            Ctl::Events { pane } => self.follow_events(params::Events { pane: pane.clone() }),
+            Ctl::Agent(cmd) => self.agent(cmd),
+            Ctl::Shutdown => self.done::<method::Shutdown>(params::Empty {}, &nothing),
+            Ctl::Debug(DebugCmd::Panic { target }) => {
+                let p = params::DebugPanic {
+                    target: target.clone(),
+                };
+                self.done::<method::DebugPanic>(p, &nothing)
+            }
         }
-        Ctl::SendKeys { pane, keys } => (
-            method::PANE_SEND_KEYS,
-            value(params::PaneSendKeys {
-                pane: pane.clone(),
-                keys: keys.clone(),
-            })?,
-        ),
-        Ctl::Agent(AgentCmd::Start {
-            kind,
-            workspace,
-            cwd,
-            worktree,
-            timeout,
-            args,
-        }) => (
-            method::AGENT_START,
-            value(params::AgentStart {
-                kind: kind.clone(),
-                workspace: workspace.clone().filter(|w| !w.is_empty()),
-                cwd: here(cwd, remote)?,
-                worktree: worktree.clone(),
-                args: args.clone(),
-                timeout_ms: Some(millis(*timeout)?),
-            })?,
-        ),
-        Ctl::Agent(AgentCmd::Wait { pane, timeout }) => (
-            method::AGENT_WAIT,
-            value(params::AgentWait {
-                pane: pane.clone(),
-                timeout_ms: timeout.map(millis).transpose()?,
-            })?,
-        ),
-        Ctl::Agent(AgentCmd::Prompt { pane, text, queue }) => (
-            method::AGENT_PROMPT,
-            value(params::AgentPrompt {
-                pane: pane.clone(),
-                text: text.clone(),
-                queue: *queue,
-            })?,
-        ),
-        Ctl::Events { pane } => (
-            method::EVENTS,
-            value(params::Events { pane: pane.clone() })?,
-        ),
-        Ctl::Shutdown => (method::SHUTDOWN, value(params::Empty {})?),
-        Ctl::Debug(DebugCmd::Panic { target }) => (
-            method::DEBUG_PANIC,
-            value(params::DebugPanic {
-                target: target.clone(),
-            })?,
-        ),
-    })
+    }
+
+    fn workspace(&mut self, cmd: &WorkspaceCmd) -> Result<ExitCode> {
+        match cmd {
+            WorkspaceCmd::New {
+                name,
+                cwd,
+                auto_resume,
+                worktree,
+            } => {
+                let p = params::WorkspaceNew {
+                    name: name.clone(),
+                    cwd: self.dir_or_here(cwd)?,
+                    auto_resume: *auto_resume,
+                    worktree: worktree.clone(),
+                };
+                self.done::<method::WorkspaceNew>(p, &print_id)
+            }
+            WorkspaceCmd::Set {
+                workspace,
+                auto_resume,
+            } => {
+                let p = params::WorkspaceSet {
+                    workspace: workspace.clone(),
+                    auto_resume: *auto_resume,
+                };
+                self.done::<method::WorkspaceSet>(p, &nothing)
+            }
+            WorkspaceCmd::Close {
+                workspace,
+                remove_worktree,
+                force,
+            } => {
+                let p = params::Workspace {
+                    workspace: workspace.clone(),
+                    remove_worktree: *remove_worktree,
+                    force: *force,
+                };
+                self.done::<method::WorkspaceClose>(p, &|closed, out| {
+                    Ok(print_closed(closed, out)?)
+                })
+            }
+        }
+    }
+
+    fn agent(&mut self, cmd: &AgentCmd) -> Result<ExitCode> {
+        match cmd {
+            AgentCmd::Start {
+                kind,
+                workspace,
+                cwd,
+                worktree,
+                timeout,
+                args,
+            } => {
+                let p = params::AgentStart {
+                    kind: kind.clone(),
+                    workspace: workspace.clone().filter(|w| !w.is_empty()),
+                    // An agent starts where it is asked for (its repository,
+                    // for a worktree), unless the server is elsewhere.
+                    cwd: self.dir_or_here(cwd)?,
+                    worktree: worktree.clone(),
+                    args: args.clone(),
+                    timeout_ms: Some(millis(*timeout)?),
+                };
+                self.done::<method::AgentStart>(p, &|started, out| {
+                    Ok(writeln!(out, "{}", started.id)?)
+                })
+            }
+            AgentCmd::Prompt { pane, text, queue } => {
+                let p = params::AgentPrompt {
+                    pane: pane.clone(),
+                    text: text.clone(),
+                    queue: *queue,
+                };
+                self.done::<method::AgentPrompt>(p, &|prompted, out| {
+                    if let Some(position) = prompted.position {
+                        writeln!(out, "queued ({position})")?;
+                    }
+                    Ok(())
+                })
+            }
+            AgentCmd::Wait { pane, timeout } => {
+                let p = params::AgentWait {
+                    pane: pane.clone(),
+                    timeout_ms: timeout.map(millis).transpose()?,
+                };
+                let waited = self.ask::<method::AgentWait>(p, &|waited, out| {
+                    match (waited.met.as_str(), waited.lifecycle, waited.exit_code) {
+                        ("turn_end", Some(lifecycle), _) => {
+                            writeln!(out, "{}", wire_name(lifecycle))?
+                        }
+                        ("exit", _, Some(code)) => writeln!(out, "exit {code}")?,
+                        (met, ..) => writeln!(out, "{met}")?,
+                    }
+                    Ok(())
+                })?;
+                Ok(turn_status(&waited))
+            }
+        }
+    }
 }
 
 /// `--timeout SECS` as milliseconds.
@@ -461,85 +559,8 @@ fn millis(secs: f64) -> Result<u64> {
     Ok((secs * 1000.0) as u64)
 }
 
-/// Shows a command's answer for a person.
-fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
-    match ctl {
-        Ctl::Status => {
-            let status: StatusReply = serde_json::from_value(result.clone())?;
-            print_status(&status, out)?;
-        }
-        Ctl::Ls => {
-            let ls: LsReply = serde_json::from_value(result.clone())?;
-            print_tree(&ls, out)?;
-        }
-        Ctl::Workspace(WorkspaceCmd::New { .. })
-        | Ctl::Tab(TabCmd::New { .. })
-        | Ctl::New(_)
-        | Ctl::Agent(AgentCmd::Start { .. }) => {
-            writeln!(out, "{}", result["id"].as_str().unwrap_or_default())?;
-        }
-        Ctl::Read { offset: true, .. } => {
-            let read: ReadReply = serde_json::from_value(result.clone())?;
-            writeln!(out, "{}", read.offset)?;
-        }
-        Ctl::Read { .. } => {
-            let read: ReadReply = serde_json::from_value(result.clone())?;
-            let text = read.text.as_str();
-            if text.ends_with('\n') || text.is_empty() {
-                write!(out, "{text}")?;
-            } else {
-                writeln!(out, "{text}")?;
-            }
-        }
-        Ctl::Resize { .. } => writeln!(out, "{}x{}", result["rows"], result["cols"])?,
-        Ctl::Close { .. } | Ctl::Workspace(WorkspaceCmd::Close { .. }) => {
-            let closed: ClosedReply = serde_json::from_value(result.clone())?;
-            print_closed(&closed, out)?;
-        }
-        Ctl::Next => {
-            let next: NextReply = serde_json::from_value(result.clone())?;
-            match next.pane {
-                Some(pane) => writeln!(out, "{}", pane.id)?,
-                None => bail!("no pane needs you right now"),
-            }
-        }
-        Ctl::Notifications { .. } => {
-            let list: NotificationsReply = serde_json::from_value(result.clone())?;
-            print_notifications(&list, out)?;
-        }
-        Ctl::Explain { .. } => {
-            let explained: ExplainReply = serde_json::from_value(result.clone())?;
-            print_explained(&explained, out)?;
-        }
-        Ctl::Agent(AgentCmd::Prompt { .. }) => {
-            let prompted: PromptReply = serde_json::from_value(result.clone())?;
-            if let Some(position) = prompted.position {
-                writeln!(out, "queued ({position})")?;
-            }
-        }
-        Ctl::Agent(AgentCmd::Wait { .. }) => {
-            let waited: WaitReply = serde_json::from_value(result.clone())?;
-            match (waited.met.as_str(), waited.lifecycle, waited.exit_code) {
-                ("turn_end", Some(lifecycle), _) => writeln!(out, "{}", wire_name(lifecycle))?,
-                ("exit", _, Some(code)) => writeln!(out, "exit {code}")?,
-                (met, ..) => writeln!(out, "{met}")?,
-            }
-        }
-        Ctl::Wait { .. } => {
-            let waited: WaitReply = serde_json::from_value(result.clone())?;
-            match (waited.line, waited.exit_code) {
-                (Some(line), _) => writeln!(out, "{line}")?,
-                (None, Some(code)) => writeln!(out, "exit {code}")?,
-                (None, None) => {}
-            }
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
 /// What became of each worktree a close touched.
-fn print_closed(closed: &ClosedReply, out: &mut impl Write) -> std::io::Result<()> {
+fn print_closed(closed: &ClosedReply, out: &mut dyn Write) -> std::io::Result<()> {
     for w in &closed.worktrees {
         if w.removed {
             writeln!(
@@ -585,7 +606,7 @@ fn read_screen(path: &Path) -> Result<String> {
     Ok(text)
 }
 
-fn print_explained(e: &ExplainReply, out: &mut impl Write) -> std::io::Result<()> {
+fn print_explained(e: &ExplainReply, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "kind        {}", e.kind)?;
     if let Some(argv) = &e.foreground {
         writeln!(out, "foreground  {}", argv.join(" "))?;
@@ -624,7 +645,7 @@ fn print_explained(e: &ExplainReply, out: &mut impl Write) -> std::io::Result<()
     Ok(())
 }
 
-fn print_notifications(list: &NotificationsReply, out: &mut impl Write) -> std::io::Result<()> {
+fn print_notifications(list: &NotificationsReply, out: &mut dyn Write) -> std::io::Result<()> {
     if list.notifications.is_empty() {
         return writeln!(out, "no notifications");
     }
@@ -648,7 +669,7 @@ fn print_notifications(list: &NotificationsReply, out: &mut impl Write) -> std::
     Ok(())
 }
 
-fn print_status(status: &StatusReply, out: &mut impl Write) -> std::io::Result<()> {
+fn print_status(status: &StatusReply, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(
         out,
         "server      signaltty {} ({}), pid {}",
@@ -707,7 +728,7 @@ fn print_status(status: &StatusReply, out: &mut impl Write) -> std::io::Result<(
     Ok(())
 }
 
-fn print_tree(ls: &LsReply, out: &mut impl Write) -> std::io::Result<()> {
+fn print_tree(ls: &LsReply, out: &mut dyn Write) -> std::io::Result<()> {
     if ls.workspaces.is_empty() {
         return writeln!(
             out,

@@ -27,6 +27,19 @@ pub fn completions(shell: Shell, json: bool) -> Result<ExitCode> {
     }
 }
 
+/// The guide `signaltty agent-guide` prints (docs/agent-guide.md).
+pub const AGENT_GUIDE: &str = include_str!("../docs/agent-guide.md");
+
+pub fn agent_guide() -> Result<ExitCode> {
+    print_bytes(AGENT_GUIDE.as_bytes())
+}
+
+/// Prints the protocol's JSON Schema (it is JSON whether or not `--json`).
+pub fn schema() -> Result<ExitCode> {
+    let text = serde_json::to_string_pretty(&signaltty_protocol::schema::document())?;
+    print_bytes(format!("{text}\n").as_bytes())
+}
+
 /// Prints the man page, roff for `man -l -` (with `--json`, as
 /// `{"name","roff"}`).
 pub fn man(json: bool) -> Result<ExitCode> {

@@ -93,6 +93,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Bridge) => bridge::run(cli),
         Some(Command::Completions { shell }) => docs::completions(*shell, cli.json),
         Some(Command::Man) => docs::man(cli.json),
+        Some(Command::Schema) => docs::schema(),
+        Some(Command::AgentGuide) => docs::agent_guide(),
     }
 }
 

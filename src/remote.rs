@@ -440,7 +440,7 @@ mod tests {
         let line = br#"{"error":{"code":"NO_SUCH_PANE","message":"no pane x"}}"#;
         assert_eq!(remote_error(line).unwrap().message, "no pane x");
         let response =
-            br#"{"v":"signaltty/1","id":null,"error":{"code":"UNAVAILABLE","message":"down"}}"#;
+            br#"{"v":"signaltty/2","id":null,"error":{"code":"UNAVAILABLE","message":"down"}}"#;
         assert_eq!(remote_error(response).unwrap().message, "down");
         assert!(remote_error(b"plain text\n").is_none());
     }

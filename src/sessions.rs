@@ -126,8 +126,7 @@ fn status(socket: &Path) -> Option<StatusReply> {
     }
     let mut client = Client::connect(&Endpoint::Local(PathBuf::from(socket))).ok()?;
     client.set_timeout(STATUS_TIMEOUT).ok()?;
-    let status = client.call(method::STATUS, params::Empty {}).ok()?;
-    serde_json::from_value(status).ok()
+    client.request::<method::Status>(params::Empty {}).ok()
 }
 
 fn print(reply: &SessionsReply, out: &mut impl Write) -> std::io::Result<()> {

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 
 use anyhow::Result;
-use signaltty_protocol::{AttachReply, PROTOCOL, Request, Response, frame, method, params};
+use signaltty_protocol::{AttachReply, Method, Request, Response, frame, method, params};
 
 use crate::client::{ClientError, Connection};
 
@@ -39,12 +39,7 @@ fn handshake(
 ) -> Result<(AttachReply, BufReader<UnixStream>, UnixStream)> {
     let mut reader = BufReader::new(connection.try_clone()?);
     let mut writer = connection.try_clone()?;
-    let request = Request {
-        v: PROTOCOL.to_string(),
-        id: 1,
-        method: method::PANE_ATTACH.to_string(),
-        params: serde_json::to_value(request)?,
-    };
+    let request = Request::new(1, method::PaneAttach::call(request));
     let mut line = serde_json::to_vec(&request)?;
     line.push(b'\n');
     writer.write_all(&line)?;

@@ -122,7 +122,7 @@ fn print_usage() {
 
 fn answers(socket: &Path) -> bool {
     Client::connect(&Endpoint::Local(socket.to_path_buf()))
-        .and_then(|mut c| c.call(method::STATUS, params::Empty {}))
+        .and_then(|mut c| c.request::<method::Status>(params::Empty {}))
         .is_ok()
 }
 

@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{TestServer, wait_for};
+use support::{TestServer, rss_kib, wait_for};
 
 /// `ctl --json events ARGS…`, its lines arriving on a channel with the
 /// moment each was read.
@@ -174,7 +174,7 @@ fn events_arrive_within_100_ms_of_the_change() {
 /// A connection that asks for events on a socket of its own.
 fn raw_events(server: &TestServer) -> UnixStream {
     let mut stream = UnixStream::connect(&server.socket).unwrap();
-    let request = json!({"v": "signaltty/1", "id": 1, "method": "events", "params": {}});
+    let request = json!({"v": "signaltty/2", "id": 1, "method": "events", "params": {}});
     let mut line = serde_json::to_vec(&request).unwrap();
     line.push(b'\n');
     stream.write_all(&line).unwrap();
@@ -196,7 +196,7 @@ fn churn(server: &TestServer, pane: &str, changes: usize) {
             } else {
                 ("pane.seen", json!({"pane": pane}))
             };
-            let request = json!({"v": "signaltty/1", "id": i, "method": method, "params": params});
+            let request = json!({"v": "signaltty/2", "id": i, "method": method, "params": params});
             let mut line = serde_json::to_vec(&request).unwrap();
             line.push(b'\n');
             writer.write_all(&line).unwrap();
@@ -222,15 +222,6 @@ fn hung_up(stream: &UnixStream) -> bool {
     // SAFETY: poll(2) on one descriptor this test owns, no waiting.
     let ready = unsafe { libc::poll(&mut fd, 1, 0) };
     ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLRDHUP) != 0
-}
-
-fn rss_kib(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{TestServer, wait_for};
+use support::{TestServer, rss_kib, wait_for};
 
 const RSS_GROWTH_LIMIT_KIB: u64 = 64 * 1024;
 const STATUS_P99_LIMIT: Duration = Duration::from_millis(100);
@@ -28,15 +28,6 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 fn one_at_a_time() -> MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn rss_kib(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
 }
 
 /// A connection that speaks the protocol itself.
@@ -63,7 +54,7 @@ impl Conn {
     fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        let request = json!({"v": "signaltty/1", "id": id, "method": method, "params": params});
+        let request = json!({"v": "signaltty/2", "id": id, "method": method, "params": params});
         let mut line = serde_json::to_vec(&request).unwrap();
         line.push(b'\n');
         self.writer.write_all(&line).unwrap();
@@ -316,7 +307,7 @@ fn attach_raw(server: &TestServer, pane: &str) -> UnixStream {
     let stream = UnixStream::connect(&server.socket).unwrap();
     let mut writer = stream.try_clone().unwrap();
     let request =
-        json!({"v": "signaltty/1", "id": 1, "method": "pane.attach", "params": {"pane": pane}});
+        json!({"v": "signaltty/2", "id": 1, "method": "pane.attach", "params": {"pane": pane}});
     writeln!(writer, "{request}").unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut reply = String::new();

@@ -401,7 +401,7 @@ fn bridge(server: &TestServer) -> std::process::Child {
 
 fn request(id: u64, method: &str) -> Vec<u8> {
     let mut line = serde_json::to_vec(
-        &serde_json::json!({"v": "signaltty/1", "id": id, "method": method, "params": {}}),
+        &serde_json::json!({"v": "signaltty/2", "id": id, "method": method, "params": {}}),
     )
     .unwrap();
     line.push(b'\n');

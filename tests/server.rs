@@ -312,10 +312,10 @@ fn a_thousand_malformed_lines_leave_the_server_serving() {
         b"not json",
         b"{",
         b"[]",
-        b"{\"v\":\"signaltty/1\"}",
+        b"{\"v\":\"signaltty/2\"}",
         b"{\"v\":\"signaltty/9\",\"id\":1,\"method\":\"ls\"}",
-        b"{\"v\":\"signaltty/1\",\"id\":2,\"method\":\"no.such\"}",
-        b"{\"v\":\"signaltty/1\",\"id\":3,\"method\":\"pane.send\",\"params\":{\"pane\":5}}",
+        b"{\"v\":\"signaltty/2\",\"id\":2,\"method\":\"no.such\"}",
+        b"{\"v\":\"signaltty/2\",\"id\":3,\"method\":\"pane.send\",\"params\":{\"pane\":5}}",
         b"\xff\xfe\x00garbage",
     ];
     let mut codes = std::collections::BTreeSet::new();
@@ -346,7 +346,7 @@ fn a_thousand_malformed_lines_leave_the_server_serving() {
     }
     // The first connection still works, and so does a new client.
     stream
-        .write_all(b"{\"v\":\"signaltty/1\",\"id\":9,\"method\":\"status\"}\n")
+        .write_all(b"{\"v\":\"signaltty/2\",\"id\":9,\"method\":\"status\"}\n")
         .unwrap();
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();

@@ -40,7 +40,7 @@ impl Connection {
     }
 
     fn call(&mut self, method: &str, params: Value) -> Value {
-        let request = json!({"v": "signaltty/1", "id": 1, "method": method, "params": params});
+        let request = json!({"v": "signaltty/2", "id": 1, "method": method, "params": params});
         writeln!(self.writer, "{request}").unwrap();
         let mut line = String::new();
         self.reader.read_line(&mut line).unwrap();

@@ -90,7 +90,7 @@ fn ctl_into_a_closed_pipe_ends_quietly_and_the_server_lives_on() {
     for _ in 0..20 {
         let mut stream = std::os::unix::net::UnixStream::connect(&server.socket).unwrap();
         let _ = stream.write_all(
-            b"{\"v\":\"signaltty/1\",\"id\":1,\"method\":\"ls\"}\n"
+            b"{\"v\":\"signaltty/2\",\"id\":1,\"method\":\"ls\"}\n"
                 .repeat(50)
                 .as_slice(),
         );

@@ -8,33 +8,11 @@ mod support;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
+use support::git::{git, repository};
 use support::{TestServer, wait_for};
-
-/// Git as the tests run it: no user or system config, a fixed identity.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
 
 /// A server whose git, too, reads no user or system config.
 fn server() -> TestServer {
@@ -47,14 +25,7 @@ fn server() -> TestServer {
 
 /// A repository `project` with one commit, in the test's dir.
 fn repo(server: &TestServer) -> PathBuf {
-    let dir = server.dir.path().join("project");
-    std::fs::create_dir(&dir).unwrap();
-    let dir = dir.canonicalize().unwrap();
-    git(&dir, &["init", "-q", "-b", "main"]);
-    std::fs::write(dir.join("README"), "hello\n").unwrap();
-    git(&dir, &["add", "README"]);
-    git(&dir, &["commit", "-q", "-m", "first"]);
-    dir
+    repository(server.dir.path())
 }
 
 /// Where the default root puts worktree `name` of `repo`.
@@ -324,7 +295,7 @@ fn removal_is_refused_while_the_worktree_is_dirty_and_done_with_force() {
 /// stream lives, as a client that shows the pane does.
 fn attach(server: &TestServer, pane: &str) -> UnixStream {
     let mut stream = UnixStream::connect(&server.socket).unwrap();
-    let request = serde_json::json!({"v": "signaltty/1", "id": 1, "method": "pane.attach",
+    let request = serde_json::json!({"v": "signaltty/2", "id": 1, "method": "pane.attach",
                                      "params": {"pane": pane, "keep_attention": true}});
     let mut line = serde_json::to_vec(&request).unwrap();
     line.push(b'\n');

@@ -672,11 +672,7 @@ mod tests {
                 "\"--strict-mcp-config\", \"--add-dir\"",
                 "twice",
             ),
-            (
-                "format = \"settings-hooks\"",
-                "format = \"ini\"",
-                "ini",
-            ),
+            ("format = \"settings-hooks\"", "format = \"ini\"", "ini"),
             (
                 "user = \"settings.json\"",
                 "user = \"../settings.json\"",

@@ -131,7 +131,7 @@ impl Connection {
     fn call(&mut self, method: &str, params: Value) -> bool {
         let id = self.next_id;
         self.next_id += 1;
-        let request = json!({"v": "signaltty/1", "id": id, "method": method, "params": params});
+        let request = json!({"v": "signaltty/2", "id": id, "method": method, "params": params});
         let mut line = String::new();
         writeln!(self.writer, "{request}").is_ok()
             && self.reader.read_line(&mut line).is_ok()

@@ -24,7 +24,7 @@ pub const DEFAULT_RATIO: f32 = 0.5;
 pub const MAX_LAYOUT_DEPTH: usize = 64;
 
 /// A tab's split layout: a binary tree whose leaves are panes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Layout {
     Pane {
@@ -43,7 +43,7 @@ pub enum Layout {
 }
 
 /// Where the second child of a split sits relative to the first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Direction {
     Right,
@@ -52,7 +52,7 @@ pub enum Direction {
 
 /// One step from a split to one of its children: a path of these from the
 /// root names a split (how a client says which border it dragged).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Branch {
     First,

@@ -360,7 +360,9 @@ pub struct AgentRecord {
 }
 
 /// What the program in a pane is doing.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Lifecycle {
     Working,
@@ -384,7 +386,18 @@ pub enum Lifecycle {
 /// serde only allows a catch-all on the last variant, which would break the
 /// ordering, so reading goes through a private mirror enum.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case", from = "AttentionWire")]
 pub enum Attention {
@@ -398,7 +411,7 @@ pub enum Attention {
 }
 
 /// The reading side of [`Attention`], with the catch-all last.
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 enum AttentionWire {
     None,
@@ -424,7 +437,7 @@ impl From<AttentionWire> for Attention {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NotificationRecord {
     pub id: u64,
     #[serde(default)]
@@ -446,7 +459,9 @@ pub struct NotificationRecord {
     pub read_at: Option<Millis>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     Warning,

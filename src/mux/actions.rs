@@ -2,7 +2,7 @@
 //! focus, names) are requests, so the server saves them and every client
 //! follows; zoom and the sidebar belong to this client alone.
 
-use signaltty_protocol::{Direction, method, params, params::TargetKind};
+use signaltty_protocol::{Direction, Method, ReviveAction, method, params, params::TargetKind};
 
 use super::copy::{CopyMode, HISTORY_LINES};
 use super::geometry::{self, Towards};
@@ -98,7 +98,7 @@ impl Mux {
         let Some(split) = self.split_request(direction) else {
             return self.new_tab();
         };
-        let result = self.server.call(method::PANE_NEW, split);
+        let result = self.server.request::<method::PaneNew>(split);
         self.zoomed = None;
         self.after(result);
     }
@@ -146,27 +146,27 @@ impl Mux {
         self.zoomed = None;
         self.say(format!("making worktree {name}…"));
         let name = name.to_string();
-        self.in_background(method::PANE_NEW, split, move |reply| {
-            let pane = reply["id"].as_str().unwrap_or_default();
-            format!("pane {pane} runs in worktree {name}")
+        self.in_background::<method::PaneNew>(split, move |reply| {
+            format!("pane {} runs in worktree {name}", reply.id)
         });
     }
 
     /// Sends a request on a connection of its own, off the main thread;
     /// `done` words its answer, which comes back as an event.
-    fn in_background(
+    fn in_background<M: Method>(
         &mut self,
-        method: &'static str,
-        params: impl serde::Serialize + Send + 'static,
-        done: impl FnOnce(serde_json::Value) -> String + Send + 'static,
-    ) {
+        params: M::Params,
+        done: impl FnOnce(M::Reply) -> String + Send + 'static,
+    ) where
+        M::Params: Send + 'static,
+    {
         let endpoint = self.server.endpoint().clone();
         let events = self.events.clone();
         let spawned = std::thread::Builder::new()
             .name("mux-request".into())
             .spawn(move || {
                 let mut server = super::server::Server::new(&endpoint);
-                let result = server.call(method, params).map(done);
+                let result = server.request::<M>(params).map(done);
                 let _ = events.send(super::Event::Done(result));
             });
         if let Err(e) = spawned {
@@ -182,7 +182,7 @@ impl Mux {
     }
 
     /// Shows what a request changed, or why it failed.
-    fn after(&mut self, result: Result<serde_json::Value, String>) {
+    fn after<R>(&mut self, result: Result<R, String>) {
         match result {
             Ok(_) => self.refresh(),
             Err(e) => self.complain(e),
@@ -305,9 +305,7 @@ impl Mux {
             force: false,
         };
         let pane = id.to_string();
-        self.in_background(method::PANE_CLOSE, close, move |reply| {
-            let closed: signaltty_protocol::ClosedReply =
-                serde_json::from_value(reply).unwrap_or_default();
+        self.in_background::<method::PaneClose>(close, move |closed| {
             let worktrees: Vec<String> = closed
                 .worktrees
                 .iter()
@@ -381,9 +379,9 @@ impl Mux {
         if let Some(cwd) = self.here() {
             new.cwd = Some(cwd);
         }
-        let created = self.server.call(method::WORKSPACE_NEW, new);
+        let created = self.server.request::<method::WorkspaceNew>(new);
         let id = match created {
-            Ok(value) => value["id"].as_str().unwrap_or_default().to_string(),
+            Ok(created) => created.id,
             Err(e) => return self.complain(e),
         };
         let tab = self.server.shell_tab(&id, None);
@@ -403,17 +401,14 @@ impl Mux {
             Some(cache) => (cache.width(), cache.blank_rows_at_bottom()),
             None => (area.w, 0),
         };
-        let result = self.server.call(
-            method::PANE_READ,
-            params::PaneRead {
-                pane: id.clone(),
-                tail: Some(HISTORY_LINES),
-                ansi: true,
-                ..params::PaneRead::default()
-            },
-        );
+        let result = self.server.request::<method::PaneRead>(params::PaneRead {
+            pane: id.clone(),
+            tail: Some(HISTORY_LINES),
+            ansi: true,
+            ..params::PaneRead::default()
+        });
         let text = match result {
-            Ok(value) => value["text"].as_str().unwrap_or_default().to_string(),
+            Ok(read) => read.text,
             Err(e) => {
                 self.complain(e);
                 return None;
@@ -442,19 +437,18 @@ impl Mux {
         };
         self.say(format!("running {}", revive.argv.join(" ")));
         let done = format!("pane {id}: {}", revive.describe());
-        self.in_background(
-            revive.action.method(),
-            params::Pane { pane: id },
-            move |_| done,
-        );
+        let pane = params::Pane { pane: id };
+        match revive.action {
+            ReviveAction::Resume => self.in_background::<method::PaneResume>(pane, move |_| done),
+            ReviveAction::Respawn => self.in_background::<method::PaneRespawn>(pane, move |_| done),
+        }
     }
 
     fn next_attention(&mut self) {
         let next = self
             .server
-            .call(method::NEXT, params::Empty {})
+            .request::<method::Next>(params::Empty {})
             .ok()
-            .and_then(|v| serde_json::from_value::<signaltty_protocol::NextReply>(v).ok())
             .and_then(|n| n.pane);
         let Some(pane) = next else {
             return self.say("no pane needs you right now");

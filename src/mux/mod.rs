@@ -569,12 +569,9 @@ impl Mux {
             .find_pane(id)
             .is_some_and(|(_, _, p)| p.attention != signaltty_protocol::Attention::None);
         if wants && self.seen.insert(id.to_string()) {
-            let _ = self.server.call(
-                method::PANE_SEEN,
-                params::Pane {
-                    pane: id.to_string(),
-                },
-            );
+            let _ = self.server.request::<method::PaneSeen>(params::Pane {
+                pane: id.to_string(),
+            });
         }
     }
 
@@ -585,13 +582,10 @@ impl Mux {
     }
 
     fn request_focus(&mut self, target: String, kind: params::TargetKind) {
-        if let Err(e) = self.server.call(
-            method::FOCUS,
-            params::Focus {
-                target,
-                kind: Some(kind),
-            },
-        ) {
+        if let Err(e) = self.server.request::<method::Focus>(params::Focus {
+            target,
+            kind: Some(kind),
+        }) {
             self.complain(e);
         }
     }

@@ -83,14 +83,11 @@ impl Mux {
     fn finish_prompt(&mut self, purpose: Purpose, text: String) {
         match purpose {
             Purpose::Rename { kind, target } => {
-                let result = self.server.call(
-                    method::RENAME,
-                    params::Rename {
-                        target,
-                        kind: Some(kind),
-                        name: text,
-                    },
-                );
+                let result = self.server.request::<method::Rename>(params::Rename {
+                    target,
+                    kind: Some(kind),
+                    name: text,
+                });
                 match result {
                     Ok(_) => self.refresh(),
                     Err(e) => self.complain(e),

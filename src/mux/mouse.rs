@@ -141,14 +141,13 @@ impl Mux {
                 };
                 match drag.ratio {
                     Some(ratio) => {
-                        let result = self.server.call(
-                            method::TAB_SPLIT_RATIO,
-                            params::SplitRatio {
-                                tab: drag.tab,
-                                path: drag.path,
-                                ratio,
-                            },
-                        );
+                        let result =
+                            self.server
+                                .request::<method::TabSplitRatio>(params::SplitRatio {
+                                    tab: drag.tab,
+                                    path: drag.path,
+                                    ratio,
+                                });
                         if let Err(e) = result {
                             self.complain(e);
                         }

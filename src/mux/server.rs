@@ -6,10 +6,8 @@
 use std::io::{BufRead, BufReader, Write};
 use std::sync::mpsc::Sender;
 
-use anyhow::{Context, Result, bail};
-use serde::Serialize;
-use serde_json::Value;
-use signaltty_protocol::{LsReply, NextReply, PROTOCOL, Request, method, params};
+use anyhow::{Context, Result};
+use signaltty_protocol::{Method, Request, TabNewReply, method, params};
 
 use super::Event;
 use super::view::View;
@@ -38,9 +36,9 @@ impl Server {
         self.client = None;
     }
 
-    /// One request; the error is one line for the status line.
-    pub fn call(&mut self, method: &str, params: impl Serialize) -> Result<Value, String> {
-        let params = serde_json::to_value(params).map_err(|e| e.to_string())?;
+    /// One request; the error is one line for the status line. A dropped
+    /// connection is opened again once.
+    pub fn request<M: Method>(&mut self, params: M::Params) -> Result<M::Reply, String> {
         for attempt in 0..2 {
             let client = match self.client.as_mut() {
                 Some(client) => client,
@@ -48,8 +46,8 @@ impl Server {
                     .client
                     .insert(Client::connect(&self.endpoint).map_err(|e| e.to_string())?),
             };
-            match client.call(method, &params) {
-                Ok(value) => return Ok(value),
+            match client.request::<M>(params.clone()) {
+                Ok(reply) => return Ok(reply),
                 Err(crate::client::ClientError::Io(_)) if attempt == 0 => self.client = None,
                 Err(e) => return Err(e.to_string()),
             }
@@ -59,26 +57,25 @@ impl Server {
 
     /// A new tab with a shell in `workspace`, starting in `cwd` (else the
     /// workspace's directory).
-    pub fn shell_tab(&mut self, workspace: &str, cwd: Option<String>) -> Result<Value, String> {
-        self.call(
-            method::TAB_NEW,
-            params::TabNew {
-                workspace: workspace.to_string(),
-                title: None,
-                cwd,
-                argv: Vec::new(),
-            },
-        )
+    pub fn shell_tab(
+        &mut self,
+        workspace: &str,
+        cwd: Option<String>,
+    ) -> Result<TabNewReply, String> {
+        self.request::<method::TabNew>(params::TabNew {
+            workspace: workspace.to_string(),
+            title: None,
+            cwd,
+            argv: Vec::new(),
+        })
     }
 
     /// The listing and who needs the user.
     pub fn view(&mut self) -> Result<View, String> {
-        let ls: LsReply = serde_json::from_value(self.call(method::LS, params::Empty {})?)
-            .map_err(|e| format!("the server sent an unreadable listing: {e}"))?;
+        let ls = self.request::<method::Ls>(params::Empty {})?;
         let needs_you = self
-            .call(method::NEXT, params::Empty {})
+            .request::<method::Next>(params::Empty {})
             .ok()
-            .and_then(|v| serde_json::from_value::<NextReply>(v).ok())
             .and_then(|next| next.pane)
             .map(|pane| pane.id);
         Ok(View { ls, needs_you })
@@ -89,12 +86,7 @@ impl Server {
 /// [`Event::ServerGone`] when the connection ends.
 pub fn follow(endpoint: &Endpoint, events: Sender<Event>) -> Result<()> {
     let mut stream = crate::client::connect_stream(endpoint)?;
-    let request = Request {
-        v: PROTOCOL.to_string(),
-        id: 1,
-        method: method::SUBSCRIBE.to_string(),
-        params: serde_json::json!({}),
-    };
+    let request = Request::new(1, method::Subscribe::call(params::Empty {}));
     let mut line = serde_json::to_vec(&request)?;
     line.push(b'\n');
     stream.write_all(&line)?;
@@ -130,13 +122,10 @@ pub fn open_workspace(server: &mut Server, wanted: Option<&str>) -> Result<Strin
         None => {
             let name = wanted.unwrap_or("default");
             let created = server
-                .call(method::WORKSPACE_NEW, params::WorkspaceNew::here(name))
+                .request::<method::WorkspaceNew>(params::WorkspaceNew::here(name))
                 .map_err(anyhow::Error::msg)
                 .with_context(|| format!("could not create workspace {name}"))?;
-            let Some(id) = created["id"].as_str() else {
-                bail!("the server created workspace {name} but sent no id");
-            };
-            (id.to_string(), false)
+            (created.id, false)
         }
     };
     if !has_tabs {

@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use signaltty_actors::model::{Model, PaneView};
 use signaltty_actors::pane::prompt::Prompted;
 use signaltty_actors::pane::wait::{WaitFor, WaitMet};
@@ -13,12 +12,12 @@ use signaltty_actors::pane::{PaneMsg, ReadWhat};
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
 use signaltty_adapters::AgentKind;
 use signaltty_protocol::limits::MAX_PANES;
-use signaltty_protocol::{AgentStartReply, ErrorCode, PromptReply, WireError, params};
+use signaltty_protocol::{AgentStartReply, Done, ErrorCode, PromptReply, WireError, params};
 use signaltty_screen::KeyPress;
 
 use crate::handlers::{
-    CALL_MS, Ctx, bad_params, find_pane, model, pane_actor, room_for, to_value, unavailable,
-    wire_error, workspace_actor,
+    CALL_MS, Ctx, bad_params, find_pane, model, pane_actor, room_for, unavailable, wire_error,
+    workspace_actor,
 };
 use crate::input;
 use crate::server::ServerMsg;
@@ -30,7 +29,7 @@ const QUOTED_LINES: usize = 8;
 /// The workspace `agent.start` makes when there is none.
 const DEFAULT_WORKSPACE: &str = "default";
 
-pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<Value, WireError> {
+pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<AgentStartReply, WireError> {
     let kind = AgentKind::parse(&p.kind).map_err(bad_params)?;
     let program = kind.program().ok_or_else(|| {
         bad_params("generic is not an agent; start any other command with `ctl new`")
@@ -91,7 +90,7 @@ pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<Value, WireError>
         }
     }
     let view = find_pane(ctx, &pane).await?;
-    to_value(AgentStartReply {
+    Ok(AgentStartReply {
         id: pane,
         tab,
         workspace,
@@ -215,7 +214,7 @@ async fn last_lines(view: &PaneView) -> String {
         .join(" | ")
 }
 
-pub async fn prompt(ctx: &Ctx, p: params::AgentPrompt) -> Result<Value, WireError> {
+pub async fn prompt(ctx: &Ctx, p: params::AgentPrompt) -> Result<PromptReply, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let prompted = ractor::call_t!(
         pane_actor(&view)?,
@@ -228,7 +227,7 @@ pub async fn prompt(ctx: &Ctx, p: params::AgentPrompt) -> Result<Value, WireErro
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    to_value(match prompted {
+    Ok(match prompted {
         Prompted::Sent => PromptReply {
             prompt: "sent".into(),
             position: None,
@@ -240,7 +239,7 @@ pub async fn prompt(ctx: &Ctx, p: params::AgentPrompt) -> Result<Value, WireErro
     })
 }
 
-pub async fn send_keys(ctx: &Ctx, p: params::PaneSendKeys) -> Result<Value, WireError> {
+pub async fn send_keys(ctx: &Ctx, p: params::PaneSendKeys) -> Result<Done, WireError> {
     if p.keys.is_empty() {
         return Err(bad_params(
             "no keys to send; name at least one (enter, esc, shift+tab…)",
@@ -259,5 +258,5 @@ pub async fn send_keys(ctx: &Ctx, p: params::PaneSendKeys) -> Result<Value, Wire
     input::send(&actor, &queue, bytes, Some(input::SEND_DEADLINE))
         .await
         .map_err(|e| e.to_wire(&view.record.id))?;
-    Ok(json!({}))
+    Ok(Done {})
 }

@@ -2,14 +2,13 @@
 //! how a tab's splits are shared out. Each resolves its target against the
 //! snapshot actor's model and asks the actor that owns it.
 
-use serde_json::{Value, json};
 use signaltty_actors::model::Model;
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::tab::TabMsg;
 use signaltty_actors::workspace::WorkspaceMsg;
 use signaltty_actors::{ActorError, names};
 use signaltty_protocol::params::{self, TargetKind};
-use signaltty_protocol::{ErrorCode, WireError};
+use signaltty_protocol::{Done, ErrorCode, RatioReply, RenameReply, WireError};
 use signaltty_screen::MAX_TITLE_CHARS;
 
 use crate::handlers::{CALL_MS, Ctx, model, pane_actor, unavailable, wire_error, workspace_actor};
@@ -32,11 +31,11 @@ enum Target {
 }
 
 impl Target {
-    fn kind(&self) -> &'static str {
+    fn kind(&self) -> TargetKind {
         match self {
-            Target::Workspace { .. } => "workspace",
-            Target::Tab { .. } => "tab",
-            Target::Pane { .. } => "pane",
+            Target::Workspace { .. } => TargetKind::Workspace,
+            Target::Tab { .. } => TargetKind::Tab,
+            Target::Pane { .. } => TargetKind::Pane,
         }
     }
 
@@ -84,7 +83,7 @@ fn resolve(model: &Model, query: &str, kind: Option<TargetKind>) -> Result<Targe
                     format!("{query:?} is no workspace, tab or pane; see `signaltty ctl ls`"),
                 )),
                 Err(found) => {
-                    let kinds: Vec<&str> = found.iter().map(Target::kind).collect();
+                    let kinds: Vec<&str> = found.iter().map(|t| t.kind().as_str()).collect();
                     Err(WireError::new(
                         ErrorCode::BadParams,
                         format!(
@@ -128,7 +127,7 @@ fn non_empty(name: String, kind: &str) -> Result<String, WireError> {
     Ok(name)
 }
 
-pub async fn rename(ctx: &Ctx, p: params::Rename) -> Result<Value, WireError> {
+pub async fn rename(ctx: &Ctx, p: params::Rename) -> Result<RenameReply, WireError> {
     let name = checked_name(&p.name)?;
     let model = model(ctx).await;
     let target = resolve(&model, &p.target, p.kind)?;
@@ -155,10 +154,13 @@ pub async fn rename(ctx: &Ctx, p: params::Rename) -> Result<Value, WireError> {
             .map_err(wire_error)?;
         }
     }
-    Ok(json!({ "kind": target.kind(), "id": target.id() }))
+    Ok(RenameReply {
+        kind: target.kind(),
+        id: target.id().to_string(),
+    })
 }
 
-pub async fn focus(ctx: &Ctx, p: params::Focus) -> Result<Value, WireError> {
+pub async fn focus(ctx: &Ctx, p: params::Focus) -> Result<Done, WireError> {
     let model = model(ctx).await;
     let (workspace, tab, pane) = match resolve(&model, &p.target, p.kind)? {
         Target::Workspace { id } => (id, None, None),
@@ -172,10 +174,10 @@ pub async fn focus(ctx: &Ctx, p: params::Focus) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
-pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<Value, WireError> {
+pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<RatioReply, WireError> {
     if !p.ratio.is_finite() {
         return Err(WireError::new(
             ErrorCode::BadParams,
@@ -192,7 +194,7 @@ pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<Value, Wire
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({ "ratio": ratio }))
+    Ok(RatioReply { ratio })
 }
 
 fn tab_actor(id: &str) -> Result<ractor::ActorRef<TabMsg>, WireError> {

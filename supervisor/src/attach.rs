@@ -18,12 +18,12 @@ use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
 
 use crate::frames;
-use crate::handlers::{self, Ctx, find_pane, parse};
+use crate::handlers::{self, Ctx, find_pane};
 use crate::input;
 use crate::limits::{ClientLimits, HeldInput};
 use signaltty_actors::pane::input::InputQueue;
 use signaltty_protocol::{
-    AttachReply, CatchUp, Request, Response, Revive, ReviveAction, WireError, frame, params,
+    AttachReply, CatchUp, Response, Revive, ReviveAction, WireError, frame, params,
 };
 
 /// How long an attaching client waits for the pane.
@@ -32,12 +32,12 @@ const ATTACH_MS: u64 = 10_000;
 pub async fn serve(
     mut reader: BufReader<OwnedReadHalf>,
     mut writer: OwnedWriteHalf,
-    request: Request,
+    id: u64,
+    p: params::PaneAttach,
     ctx: &Ctx,
     limits: ClientLimits,
 ) {
-    let id = request.id;
-    let attached = match attach(request, ctx).await {
+    let attached = match attach(p, ctx).await {
         Ok(attached) => attached,
         Err(error) => {
             let _ = write_line(&mut writer, &Response::err(Some(id), error)).await;
@@ -107,8 +107,7 @@ type Attachment = (
     InputQueue,
 );
 
-async fn attach(request: Request, ctx: &Ctx) -> Result<Attachment, WireError> {
-    let p: params::PaneAttach = parse(request.params)?;
+async fn attach(p: params::PaneAttach, ctx: &Ctx) -> Result<Attachment, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let pane = handlers::pane_actor(&view)?;
     let size = match (p.rows, p.cols) {

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
 use signaltty_actors::ActorError;
 use signaltty_actors::model::{PaneView, resume_command};
 use signaltty_actors::pane::PaneMsg;
@@ -13,15 +12,13 @@ use signaltty_adapters::AgentKind;
 use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{ErrorCode, ExplainReply, ResumeExplained, WaitReply, WireError, params};
 
-use crate::handlers::{
-    CALL_MS, Ctx, bad_params, find_pane, pane_actor, to_value, unavailable, wire_error,
-};
+use crate::handlers::{CALL_MS, Ctx, bad_params, find_pane, pane_actor, unavailable, wire_error};
 
 /// The compiled size of a `--text` pattern (its length is bounded at the
 /// IPC edge).
 const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
-pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<Value, WireError> {
+pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<ExplainReply, WireError> {
     match (p.pane, p.screen) {
         (Some(pane), None) => explain_pane(ctx, &pane).await,
         (None, Some(screen)) => {
@@ -32,7 +29,7 @@ pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<Value, WireErr
             let title = p.title.unwrap_or_default();
             let (verdict, rules) = explain_screen(kind, &screen, &title)
                 .ok_or_else(|| bad_params(format!("{kind} has no screen rules")))?;
-            to_value(ExplainReply {
+            Ok(ExplainReply {
                 kind: kind.as_str().to_string(),
                 state: state_name(verdict.state),
                 lifecycle: None,
@@ -50,11 +47,11 @@ pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<Value, WireErr
     }
 }
 
-async fn explain_pane(ctx: &Ctx, query: &str) -> Result<Value, WireError> {
+async fn explain_pane(ctx: &Ctx, query: &str) -> Result<ExplainReply, WireError> {
     let view = find_pane(ctx, query).await?;
     let explained =
         ractor::call_t!(pane_actor(&view)?, PaneMsg::Explain, CALL_MS).map_err(unavailable)?;
-    to_value(ExplainReply {
+    Ok(ExplainReply {
         kind: explained.kind.as_str().to_string(),
         state: state_name(explained.verdict.state),
         lifecycle: Some(view.record.lifecycle),
@@ -81,18 +78,18 @@ fn state_name(state: Option<signaltty_adapters::ScreenState>) -> String {
     state.map_or("unknown", |s| s.as_str()).to_string()
 }
 
-pub async fn wait(ctx: &Ctx, p: params::PaneWait) -> Result<Value, WireError> {
+pub async fn wait(ctx: &Ctx, p: params::PaneWait) -> Result<WaitReply, WireError> {
     let what = condition(&p)?;
     let view = find_pane(ctx, &p.pane).await?;
     let timeout = p.timeout_ms.map(Duration::from_millis);
-    to_value(wait_reply(wait_for(&view, what, timeout).await?))
+    Ok(wait_reply(wait_for(&view, what, timeout).await?))
 }
 
 /// `agent.wait`: until the agent's work is over.
-pub async fn agent_wait(ctx: &Ctx, p: params::AgentWait) -> Result<Value, WireError> {
+pub async fn agent_wait(ctx: &Ctx, p: params::AgentWait) -> Result<WaitReply, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let timeout = p.timeout_ms.map(Duration::from_millis);
-    to_value(wait_reply(
+    Ok(wait_reply(
         wait_for(&view, WaitFor::TurnEnd, timeout).await?,
     ))
 }

@@ -14,29 +14,29 @@ use serde_json::json;
 use signaltty_actors::model::PaneView;
 use signaltty_actors::snapshot::{CHANGES_HELD, Change};
 use signaltty_protocol::{
-    EventLine, EventsDropped, PaneChange, PaneEvent, Request, Response, WireError, params,
+    EventLine, EventsDropped, PaneChange, PaneEvent, Response, WireError, params,
 };
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::handlers::{Ctx, find_pane, parse};
+use crate::handlers::{Ctx, find_pane};
 
 /// How long a write to a follower may wait for room in its socket.
 pub const WRITE_STALL: Duration = Duration::from_secs(5);
 
 /// Answers an `events` request and then follows changes until the client
 /// goes, falls behind or stops reading.
-pub async fn follow(mut write: OwnedWriteHalf, request: Request, ctx: &Ctx) {
+pub async fn follow(mut write: OwnedWriteHalf, id: u64, p: params::Events, ctx: &Ctx) {
     let mut changes = ctx.changes.subscribe();
-    let pane = match filter(ctx, request.params).await {
+    let pane = match filter(ctx, p).await {
         Ok(pane) => pane,
         Err(error) => {
-            let _ = send(&mut write, &Response::err(Some(request.id), error)).await;
+            let _ = send(&mut write, &Response::err(Some(id), error)).await;
             return;
         }
     };
-    if send(&mut write, &Response::ok(request.id, json!({})))
+    if send(&mut write, &Response::ok(id, json!({})))
         .await
         .is_err()
     {
@@ -71,8 +71,7 @@ pub async fn follow(mut write: OwnedWriteHalf, request: Request, ctx: &Ctx) {
 }
 
 /// The pane id to follow, if the request names one.
-async fn filter(ctx: &Ctx, params: serde_json::Value) -> Result<Option<String>, WireError> {
-    let p: params::Events = parse(params)?;
+async fn filter(ctx: &Ctx, p: params::Events) -> Result<Option<String>, WireError> {
     match p.pane {
         Some(query) => Ok(Some(find_pane(ctx, &query).await?.record.id)),
         None => Ok(None),

@@ -10,8 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use ractor::{ActorRef, Message, RactorErr};
-use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 use signaltty_actors::model::{Model, PaneView};
 use signaltty_actors::pane::{PaneMsg, ReadWhat, signal_by_name};
 use signaltty_actors::snapshot::SnapshotMsg;
@@ -27,10 +26,11 @@ use crate::input;
 use crate::server::ServerMsg;
 use crate::worktree::Worktrees;
 use crate::worktree::requests::{self as worktrees, Closing};
-use signaltty_protocol::limits::{Bounded, MAX_PANES, MAX_WORKSPACES};
+use signaltty_protocol::limits::{MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
-    ErrorCode, NextReply, NotificationsReply, OrphansStatusReply, PROTOCOL, ReadReply,
-    RestoreStatusReply, SnapshotStatusReply, StatusReply, WireError, method, params,
+    Call, ClosedReply, Done, ErrorCode, IdReply, Method, NextReply, NotificationsReply,
+    OrphansStatusReply, PROTOCOL, ReadReply, ResizeReply, RestoreStatusReply, SnapshotStatusReply,
+    StatusReply, TabNewReply, WireError, method, params,
 };
 
 /// What every handler may use.
@@ -53,57 +53,64 @@ pub struct Ctx {
 /// How long a request waits for an actor before answering UNAVAILABLE.
 pub(crate) const CALL_MS: u64 = 30_000;
 
-/// Every request but `ls` (rendered once per model version:
-/// [`crate::listing`]), `subscribe` and `pane.attach`, which the listener
-/// answers itself.
-pub async fn dispatch(ctx: &Ctx, method: &str, params: Value) -> Result<Value, WireError> {
-    match method {
-        method::STATUS => status(ctx).await,
-        method::WORKSPACE_NEW => workspace_new(ctx, parse(params)?).await,
-        method::WORKSPACE_SET => workspace_set(ctx, parse(params)?).await,
-        method::WORKSPACE_CLOSE => workspace_close(ctx, parse(params)?).await,
-        method::TAB_NEW => tab_new(ctx, parse(params)?).await,
-        method::TAB_CLOSE => tab_close(ctx, parse(params)?).await,
-        method::PANE_NEW => pane_new(ctx, parse(params)?).await,
-        method::PANE_SEND => pane_send(ctx, parse(params)?).await,
-        method::PANE_READ => pane_read(ctx, parse(params)?).await,
-        method::PANE_CLOSE => pane_close(ctx, parse(params)?).await,
-        method::PANE_KILL => pane_kill(ctx, parse(params)?).await,
-        method::PANE_RESIZE => pane_resize(ctx, parse(params)?).await,
-        method::PANE_RESUME => pane_revive(ctx, parse(params)?, PaneMsg::Resume).await,
-        method::PANE_RESPAWN => pane_revive(ctx, parse(params)?, PaneMsg::Respawn).await,
-        method::PANE_REPORT_SESSION => pane_report_session(ctx, parse(params)?).await,
-        method::PANE_SEEN => pane_seen(ctx, parse(params)?).await,
-        method::PANE_HOOK => pane_hook(ctx, parse(params)?).await,
-        method::NOTIFY => notify(ctx, parse(params)?).await,
-        method::NOTIFICATIONS => notifications(ctx, parse(params)?).await,
-        method::NEXT => next(ctx).await,
-        method::SHUTDOWN => shutdown(ctx),
-        method::DEBUG_PANIC => debug_panic(ctx, parse(params)?).await,
-        method::RENAME => crate::arrange::rename(ctx, parse(params)?).await,
-        method::FOCUS => crate::arrange::focus(ctx, parse(params)?).await,
-        method::TAB_SPLIT_RATIO => crate::arrange::split_ratio(ctx, parse(params)?).await,
-        method::PANE_EXPLAIN => crate::aware::explain(ctx, parse(params)?).await,
-        method::PANE_WAIT => crate::aware::wait(ctx, parse(params)?).await,
-        method::PANE_SEND_KEYS => crate::agents::send_keys(ctx, parse(params)?).await,
-        method::AGENT_START => crate::agents::start(ctx, parse(params)?).await,
-        method::AGENT_PROMPT => crate::agents::prompt(ctx, parse(params)?).await,
-        method::AGENT_WAIT => crate::aware::agent_wait(ctx, parse(params)?).await,
-        other => Err(WireError::new(
-            ErrorCode::UnknownMethod,
-            format!("unknown method {other:?}; this server speaks {PROTOCOL}"),
+/// The one match over every request: the table of contents of what a
+/// client can ask. Each arm names the method whose reply its handler must
+/// give, so a handler answering the wrong type does not compile. The
+/// listener serves the streams itself (`pane.attach`, `subscribe`,
+/// `events`) and `ls` from its cache.
+pub async fn dispatch(ctx: &Ctx, call: Call) -> Result<Value, WireError> {
+    use crate::{agents, arrange, aware};
+    match call {
+        Call::Status(_) => answer::<method::Status>(status(ctx).await),
+        Call::Ls(_) => answer::<method::Ls>(Ok(crate::listing::listing(&*model(ctx).await))),
+        Call::WorkspaceNew(p) => answer::<method::WorkspaceNew>(workspace_new(ctx, p).await),
+        Call::WorkspaceSet(p) => answer::<method::WorkspaceSet>(workspace_set(ctx, p).await),
+        Call::WorkspaceClose(p) => answer::<method::WorkspaceClose>(workspace_close(ctx, p).await),
+        Call::TabNew(p) => answer::<method::TabNew>(tab_new(ctx, p).await),
+        Call::TabClose(p) => answer::<method::TabClose>(tab_close(ctx, p).await),
+        Call::PaneNew(p) => answer::<method::PaneNew>(pane_new(ctx, p).await),
+        Call::PaneSend(p) => answer::<method::PaneSend>(pane_send(ctx, p).await),
+        Call::PaneRead(p) => answer::<method::PaneRead>(pane_read(ctx, p).await),
+        Call::PaneClose(p) => answer::<method::PaneClose>(pane_close(ctx, p).await),
+        Call::PaneKill(p) => answer::<method::PaneKill>(pane_kill(ctx, p).await),
+        Call::PaneResize(p) => answer::<method::PaneResize>(pane_resize(ctx, p).await),
+        Call::PaneResume(p) => {
+            answer::<method::PaneResume>(pane_revive(ctx, p, PaneMsg::Resume).await)
+        }
+        Call::PaneRespawn(p) => {
+            answer::<method::PaneRespawn>(pane_revive(ctx, p, PaneMsg::Respawn).await)
+        }
+        Call::PaneReportSession(p) => {
+            answer::<method::PaneReportSession>(pane_report_session(ctx, p).await)
+        }
+        Call::PaneSeen(p) => answer::<method::PaneSeen>(pane_seen(ctx, p).await),
+        Call::PaneHook(p) => answer::<method::PaneHook>(pane_hook(ctx, p).await),
+        Call::Notify(p) => answer::<method::Notify>(notify(ctx, p).await),
+        Call::Notifications(p) => answer::<method::Notifications>(notifications(ctx, p).await),
+        Call::Next(_) => answer::<method::Next>(next(ctx).await),
+        Call::Shutdown(_) => answer::<method::Shutdown>(shutdown(ctx)),
+        Call::DebugPanic(p) => answer::<method::DebugPanic>(debug_panic(ctx, p).await),
+        Call::Rename(p) => answer::<method::Rename>(arrange::rename(ctx, p).await),
+        Call::Focus(p) => answer::<method::Focus>(arrange::focus(ctx, p).await),
+        Call::TabSplitRatio(p) => {
+            answer::<method::TabSplitRatio>(arrange::split_ratio(ctx, p).await)
+        }
+        Call::PaneExplain(p) => answer::<method::PaneExplain>(aware::explain(ctx, p).await),
+        Call::PaneWait(p) => answer::<method::PaneWait>(aware::wait(ctx, p).await),
+        Call::PaneSendKeys(p) => answer::<method::PaneSendKeys>(agents::send_keys(ctx, p).await),
+        Call::AgentStart(p) => answer::<method::AgentStart>(agents::start(ctx, p).await),
+        Call::AgentPrompt(p) => answer::<method::AgentPrompt>(agents::prompt(ctx, p).await),
+        Call::AgentWait(p) => answer::<method::AgentWait>(aware::agent_wait(ctx, p).await),
+        Call::PaneAttach(_) | Call::Subscribe(_) | Call::Events(_) => Err(WireError::new(
+            ErrorCode::Internal,
+            "a stream is served by the connection, not dispatched",
         )),
     }
 }
 
-/// A request's parameters, typed and within their bounds
-/// ([`signaltty_protocol::limits`]).
-pub(crate) fn parse<P: DeserializeOwned + Bounded>(params: Value) -> Result<P, WireError> {
-    let params = if params.is_null() { json!({}) } else { params };
-    let params: P = serde_json::from_value(params)
-        .map_err(|e| WireError::new(ErrorCode::BadParams, format!("bad parameters: {e}")))?;
-    params.check_bounds()?;
-    Ok(params)
+/// A handler's typed reply, as the wire carries it.
+fn answer<M: Method>(reply: Result<M::Reply, WireError>) -> Result<Value, WireError> {
+    serde_json::to_value(reply?).map_err(|e| WireError::new(ErrorCode::Internal, e.to_string()))
 }
 
 /// Refuses to add one more of `what` when `count` are already held: the
@@ -166,7 +173,7 @@ pub(crate) fn workspace_actor(id: &str) -> Result<ActorRef<WorkspaceMsg>, WireEr
     )
 }
 
-async fn status(ctx: &Ctx) -> Result<Value, WireError> {
+async fn status(ctx: &Ctx) -> Result<StatusReply, WireError> {
     let model = model(ctx).await;
     let server = ractor::call_t!(ctx.server, ServerMsg::Status, CALL_MS).map_err(unavailable)?;
     let snapshot = server.snapshot;
@@ -204,14 +211,10 @@ async fn status(ctx: &Ctx) -> Result<Value, WireError> {
             survived: server.orphans.survived,
         },
     };
-    to_value(reply)
+    Ok(reply)
 }
 
-pub(crate) fn to_value<T: serde::Serialize>(value: T) -> Result<Value, WireError> {
-    serde_json::to_value(value).map_err(|e| WireError::new(ErrorCode::Internal, e.to_string()))
-}
-
-async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, WireError> {
+async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<IdReply, WireError> {
     let model = model(ctx).await;
     room_for("workspaces", model.workspaces.len(), MAX_WORKSPACES)?;
     // Before git makes anything: a name the server would refuse anyway.
@@ -251,10 +254,10 @@ async fn workspace_new(ctx: &Ctx, p: params::WorkspaceNew) -> Result<Value, Wire
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({ "id": id }))
+    Ok(IdReply { id })
 }
 
-async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Value, WireError> {
+async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Done, WireError> {
     let model = model(ctx).await;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let Some(on) = p.auto_resume else {
@@ -265,10 +268,10 @@ async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Value, Wire
     };
     let actor = workspace_actor(&ws.id)?;
     ractor::call_t!(actor, WorkspaceMsg::SetAutoResume, CALL_MS, on).map_err(unavailable)?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
-async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireError> {
+async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<ClosedReply, WireError> {
     let model = model(ctx).await;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
     let closing = Closing {
@@ -292,10 +295,10 @@ async fn workspace_close(ctx: &Ctx, p: params::Workspace) -> Result<Value, WireE
     .map_err(wire_error)?;
     let closed =
         worktrees::finish_close(&ctx.worktrees, planned, p.remove_worktree, p.force).await?;
-    to_value(closed)
+    Ok(closed)
 }
 
-async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<Value, WireError> {
+async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<TabNewReply, WireError> {
     let model = model(ctx).await;
     room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
@@ -321,10 +324,13 @@ async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({ "id": tab, "pane_id": pane }))
+    Ok(TabNewReply {
+        id: tab,
+        pane_id: pane,
+    })
 }
 
-async fn tab_close(ctx: &Ctx, p: params::Tab) -> Result<Value, WireError> {
+async fn tab_close(ctx: &Ctx, p: params::Tab) -> Result<Done, WireError> {
     let model = model(ctx).await;
     let tab = model.resolve_tab(&p.tab).map_err(wire_error)?;
     let actor = workspace_actor(&tab.workspace_id)?;
@@ -336,7 +342,7 @@ async fn tab_close(ctx: &Ctx, p: params::Tab) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
 fn parse_direction(direction: Option<&str>) -> Result<Direction, WireError> {
@@ -350,7 +356,7 @@ fn parse_direction(direction: Option<&str>) -> Result<Direction, WireError> {
     }
 }
 
-async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<Value, WireError> {
+async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<IdReply, WireError> {
     let model = model(ctx).await;
     room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
@@ -409,7 +415,7 @@ async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({ "id": id }))
+    Ok(IdReply { id })
 }
 
 pub(crate) async fn find_pane(ctx: &Ctx, query: &str) -> Result<PaneView, WireError> {
@@ -417,7 +423,7 @@ pub(crate) async fn find_pane(ctx: &Ctx, query: &str) -> Result<PaneView, WireEr
     model.resolve_pane(query).cloned().map_err(wire_error)
 }
 
-async fn pane_send(ctx: &Ctx, p: params::PaneSend) -> Result<Value, WireError> {
+async fn pane_send(ctx: &Ctx, p: params::PaneSend) -> Result<Done, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let mut bytes = p.text.into_bytes();
     if p.enter {
@@ -428,10 +434,10 @@ async fn pane_send(ctx: &Ctx, p: params::PaneSend) -> Result<Value, WireError> {
     input::send(&actor, &queue, bytes, Some(input::SEND_DEADLINE))
         .await
         .map_err(|e| e.to_wire(&view.record.id))?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
-async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<Value, WireError> {
+async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<ReadReply, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let what = match (p.tail, p.scrollback, p.all, p.since) {
         (None, None, false, None) => ReadWhat::Screen,
@@ -456,14 +462,14 @@ async fn pane_read(ctx: &Ctx, p: params::PaneRead) -> Result<Value, WireError> {
         CALL_MS
     )
     .map_err(unavailable)?;
-    to_value(ReadReply {
+    Ok(ReadReply {
         text: out.text,
         offset: out.offset,
         missed: out.missed,
     })
 }
 
-async fn pane_close(ctx: &Ctx, p: params::PaneClose) -> Result<Value, WireError> {
+async fn pane_close(ctx: &Ctx, p: params::PaneClose) -> Result<ClosedReply, WireError> {
     let model = model(ctx).await;
     let view = model.resolve_pane(&p.pane).map_err(wire_error)?;
     let closing = Closing {
@@ -475,7 +481,7 @@ async fn pane_close(ctx: &Ctx, p: params::PaneClose) -> Result<Value, WireError>
     close_pane(view).await?;
     let closed =
         worktrees::finish_close(&ctx.worktrees, planned, p.remove_worktree, p.force).await?;
-    to_value(closed)
+    Ok(closed)
 }
 
 /// Closes a pane through its workspace, leaving any worktree it has.
@@ -492,7 +498,7 @@ pub(crate) async fn close_pane(view: &PaneView) -> Result<(), WireError> {
     .map_err(wire_error)
 }
 
-async fn pane_kill(ctx: &Ctx, p: params::PaneKill) -> Result<Value, WireError> {
+async fn pane_kill(ctx: &Ctx, p: params::PaneKill) -> Result<Done, WireError> {
     let name = p.signal.as_deref().unwrap_or("TERM");
     let signal = signal_by_name(name).ok_or_else(|| {
         WireError::new(
@@ -516,10 +522,10 @@ async fn pane_kill(ctx: &Ctx, p: params::PaneKill) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
-async fn pane_resize(ctx: &Ctx, p: params::PaneResize) -> Result<Value, WireError> {
+async fn pane_resize(ctx: &Ctx, p: params::PaneResize) -> Result<ResizeReply, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let actor = pane_actor(&view)?;
     let size = ractor::call_t!(
@@ -532,7 +538,10 @@ async fn pane_resize(ctx: &Ctx, p: params::PaneResize) -> Result<Value, WireErro
         CALL_MS
     )
     .map_err(unavailable)?;
-    Ok(json!({ "rows": size.rows, "cols": size.cols }))
+    Ok(ResizeReply {
+        rows: size.rows,
+        cols: size.cols,
+    })
 }
 
 /// Resume or respawn: the pane answers once its new child has survived its
@@ -542,7 +551,7 @@ async fn pane_revive(
     ctx: &Ctx,
     p: params::Pane,
     message: fn(ractor::RpcReplyPort<Result<(), ActorError>>) -> PaneMsg,
-) -> Result<Value, WireError> {
+) -> Result<Done, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     worktrees::check_revivable(&view.record).await?;
     let actor = pane_actor(&view)?;
@@ -550,10 +559,10 @@ async fn pane_revive(
     ractor::call_t!(actor, message, CALL_MS)
         .map_err(unavailable)?
         .map_err(wire_error)?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
-async fn pane_report_session(ctx: &Ctx, p: params::ReportSession) -> Result<Value, WireError> {
+async fn pane_report_session(ctx: &Ctx, p: params::ReportSession) -> Result<Done, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let actor = pane_actor(&view)?;
     ractor::call_t!(
@@ -567,20 +576,20 @@ async fn pane_report_session(ctx: &Ctx, p: params::ReportSession) -> Result<Valu
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
-async fn pane_seen(ctx: &Ctx, p: params::Pane) -> Result<Value, WireError> {
+async fn pane_seen(ctx: &Ctx, p: params::Pane) -> Result<Done, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     ractor::call_t!(pane_actor(&view)?, PaneMsg::Seen, CALL_MS).map_err(unavailable)?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
 pub(crate) fn bad_params(e: impl std::fmt::Display) -> WireError {
     WireError::new(ErrorCode::BadParams, e.to_string())
 }
 
-async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Value, WireError> {
+async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Done, WireError> {
     let kind = AgentKind::parse(&p.agent).map_err(bad_params)?;
     let effect = adapters::hook_effect(kind, &p.event, p.message.as_deref()).map_err(bad_params)?;
     let view = find_pane(ctx, &p.pane).await?;
@@ -598,7 +607,7 @@ async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Value, WireError> {
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
 fn parse_severity(name: Option<&str>) -> Result<Severity, WireError> {
@@ -612,7 +621,7 @@ fn parse_severity(name: Option<&str>) -> Result<Severity, WireError> {
     }
 }
 
-async fn notify(ctx: &Ctx, p: params::Notify) -> Result<Value, WireError> {
+async fn notify(ctx: &Ctx, p: params::Notify) -> Result<Done, WireError> {
     let severity = parse_severity(p.severity.as_deref())?;
     match p.pane {
         Some(pane) => {
@@ -641,10 +650,13 @@ async fn notify(ctx: &Ctx, p: params::Notify) -> Result<Value, WireError> {
             read_at: None,
         })),
     }
-    Ok(json!({}))
+    Ok(Done {})
 }
 
-async fn notifications(ctx: &Ctx, p: params::Notifications) -> Result<Value, WireError> {
+async fn notifications(
+    ctx: &Ctx,
+    p: params::Notifications,
+) -> Result<NotificationsReply, WireError> {
     let model = model(ctx).await;
     let notifications = model
         .notifications
@@ -652,13 +664,13 @@ async fn notifications(ctx: &Ctx, p: params::Notifications) -> Result<Value, Wir
         .filter(|n| !p.unread || n.read_at.is_none())
         .cloned()
         .collect();
-    to_value(NotificationsReply { notifications })
+    Ok(NotificationsReply { notifications })
 }
 
 /// The pane that needs the user most: one whose agent is not busy with a
 /// turn, then the most severe attention, then the most recent. A working
 /// agent is picked only when nothing else needs the user.
-async fn next(ctx: &Ctx) -> Result<Value, WireError> {
+async fn next(ctx: &Ctx) -> Result<NextReply, WireError> {
     let model = model(ctx).await;
     let best = model
         .panes
@@ -675,22 +687,22 @@ async fn next(ctx: &Ctx) -> Result<Value, WireError> {
             .find(|w| w.id == p.record.workspace_id)
             .map(|w| w.name.clone())
     });
-    to_value(NextReply {
+    Ok(NextReply {
         pane: best.map(|view| crate::listing::ls_pane(view)),
         workspace,
     })
 }
 
-fn shutdown(ctx: &Ctx) -> Result<Value, WireError> {
+fn shutdown(ctx: &Ctx) -> Result<Done, WireError> {
     ctx.server
         .cast(ServerMsg::Shutdown)
         .map_err(|e| WireError::new(ErrorCode::Unavailable, e.to_string()))?;
-    Ok(json!({}))
+    Ok(Done {})
 }
 
 /// Fault injection, for the supervision tests: makes the named actor
 /// panic inside a message handler.
-async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Value, WireError> {
+async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Done, WireError> {
     if !ctx.faults_enabled {
         return Err(WireError::new(
             ErrorCode::Refused,
@@ -736,7 +748,7 @@ async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Value, WireErro
             "that actor is not running",
         ));
     }
-    Ok(json!({}))
+    Ok(Done {})
 }
 
 fn unavailable_actor(what: &str) -> ActorError {

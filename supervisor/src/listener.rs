@@ -22,9 +22,7 @@ use crate::attach;
 use crate::handlers::{self, Ctx};
 use crate::limits::{ClientLimits, ConnectionSlot, HeldInput, MAX_CONNECTIONS, SMALL_INPUT};
 use crate::server::ServerMsg;
-use signaltty_protocol::{
-    ErrorCode, Event, MAX_LINE, PROTOCOL, Request, Response, WireError, method,
-};
+use signaltty_protocol::{Call, ErrorCode, Event, MAX_LINE, Request, Response, WireError};
 
 pub struct ListenerArgs {
     pub listener: StdUnixListener,
@@ -261,9 +259,9 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
                 return;
             }
         };
-        let parsed = parse_request(&line);
+        let parsed = Request::parse(&line);
         drop(line);
-        let request = match parsed {
+        let Request { id, call, .. } = match parsed {
             Ok(request) => request,
             Err(response) => {
                 if write_response(&mut write, &response).await.is_err() {
@@ -272,47 +270,43 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
                 continue;
             }
         };
-        if request.method == method::PANE_ATTACH {
-            drop(held);
-            return attach::serve(reader, write, request, &ctx, limits).await;
-        }
-        if request.method == method::EVENTS {
-            drop(held);
-            // Followed until the client goes, even while nothing happens.
-            tokio::select! {
-                () = crate::events::follow(write, request, &ctx) => {}
-                () = client_gone(&mut reader) => {}
+        // The methods that turn the connection into a stream, and `ls`,
+        // answered from its cache; everything else is dispatched.
+        let result = match call {
+            Call::PaneAttach(params) => {
+                drop(held);
+                return attach::serve(reader, write, id, params, &ctx, limits).await;
             }
-            return;
-        }
-        if request.method == method::SUBSCRIBE {
-            drop(held);
-            return follow_changes(write, request.id, ctx.changes.subscribe()).await;
-        }
-        if request.method == method::LS {
-            let written = match crate::listing::answer(&ctx, request.id).await {
-                Ok(line) => write.write_all(&line).await,
-                Err(error) => {
-                    write_response(&mut write, &Response::err(Some(request.id), error)).await
+            Call::Events(params) => {
+                drop(held);
+                // Followed until the client goes, even while nothing happens.
+                tokio::select! {
+                    () = crate::events::follow(write, id, params, &ctx) => {}
+                    () = client_gone(&mut reader) => {}
                 }
-            };
-            if written.is_err() {
                 return;
             }
-            continue;
-        }
-        let id = request.id;
-        let dispatched = handlers::dispatch(&ctx, &request.method, request.params);
-        let result = if request.method == method::PANE_WAIT || request.method == method::AGENT_WAIT
-        {
+            Call::Subscribe(_) => {
+                drop(held);
+                return follow_changes(write, id, ctx.changes.subscribe()).await;
+            }
+            Call::Ls(_) => {
+                let written = match crate::listing::answer(&ctx, id).await {
+                    Ok(line) => write.write_all(&line).await,
+                    Err(error) => write_response(&mut write, &Response::err(Some(id), error)).await,
+                };
+                if written.is_err() {
+                    return;
+                }
+                continue;
+            }
             // A wait may last for ever: give it up as soon as its client
             // is gone, so that the pane forgets the waiter at once.
-            tokio::select! {
-                result = dispatched => result,
+            call @ (Call::PaneWait(_) | Call::AgentWait(_)) => tokio::select! {
+                result = handlers::dispatch(&ctx, call) => result,
                 () = client_gone(&mut reader) => return,
-            }
-        } else {
-            dispatched.await
+            },
+            call => handlers::dispatch(&ctx, call).await,
         };
         let response = match result {
             Ok(result) => Response::ok(id, result),
@@ -419,43 +413,6 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
             return Ok(Some(line));
         }
     }
-}
-
-/// Parses one request line; a line that is not a request gets the error
-/// response to send back.
-fn parse_request(line: &[u8]) -> Result<Request, Response> {
-    let value: serde_json::Value = serde_json::from_slice(line).map_err(|e| {
-        Response::err(
-            None,
-            WireError::new(
-                ErrorCode::BadRequest,
-                format!("the request is not valid JSON: {e}"),
-            ),
-        )
-    })?;
-    let id = value.get("id").and_then(serde_json::Value::as_u64);
-    let request: Request = serde_json::from_value(value).map_err(|e| {
-        Response::err(
-            id,
-            WireError::new(
-                ErrorCode::BadRequest,
-                format!("the request needs \"v\", \"id\" and \"method\": {e}"),
-            ),
-        )
-    })?;
-    if request.v != PROTOCOL {
-        return Err(Response::err(
-            id,
-            WireError::new(
-                ErrorCode::BadVersion,
-                format!(
-                    "protocol {:?} is not spoken here (this server speaks {PROTOCOL}); use a matching signaltty",
-                    request.v
-                ),
-            ),
-        ));
-    }
-    Ok(request)
 }
 
 #[cfg(test)]

@@ -70,7 +70,7 @@ pub async fn answer(ctx: &Ctx, id: u64) -> Result<Vec<u8>, WireError> {
     Ok(line)
 }
 
-fn listing(model: &Model) -> LsReply {
+pub(crate) fn listing(model: &Model) -> LsReply {
     let workspaces = model
         .workspaces
         .iter()

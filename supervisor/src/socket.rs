@@ -172,10 +172,22 @@ mod tests {
         use std::os::unix::fs::MetadataExt;
         assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o600);
         assert_eq!(std::fs::metadata(dir.path()).unwrap().mode() & 0o777, 0o700);
-        // A dead server leaves its socket file but releases the lock.
+        // A dead server leaves its socket file but releases the lock. (A
+        // process another test forks in this one holds copies of every
+        // descriptor until it execs: the lock and the listener may live on
+        // for that moment.)
         drop(first);
         assert!(path.exists());
-        let second = bind_exclusive(&path).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let second = loop {
+            match bind_exclusive(&path) {
+                Ok(bound) => break bound,
+                Err(SocketError::AlreadyRunning(_)) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        };
         assert!(UnixStream::connect(&second.path).is_ok());
     }
 }

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod agents;
+pub mod git;
 pub mod procs;
 pub mod sshd;
 pub mod terminal;
@@ -338,7 +339,7 @@ pub fn raw_call(socket: &Path, method: &str, params: Value) -> Value {
     use std::io::{BufRead, BufReader, Write};
     let mut stream = UnixStream::connect(socket).expect("connect");
     let request =
-        serde_json::json!({"v": "signaltty/1", "id": 1, "method": method, "params": params});
+        serde_json::json!({"v": "signaltty/2", "id": 1, "method": method, "params": params});
     let mut line = serde_json::to_vec(&request).expect("request");
     line.push(b'\n');
     stream.write_all(&line).expect("send");
@@ -355,6 +356,16 @@ pub fn all_panes(ls: &Value) -> Vec<Value> {
         }
     }
     panes
+}
+
+/// The resident memory of process `pid`, in KiB.
+pub fn rss_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS")
 }
 
 pub fn mode(path: &Path) -> u32 {
