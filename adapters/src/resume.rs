@@ -101,10 +101,8 @@ enum Word {
 
 #[derive(Clone, Copy)]
 enum Arity {
-    /// One value, in the next word (`with_value`) or after `=`.
-    One {
-        with_value: bool,
-    },
+    /// One value, in the next word or after `=`.
+    One,
     List,
     None,
 }
@@ -140,9 +138,8 @@ fn sort_launch_words(spec: &AdapterSpec, shape: &ArgTemplate, args: &[String]) -
             // An id never starts with `-`: a bare `--resume` is followed by
             // the next option, not by its value.
             Word::Session { with_value } => at + usize::from(with_value && next_is_value),
-            Word::Drop { with_value } | Word::Keep(Arity::One { with_value }) => {
-                at + usize::from(with_value && !inline && at < args.len())
-            }
+            Word::Drop { with_value } => at + usize::from(with_value && !inline && at < args.len()),
+            Word::Keep(Arity::One) => at + usize::from(!inline && at < args.len()),
             Word::Keep(Arity::None) => at,
             Word::Keep(Arity::List) if inline => at,
             Word::Keep(Arity::List) => {
@@ -170,7 +167,7 @@ fn option_word(spec: &AdapterSpec, shape: &ArgTemplate, name: &str) -> Word {
     } else if shape.words.iter().any(|w| w == name) {
         Word::Session { with_value: false }
     } else if AdapterSpec::has(&keeps.values, name) {
-        Word::Keep(Arity::One { with_value: true })
+        Word::Keep(Arity::One)
     } else if AdapterSpec::has(&keeps.lists, name) {
         Word::Keep(Arity::List)
     } else if AdapterSpec::has(&keeps.switches, name) {

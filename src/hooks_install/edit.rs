@@ -297,7 +297,7 @@ mod tests {
             &marker("claude"),
             &wanted("claude", events),
         )?;
-        Ok((to_text(&root, text), changed))
+        Ok((to_text(&root, text).unwrap(), changed))
     }
 
     #[test]

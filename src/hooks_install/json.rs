@@ -65,18 +65,15 @@ pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
 
 /// `value` as text indented the way `original` was (two spaces when it
 /// shows none), ending in a newline.
-pub fn to_text(value: &Json, original: &str) -> String {
+pub fn to_text(value: &Json, original: &str) -> Result<String, serde_json::Error> {
     let indent = indentation(original);
     let mut out = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
-    // Writing to a Vec cannot fail, and every Json value is serializable.
-    if value.serialize(&mut serializer).is_err() {
-        return String::new();
-    }
+    value.serialize(&mut serializer)?;
     let mut text = String::from_utf8_lossy(&out).into_owned();
     text.push('\n');
-    text
+    Ok(text)
 }
 
 /// The white space before the first indented line of `text`.
@@ -188,7 +185,7 @@ mod tests {
         let text =
             "{\n    \"zeta\": 1,\n    \"alpha\": {\"b\": [true, null, 2.5], \"a\": \"x\"}\n}\n";
         let value = parse(text).unwrap();
-        let back = to_text(&value, text);
+        let back = to_text(&value, text).unwrap();
         assert_eq!(
             back,
             "{\n    \"zeta\": 1,\n    \"alpha\": {\n        \"b\": [\n            true,\n            null,\n            2.5\n        ],\n        \"a\": \"x\"\n    }\n}\n"
@@ -201,7 +198,7 @@ mod tests {
         assert_eq!(parse(" \n").unwrap(), Json::Object(Vec::new()));
         assert!(parse("{\"a\": 1,}").is_err());
         assert!(parse("// a comment\n{}").is_err());
-        assert_eq!(to_text(&Json::Object(Vec::new()), ""), "{}\n");
+        assert_eq!(to_text(&Json::Object(Vec::new()), "").unwrap(), "{}\n");
     }
 
     #[test]

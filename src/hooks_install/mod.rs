@@ -58,6 +58,8 @@ pub enum InstallError {
     NotText(PathBuf),
     #[error("{path} cannot be parsed ({reason}); not touched — fix it or move it aside")]
     Unparseable { path: String, reason: String },
+    #[error("{path} cannot be written back as JSON ({reason}); not touched")]
+    Unwritable { path: String, reason: String },
     #[error("{path}: {reason}; not touched")]
     Shape { path: String, reason: ShapeError },
     #[error("{} changed while signaltty was editing it; not touched — run the command again", .0.display())]
@@ -261,7 +263,11 @@ fn planned(
             if layout == Layout::Flat && !install && changed && only_version(&root) {
                 return Ok(After::Remove);
             }
-            (changed, json::to_text(&root, text))
+            let new_text = json::to_text(&root, text).map_err(|e| InstallError::Unwritable {
+                path: current.shown(),
+                reason: e.to_string(),
+            })?;
+            (changed, new_text)
         }
         HookFormat::CodexNotify => {
             let mut doc: toml_edit::DocumentMut = text
