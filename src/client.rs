@@ -44,6 +44,10 @@ pub enum ClientError {
     Protocol(String),
     #[error("{0}")]
     Server(WireError),
+    /// Parameters refused before anything was sent, as the server would
+    /// refuse them (`BAD_PARAMS`).
+    #[error("{0}")]
+    BadParams(String),
     #[error("{0}")]
     BadRemote(String),
     #[error(

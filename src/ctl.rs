@@ -5,14 +5,15 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use signaltty_persistence::Lifecycle;
+
 use signaltty_protocol::{
-    ClosedReply, EventLine, ExplainReply, IdReply, LsPane, LsReply, LsWorktree, Method,
-    NotificationsReply, PaneChange, StatusReply, WaitReply, method, params,
+    ClosedReply, Direction, EventLine, ExplainReply, IdReply, Lifecycle, LsPane, LsReply,
+    LsWorktree, Method, Named, NotificationsReply, PaneChange, StatusReply, WaitReply, method,
+    params,
 };
 
 use crate::cli::{AgentCmd, Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
-use crate::client::Client;
+use crate::client::{Client, ClientError};
 use crate::clock;
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
@@ -237,13 +238,10 @@ impl Session {
                     workspace: new.workspace.clone(),
                     tab: new.tab.clone(),
                     split: new.split.clone(),
-                    direction: Some(
-                        match new.direction {
-                            SplitDirection::Right => "right",
-                            SplitDirection::Down => "down",
-                        }
-                        .to_string(),
-                    ),
+                    direction: Some(match new.direction {
+                        SplitDirection::Right => Direction::Right,
+                        SplitDirection::Down => Direction::Down,
+                    }),
                     cwd: self.dir(&new.cwd)?,
                     title: new.title.clone(),
                     argv: new.command.clone(),
@@ -341,7 +339,7 @@ impl Session {
             } => {
                 let p = params::PaneKill {
                     pane: pane.clone(),
-                    signal: Some(signal.clone()),
+                    signal: Some(named(signal)?),
                     group: *group,
                 };
                 self.done::<method::PaneKill>(p, &nothing)
@@ -354,7 +352,7 @@ impl Session {
             } => {
                 let p = params::Notify {
                     pane: pane.clone(),
-                    severity: Some(severity.clone()),
+                    severity: Some(named(severity)?),
                     title: title.clone(),
                     body: body.clone().unwrap_or_default(),
                 };
@@ -418,7 +416,7 @@ impl Session {
                 let p = params::PaneWait {
                     pane: pane.clone(),
                     exit: *exit,
-                    lifecycle: lifecycle.clone(),
+                    lifecycle: lifecycle.as_deref().map(named).transpose()?,
                     text: text.clone(),
                     timeout_ms: timeout.map(millis).transpose()?,
                 };
@@ -549,6 +547,12 @@ impl Session {
             }
         }
     }
+}
+
+/// A word of the command line that names a signal, a severity, a
+/// lifecycle: refused here as the server would refuse it.
+fn named<T: Named>(word: &str) -> Result<T, ClientError> {
+    T::from_word(word).map_err(ClientError::BadParams)
 }
 
 /// `--timeout SECS` as milliseconds.
@@ -800,9 +804,9 @@ fn worktree_badge(worktree: Option<&LsWorktree>) -> String {
 }
 
 /// `  !level` for an outstanding attention, else nothing.
-fn attention_badge(attention: signaltty_persistence::Attention) -> String {
+fn attention_badge(attention: signaltty_protocol::Attention) -> String {
     match attention {
-        signaltty_persistence::Attention::None => String::new(),
+        signaltty_protocol::Attention::None => String::new(),
         other => format!("  !{}", wire_name(other)),
     }
 }

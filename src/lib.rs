@@ -103,6 +103,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
 fn report(err: &anyhow::Error, json: bool) {
     let (code, message) = match err.downcast_ref::<client::ClientError>() {
         Some(client::ClientError::Server(wire)) => (wire.code.as_str(), wire.message.clone()),
+        Some(client::ClientError::BadParams(message)) => ("BAD_PARAMS", message.clone()),
         Some(client::ClientError::Ssh(failure)) if !json => {
             // ssh's own words, as it wrote them; then the hint, one line.
             if !failure.stderr.is_empty() {

@@ -24,6 +24,7 @@ mod events;
 pub mod frame;
 pub mod limits;
 mod methods;
+mod names;
 pub mod params;
 mod replies;
 pub mod schema;
@@ -36,7 +37,8 @@ pub use replies::*;
 
 /// The record types the wire carries, named here so clients need no other
 /// crate to read them.
-pub use signaltty_persistence::{Attention, Branch, Direction, Layout, Lifecycle};
+pub use names::{Named, Signal};
+pub use signaltty_persistence::{Attention, Branch, Direction, Layout, Lifecycle, Severity};
 
 /// The protocol version every envelope carries.
 /// It changes when the methods or their types change incompatibly; a

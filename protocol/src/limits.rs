@@ -124,7 +124,6 @@ impl Bounded for PaneNew {
         reference("workspace", &self.workspace)?;
         opt_text("tab", &self.tab, MAX_NAME_BYTES)?;
         opt_text("split", &self.split, MAX_NAME_BYTES)?;
-        opt_text("direction", &self.direction, MAX_WORD_BYTES)?;
         opt_text("the working directory (cwd)", &self.cwd, MAX_PATH_BYTES)?;
         title("the pane title", &self.title)?;
         opt_text("the worktree name", &self.worktree, MAX_NAME_BYTES)?;
@@ -158,8 +157,7 @@ impl Bounded for Pane {
 
 impl Bounded for PaneKill {
     fn check_bounds(&self) -> Result<(), WireError> {
-        reference("pane", &self.pane)?;
-        opt_text("signal", &self.signal, MAX_WORD_BYTES)
+        reference("pane", &self.pane)
     }
 }
 
@@ -186,7 +184,6 @@ impl Bounded for PaneAttach {
 impl Bounded for Notify {
     fn check_bounds(&self) -> Result<(), WireError> {
         opt_text("pane", &self.pane, MAX_NAME_BYTES)?;
-        opt_text("severity", &self.severity, MAX_WORD_BYTES)?;
         text("the notification title", &self.title, MAX_TITLE_BYTES)?;
         text("the notification body", &self.body, MAX_MESSAGE_BYTES)
     }
@@ -282,7 +279,6 @@ impl Bounded for AgentPrompt {
 impl Bounded for PaneWait {
     fn check_bounds(&self) -> Result<(), WireError> {
         reference("pane", &self.pane)?;
-        opt_text("the lifecycle", &self.lifecycle, MAX_WORD_BYTES)?;
         opt_text("the --text pattern", &self.text, MAX_WAIT_PATTERN)
     }
 }

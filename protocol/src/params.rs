@@ -86,8 +86,8 @@ pub struct PaneNew {
     /// The pane to split; the tab's active pane when absent.
     #[serde(default)]
     pub split: Option<String>,
-    #[serde(default)]
-    pub direction: Option<String>,
+    #[serde(default, deserialize_with = "crate::names::strict")]
+    pub direction: Option<crate::Direction>,
     #[serde(default)]
     pub cwd: Option<String>,
     #[serde(default)]
@@ -161,9 +161,9 @@ pub struct Pane {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PaneKill {
     pub pane: String,
-    /// A signal name such as `TERM`, `KILL`, `INT`, `HUP`; TERM if absent.
+    /// TERM if absent.
     #[serde(default)]
-    pub signal: Option<String>,
+    pub signal: Option<crate::Signal>,
     /// Signal the pane's whole process group, not just its child.
     #[serde(default)]
     pub group: bool,
@@ -262,9 +262,9 @@ pub struct SplitRatio {
 pub struct Notify {
     #[serde(default)]
     pub pane: Option<String>,
-    /// `info`, `warning` or `error`.
-    #[serde(default)]
-    pub severity: Option<String>,
+    /// `info` when absent.
+    #[serde(default, deserialize_with = "crate::names::strict")]
+    pub severity: Option<crate::Severity>,
     pub title: String,
     #[serde(default)]
     pub body: String,
@@ -321,8 +321,8 @@ pub struct PaneWait {
     pub pane: String,
     #[serde(default)]
     pub exit: bool,
-    #[serde(default)]
-    pub lifecycle: Option<String>,
+    #[serde(default, deserialize_with = "crate::names::strict")]
+    pub lifecycle: Option<crate::Lifecycle>,
     #[serde(default)]
     pub text: Option<String>,
     #[serde(default)]

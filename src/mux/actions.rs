@@ -121,13 +121,7 @@ impl Mux {
             workspace: self.workspace.clone(),
             tab: Some(tab),
             split: Some(focused),
-            direction: Some(
-                match direction {
-                    Direction::Right => "right",
-                    Direction::Down => "down",
-                }
-                .into(),
-            ),
+            direction: Some(direction),
             cwd: self.here(),
             rows: Some(rows),
             cols: Some(cols),

@@ -9,7 +9,6 @@ use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::pane::aware::explain_screen;
 use signaltty_actors::pane::wait::{WaitFor, WaitMet};
 use signaltty_adapters::AgentKind;
-use signaltty_persistence::Lifecycle;
 use signaltty_protocol::{ErrorCode, ExplainReply, ResumeExplained, WaitReply, WireError, params};
 
 use crate::handlers::{CALL_MS, Ctx, bad_params, find_pane, pane_actor, unavailable, wire_error};
@@ -149,7 +148,7 @@ pub(crate) async fn wait_for(
 fn condition(p: &params::PaneWait) -> Result<WaitFor, WireError> {
     match (p.exit, &p.lifecycle, &p.text) {
         (true, None, None) => Ok(WaitFor::Exit),
-        (false, Some(name), None) => lifecycle(name).map(WaitFor::Lifecycle),
+        (false, Some(lifecycle), None) => Ok(WaitFor::Lifecycle(*lifecycle)),
         (false, None, Some(text)) => regex::RegexBuilder::new(text)
             .size_limit(PATTERN_SIZE_LIMIT)
             .build()
@@ -159,21 +158,4 @@ fn condition(p: &params::PaneWait) -> Result<WaitFor, WireError> {
             "wait for exactly one of --exit, --lifecycle STATE, --text REGEX",
         )),
     }
-}
-
-fn lifecycle(name: &str) -> Result<Lifecycle, WireError> {
-    Ok(match name {
-        "working" => Lifecycle::Working,
-        "blocked" => Lifecycle::Blocked,
-        "done" => Lifecycle::Done,
-        "idle" => Lifecycle::Idle,
-        "failed" => Lifecycle::Failed,
-        "exited" => Lifecycle::Exited,
-        "unknown" => Lifecycle::Unknown,
-        other => {
-            return Err(bad_params(format!(
-                "lifecycle {other:?} is not one of working, blocked, done, idle, failed, exited, unknown"
-            )));
-        }
-    })
 }

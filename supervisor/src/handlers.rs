@@ -12,7 +12,7 @@ use std::sync::Arc;
 use ractor::{ActorRef, Message, RactorErr};
 use serde_json::Value;
 use signaltty_actors::model::{Model, PaneView};
-use signaltty_actors::pane::{PaneMsg, ReadWhat, signal_by_name};
+use signaltty_actors::pane::{PaneMsg, ReadWhat};
 use signaltty_actors::snapshot::SnapshotMsg;
 use signaltty_actors::snapshot::read::ModelReader;
 use signaltty_actors::tab::{SplitAt, TabMsg};
@@ -29,8 +29,8 @@ use crate::worktree::requests::{self as worktrees, Closing};
 use signaltty_protocol::limits::{MAX_PANES, MAX_WORKSPACES};
 use signaltty_protocol::{
     Call, ClosedReply, Done, ErrorCode, IdReply, Method, NextReply, NotificationsReply,
-    OrphansStatusReply, PROTOCOL, ReadReply, ResizeReply, RestoreStatusReply, SnapshotStatusReply,
-    StatusReply, TabNewReply, WireError, method, params,
+    OrphansStatusReply, PROTOCOL, ReadReply, ResizeReply, RestoreStatusReply, Signal,
+    SnapshotStatusReply, StatusReply, TabNewReply, WireError, method, params,
 };
 
 /// What every handler may use.
@@ -345,22 +345,11 @@ async fn tab_close(ctx: &Ctx, p: params::Tab) -> Result<Done, WireError> {
     Ok(Done {})
 }
 
-fn parse_direction(direction: Option<&str>) -> Result<Direction, WireError> {
-    match direction {
-        None | Some("right") => Ok(Direction::Right),
-        Some("down") => Ok(Direction::Down),
-        Some(other) => Err(WireError::new(
-            ErrorCode::BadParams,
-            format!("direction {other:?} is not right or down"),
-        )),
-    }
-}
-
 async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<IdReply, WireError> {
     let model = model(ctx).await;
     room_for("panes", model.panes.len(), MAX_PANES)?;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
-    let direction = parse_direction(p.direction.as_deref())?;
+    let direction = p.direction.unwrap_or(Direction::Right);
     let split_pane = match &p.split {
         Some(query) => Some(model.resolve_pane(query).map_err(wire_error)?),
         None => None,
@@ -498,16 +487,25 @@ pub(crate) async fn close_pane(view: &PaneView) -> Result<(), WireError> {
     .map_err(wire_error)
 }
 
+/// The number of a signal a client may send.
+fn signal_number(signal: Signal) -> i32 {
+    match signal {
+        Signal::Hup => libc::SIGHUP,
+        Signal::Int => libc::SIGINT,
+        Signal::Quit => libc::SIGQUIT,
+        Signal::Term => libc::SIGTERM,
+        Signal::Kill => libc::SIGKILL,
+        Signal::Usr1 => libc::SIGUSR1,
+        Signal::Usr2 => libc::SIGUSR2,
+        Signal::Cont => libc::SIGCONT,
+        Signal::Stop => libc::SIGSTOP,
+        Signal::Tstp => libc::SIGTSTP,
+        Signal::Winch => libc::SIGWINCH,
+    }
+}
+
 async fn pane_kill(ctx: &Ctx, p: params::PaneKill) -> Result<Done, WireError> {
-    let name = p.signal.as_deref().unwrap_or("TERM");
-    let signal = signal_by_name(name).ok_or_else(|| {
-        WireError::new(
-            ErrorCode::BadParams,
-            format!(
-                "signal {name:?} is not allowed; use one of HUP INT QUIT TERM KILL USR1 USR2 CONT STOP TSTP WINCH"
-            ),
-        )
-    })?;
+    let signal = signal_number(p.signal.unwrap_or(Signal::Term));
     let view = find_pane(ctx, &p.pane).await?;
     let actor = pane_actor(&view)?;
     let group = p.group;
@@ -610,19 +608,8 @@ async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Done, WireError> {
     Ok(Done {})
 }
 
-fn parse_severity(name: Option<&str>) -> Result<Severity, WireError> {
-    match name {
-        None | Some("info") => Ok(Severity::Info),
-        Some("warning") => Ok(Severity::Warning),
-        Some("error") => Ok(Severity::Error),
-        Some(other) => Err(bad_params(format!(
-            "severity {other:?} is not info, warning or error"
-        ))),
-    }
-}
-
 async fn notify(ctx: &Ctx, p: params::Notify) -> Result<Done, WireError> {
-    let severity = parse_severity(p.severity.as_deref())?;
+    let severity = p.severity.unwrap_or(Severity::Info);
     match p.pane {
         Some(pane) => {
             let view = find_pane(ctx, &pane).await?;

@@ -966,23 +966,3 @@ fn default_shell() -> String {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "/bin/sh".to_string())
 }
-
-/// The signals a client may send, by name (with or without `SIG`).
-pub fn signal_by_name(name: &str) -> Option<i32> {
-    let name = name.trim().to_ascii_uppercase();
-    let name = name.strip_prefix("SIG").unwrap_or(&name);
-    Some(match name {
-        "HUP" => libc::SIGHUP,
-        "INT" => libc::SIGINT,
-        "QUIT" => libc::SIGQUIT,
-        "TERM" => libc::SIGTERM,
-        "KILL" => libc::SIGKILL,
-        "USR1" => libc::SIGUSR1,
-        "USR2" => libc::SIGUSR2,
-        "CONT" => libc::SIGCONT,
-        "STOP" => libc::SIGSTOP,
-        "TSTP" => libc::SIGTSTP,
-        "WINCH" => libc::SIGWINCH,
-        _ => return None,
-    })
-}
