@@ -125,6 +125,9 @@ pub enum Command {
     },
     /// Every session, running or only saved, with its counts
     Sessions,
+    /// Wire an agent's hooks to signaltty (`ctl hook`) in its own config
+    #[command(subcommand)]
+    Hooks(HooksCmd),
     /// The far end of `--host`: connects this machine's server (starting it
     /// if needed) to stdin and stdout; run by ssh, not by hand
     Bridge,
@@ -150,6 +153,37 @@ fn session_from_env(value: Option<String>) -> Result<Option<SessionName>, BadSes
         None => Ok(None),
         Some(name) => SessionName::parse(&name).map(Some),
     }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksCmd {
+    /// Add signaltty's hooks to the agent's config, merged with what is
+    /// there (claude, codex, gemini, qwen, copilot)
+    Install {
+        kind: String,
+        /// Show the change as a diff and write nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// The user's config, or the current project's
+        #[arg(long, value_enum, default_value = "user")]
+        scope: HookScope,
+    },
+    /// Remove exactly the hooks `install` added
+    Uninstall {
+        kind: String,
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long, value_enum, default_value = "user")]
+        scope: HookScope,
+    },
+    /// Where each agent's hooks are, and whether signaltty's are in them
+    Status,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookScope {
+    User,
+    Project,
 }
 
 #[derive(Debug, Default, Args)]

@@ -652,6 +652,15 @@ fn print_explained(e: &ExplainReply, out: &mut dyn Write) -> std::io::Result<()>
     if e.waiting > 0 {
         writeln!(out, "waiting     {} `ctl wait` client(s)", e.waiting)?;
     }
+    if let Some(resume) = &e.resume {
+        writeln!(out, "resume      {}", resume.argv.join(" "))?;
+        let words = |list: &[String]| match list.is_empty() {
+            true => "(nothing)".to_string(),
+            false => signaltty_protocol::shown_words(list),
+        };
+        writeln!(out, "  keeps     {}", words(&resume.kept))?;
+        writeln!(out, "  drops     {}", words(&resume.dropped))?;
+    }
     for line in &e.evidence {
         writeln!(out, "  │ {line}")?;
     }

@@ -9,6 +9,9 @@
 //! running, the saved files) for. Its clients (`ctl`, `attach`, `mux`) use
 //! `signaltty-protocol` and `signaltty-screen` only, never the server
 //! stack, and open every connection through `client::connect_stream`.
+//! `hooks install` edits agents' config files with the pure facts of
+//! `signaltty-adapters` (no I/O of its own, no server), and never talks to
+//! a server.
 
 mod attach;
 mod bridge;
@@ -18,6 +21,7 @@ mod clock;
 mod ctl;
 mod docs;
 mod hook;
+mod hooks_install;
 mod mux;
 pub mod remote;
 mod sessions;
@@ -85,6 +89,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Ui { workspace }) => up::open_mux(cli, workspace.as_deref()),
         Some(Command::Sessions) => sessions::run(cli),
+        Some(Command::Hooks(cmd)) => hooks_install::run(cmd, &mut std::io::stdout().lock()),
         Some(Command::Bridge) => bridge::run(cli),
         Some(Command::Completions { shell }) => docs::completions(*shell, cli.json),
         Some(Command::Man) => docs::man(cli.json),

@@ -225,10 +225,11 @@ pub fn restored_state(record: &PaneRecord) -> PaneState {
     }
 }
 
-/// The official resume argv for a pane's agent, built by its adapter from
-/// the persisted session id; `None` when there is no agent, no id, or the
-/// id does not pass the adapter's validation.
-pub fn resume_command(record: &PaneRecord) -> Option<Vec<String>> {
+/// The official resume command for a pane's agent, built by its adapter
+/// from the persisted session id and launch command (with what of that
+/// command it keeps and drops); `None` when there is no agent, no id, or
+/// the id does not pass the adapter's validation.
+pub fn resume_command(record: &PaneRecord) -> Option<adapters::ResumeCommand> {
     let agent = record.agent.as_ref()?;
     let kind = AgentKind::parse(&agent.kind).ok()?;
     let id = adapters::validate_session_id(kind, agent.agent_session_id.as_deref()?).ok()?;

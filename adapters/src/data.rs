@@ -13,9 +13,12 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::Deserialize;
 
+use crate::hook_config::{HookConfig, HookFormat, ProjectRoot};
 use crate::hooks::{AgentActivity, AgentNeeds, HookEffect, HookRule};
 use crate::kind::AgentKind;
-use crate::kinds::{AdapterSpec, ArgTemplate, IdRule, SessionStore, StoreFormat, StoreRoot};
+use crate::kinds::{
+    AdapterSpec, ArgTemplate, IdRule, ResumeKeeps, SessionStore, StoreFormat, StoreRoot,
+};
 use crate::rules::{RuleFile, Rules, RulesSource};
 
 /// The bundled data file of `kind`; `None` for generic panes.
@@ -101,7 +104,44 @@ struct AgentFile {
     sessions: Option<StoreText>,
     #[serde(default, rename = "hook")]
     hooks: Vec<HookText>,
+    #[serde(default)]
+    hook_config: Option<HookConfigText>,
     screen: RuleFile,
+}
+
+/// `[hook_config]`: where `signaltty hooks install` writes.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HookConfigText {
+    format: HookFormatText,
+    /// The config directory under `$HOME`, unless one of `env` is set.
+    home: String,
+    #[serde(default)]
+    env: Vec<EnvText>,
+    /// The user's hook file, inside the config directory.
+    user: String,
+    #[serde(default)]
+    project: Option<String>,
+    #[serde(default)]
+    project_root: Option<ProjectRootText>,
+    /// The CLI version this was checked against, and how.
+    #[allow(dead_code)] // for people
+    checked: String,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum HookFormatText {
+    SettingsHooks,
+    CopilotHooks,
+    CodexNotify,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum ProjectRootText {
+    Cwd,
+    GitRoot,
 }
 
 #[derive(Debug, Deserialize)]
@@ -143,6 +183,24 @@ struct LaunchText {
     resume_subcommand: Vec<String>,
     #[serde(default)]
     secret_flags: Vec<String>,
+    #[serde(default)]
+    resume_keeps: KeepsText,
+}
+
+/// `[launch.resume_keeps]`: the launch options a resume repeats.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeepsText {
+    /// What these were checked against (each CLI's `--help`).
+    #[allow(dead_code)] // for people
+    #[serde(default)]
+    checked: String,
+    #[serde(default)]
+    values: Vec<String>,
+    #[serde(default)]
+    lists: Vec<String>,
+    #[serde(default)]
+    switches: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -250,6 +308,11 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
     if file.package_markers.iter().any(|m| m.len() < 3) {
         return Err("a package marker must be at least 3 characters".into());
     }
+    let resume_keeps = resume_keeps(&launch, resume.as_ref())?;
+    let hook_config = file
+        .hook_config
+        .map(|config| hook_config(config, !file.hooks.is_empty()))
+        .transpose()?;
     let screen =
         Rules::compile(file.screen, RulesSource::Bundled).map_err(|e| format!("screen {e}"))?;
     Ok(AdapterSpec {
@@ -264,11 +327,74 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         subcommands: launch.subcommands,
         secret_flags: launch.secret_flags,
         resume_subcommand: launch.resume_subcommand,
+        resume_keeps,
         hooks: file.hooks.into_iter().map(hook_rule).collect(),
+        hook_config,
         process_names: file.process_names,
         package_markers: file.package_markers,
         screen: Some(screen),
         sessions: file.sessions.map(store).transpose()?,
+    })
+}
+
+/// `[launch.resume_keeps]`, checked against the rest of `[launch]`: a kept
+/// option must never be one that picks a session, steers away from one, or
+/// holds a secret, and its arity must agree with `value_options`.
+fn resume_keeps(launch: &LaunchText, resume: Option<&ArgTemplate>) -> Result<ResumeKeeps, String> {
+    let keeps = &launch.resume_keeps;
+    check_flags("resume_keeps.values", &keeps.values)?;
+    check_flags("resume_keeps.lists", &keeps.lists)?;
+    check_flags("resume_keeps.switches", &keeps.switches)?;
+    let all: Vec<&String> = keeps
+        .values
+        .iter()
+        .chain(&keeps.lists)
+        .chain(&keeps.switches)
+        .collect();
+    if !all.is_empty() && resume.is_none() {
+        return Err("resume_keeps needs a resume command to keep them in".into());
+    }
+    let template_words = resume.map_or(&[][..], |t| &t.words[..]);
+    for flag in &all {
+        let forbidden = [
+            ("session_flags", &launch.session_flags),
+            ("hands_off_flags", &launch.hands_off_flags),
+            ("secret_flags", &launch.secret_flags),
+        ];
+        if let Some((list, _)) = forbidden.iter().find(|(_, l)| l.contains(flag)) {
+            return Err(format!("resume_keeps: {flag:?} is one of {list}"));
+        }
+        if template_words.iter().any(|w| w == *flag) {
+            return Err(format!(
+                "resume_keeps: {flag:?} is a word of the resume command"
+            ));
+        }
+        if all.iter().filter(|f| f == &flag).count() > 1 {
+            return Err(format!("resume_keeps: {flag:?} is listed twice"));
+        }
+    }
+    if let Some(flag) = keeps
+        .values
+        .iter()
+        .find(|f| !launch.value_options.contains(f))
+    {
+        return Err(format!(
+            "resume_keeps.values: {flag:?} is not in value_options"
+        ));
+    }
+    if let Some(flag) = keeps
+        .switches
+        .iter()
+        .find(|f| launch.value_options.contains(f))
+    {
+        return Err(format!(
+            "resume_keeps.switches: {flag:?} takes a value (it is in value_options)"
+        ));
+    }
+    Ok(ResumeKeeps {
+        values: keeps.values.clone(),
+        lists: keeps.lists.clone(),
+        switches: keeps.switches.clone(),
     })
 }
 
@@ -378,24 +504,61 @@ fn hook_rule(hook: HookText) -> HookRule {
     }
 }
 
-fn store(text: StoreText) -> Result<SessionStore, String> {
-    relative_path("sessions.home", &text.home)?;
-    for env in &text.env {
+fn hook_config(text: HookConfigText, has_events: bool) -> Result<HookConfig, String> {
+    let format = match text.format {
+        HookFormatText::SettingsHooks => HookFormat::SettingsHooks,
+        HookFormatText::CopilotHooks => HookFormat::CopilotHooks,
+        HookFormatText::CodexNotify => HookFormat::CodexNotify,
+    };
+    if format != HookFormat::CodexNotify && !has_events {
+        return Err("hook_config needs [[hook]] events to install".into());
+    }
+    relative_path("hook_config.home", &text.home)?;
+    relative_path("hook_config.user", &text.user)?;
+    let project = match (text.project, text.project_root) {
+        (Some(file), root) => {
+            relative_path("hook_config.project", &file)?;
+            let root = match root {
+                Some(ProjectRootText::GitRoot) => ProjectRoot::GitRoot,
+                Some(ProjectRootText::Cwd) | None => ProjectRoot::Cwd,
+            };
+            Some((root, file))
+        }
+        (None, Some(_)) => return Err("hook_config.project_root needs a project file".into()),
+        (None, None) => None,
+    };
+    Ok(HookConfig {
+        format,
+        dir: store_root(text.home, text.env, "hook_config.env")?,
+        user_file: text.user,
+        project,
+    })
+}
+
+/// Where a directory of the agent's is: the first of `env` that is set
+/// (plus its suffix), else `$HOME/home`.
+fn store_root(home: String, env: Vec<EnvText>, what: &str) -> Result<StoreRoot, String> {
+    for env in &env {
         let name_ok = !env.name.is_empty()
             && env
                 .name
                 .chars()
                 .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
         if !name_ok {
-            return Err(format!(
-                "sessions.env {:?} is not a variable name",
-                env.name
-            ));
+            return Err(format!("{what} {:?} is not a variable name", env.name));
         }
         if !env.suffix.is_empty() {
-            relative_path("sessions.env suffix", &env.suffix)?;
+            relative_path(&format!("{what} suffix"), &env.suffix)?;
         }
     }
+    Ok(StoreRoot {
+        env: env.into_iter().map(|e| (e.name, e.suffix)).collect(),
+        home_path: home,
+    })
+}
+
+fn store(text: StoreText) -> Result<SessionStore, String> {
+    relative_path("sessions.home", &text.home)?;
     let jsonl = (text.files, text.id_field, text.cwd_field);
     let format = match (plain_format(text.reader), jsonl) {
         (Some(format), (None, None, None)) => format,
@@ -415,10 +578,7 @@ fn store(text: StoreText) -> Result<SessionStore, String> {
         }
         (None, _) => return Err("reader jsonl-heads needs files, id_field and cwd_field".into()),
     };
-    let root = StoreRoot {
-        env: text.env.into_iter().map(|e| (e.name, e.suffix)).collect(),
-        home_path: text.home,
-    };
+    let root = store_root(text.home, text.env, "sessions.env")?;
     Ok(SessionStore { format, root })
 }
 
@@ -492,6 +652,37 @@ mod tests {
             ("home = \".claude\"", "home = \"../x\"", ".."),
             ("activity = \"done\"", "activity = \"asleep\"", "asleep"),
             ("rows = 24", "rows = 0", "rows"),
+            (
+                "\"--model\", \"--permission-mode\"",
+                "\"--resume\", \"--permission-mode\"",
+                "session_flags",
+            ),
+            (
+                "\"--model\", \"--permission-mode\"",
+                "\"--print\", \"--permission-mode\"",
+                "value_options",
+            ),
+            (
+                "\"--strict-mcp-config\", \"--verbose\"",
+                "\"--strict-mcp-config\", \"--debug-file\"",
+                "takes a value",
+            ),
+            (
+                "\"--strict-mcp-config\", \"--verbose\"",
+                "\"--strict-mcp-config\", \"--add-dir\"",
+                "twice",
+            ),
+            ("format = \"settings-hooks\"", "format = \"ini\"", "ini"),
+            (
+                "user = \"settings.json\"",
+                "user = \"../settings.json\"",
+                "hook_config.user",
+            ),
+            (
+                "project = \".claude/settings.json\"",
+                "project_root = \"git-root\"",
+                "needs a project file",
+            ),
         ];
         let text = bundled(AgentKind::Claude).unwrap();
         for (this, that, needle) in cases {

@@ -27,9 +27,12 @@
 //! * `resume_subcommand` — the words of a subcommand whose next positional
 //!   is the id of the session it resumes (codex's `resume`, amp's `threads
 //!   continue`).
+//! * `resume_keeps` — the launch options a resume repeats (see
+//!   [`ResumeKeeps`] and `resume.rs`); every other launch word is dropped.
 
 use regex::Regex;
 
+use crate::hook_config::HookConfig;
 use crate::hooks::HookRule;
 use crate::kind::AgentKind;
 use crate::rules::Rules;
@@ -67,6 +70,20 @@ impl ArgTemplate {
             .map(|word| word.replace(Self::ID, id))
             .collect()
     }
+}
+
+/// The launch options that are safe to repeat when a session is resumed:
+/// they set up the session (model, permission mode, extra directories…)
+/// rather than start something (a prompt, a one-shot run, a new worktree).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ResumeKeeps {
+    /// Options that take exactly one value (`--model opus`, `--model=opus`).
+    pub(crate) values: Vec<String>,
+    /// Options that take every following word up to the next option, as
+    /// commander's `<dirs...>` and yargs' arrays do (`--add-dir a b`).
+    pub(crate) lists: Vec<String>,
+    /// Options that take no value (`--dangerously-skip-permissions`).
+    pub(crate) switches: Vec<String>,
 }
 
 /// Where a session store lives: the first of `env` that the agent's
@@ -139,8 +156,12 @@ pub(crate) struct AdapterSpec {
     pub(crate) secret_flags: Vec<String>,
     /// Empty when the kind has no resume subcommand.
     pub(crate) resume_subcommand: Vec<String>,
+    /// The launch options a resume carries over.
+    pub(crate) resume_keeps: ResumeKeeps,
     /// What each of its hook events means (see `hooks.rs`).
     pub(crate) hooks: Vec<HookRule>,
+    /// Where it reads its hook configuration (see `hook_config.rs`).
+    pub(crate) hook_config: Option<HookConfig>,
     /// Basenames its running process shows as its executable or argv[0],
     /// or as the script an interpreter (node, bun, python…) runs.
     pub(crate) process_names: Vec<String>,
@@ -169,7 +190,9 @@ impl AdapterSpec {
             subcommands: Vec::new(),
             secret_flags: Vec::new(),
             resume_subcommand: Vec::new(),
+            resume_keeps: ResumeKeeps::default(),
             hooks: Vec::new(),
+            hook_config: None,
             process_names: Vec::new(),
             package_markers: Vec::new(),
             screen: None,

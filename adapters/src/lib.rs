@@ -17,7 +17,9 @@
 //!   `ses_…`), because the id becomes an argument of a command signaltty
 //!   runs.
 //! * [`resume_argv`] builds the agent's official resume command from the
-//!   command the pane was launched with and a validated id.
+//!   command the pane was launched with and a validated id, repeating the
+//!   launch options the kind's data file lists as safe to repeat, and says
+//!   which launch words it left out ([`ResumeCommand`]).
 //! * [`without_secrets`] drops the words of a command line that may hold a
 //!   secret, so what is saved and shown never has them.
 //! * [`detect_process`] tells the kind of a running process: its name, the
@@ -31,9 +33,10 @@
 //!   second.
 //!
 //! Two promises hold for every argv this crate produces: it never contains
-//! an id that did not pass its kind's rule, and it never ends in a bare
-//! resume flag (which would open an interactive picker, or resume whatever
-//! was latest, instead of the pane's own session).
+//! an id that did not pass its kind's rule, and its resume words always
+//! end with the id, never in a bare resume flag (which would open an
+//! interactive picker, or resume whatever was latest, instead of the pane's
+//! own session).
 //!
 //! # Layout
 //!
@@ -49,7 +52,9 @@
 //! * `argv.rs` — reading a command line: `env` prefixes, basenames, options.
 //! * `detect.rs`, `resume.rs`, `launch.rs` — the three operations.
 //! * `secrets.rs` — [`without_secrets`].
-//! * `hooks.rs` — what a hook event means ([`hook_effect`]).
+//! * `hooks.rs` — what a hook event means ([`hook_effect`]);
+//!   `hook_config.rs` — where an agent reads its hooks ([`hook_config`]),
+//!   for `signaltty hooks install`.
 //! * `rules.rs` — screen rules; `discover.rs` — the session store readers;
 //!   `files.rs` — bounded reads of regular files only.
 //! * `error.rs` — [`AdapterError`], whose messages escape untrusted text.
@@ -60,6 +65,7 @@ mod detect;
 mod discover;
 mod error;
 mod files;
+mod hook_config;
 mod hooks;
 mod kind;
 mod kinds;
@@ -72,10 +78,11 @@ mod session_id;
 pub use detect::{ProcessFacts, detect, detect_process};
 pub use discover::{AgentProcess, Discovered, discover_session, store_env_names};
 pub use error::AdapterError;
+pub use hook_config::{HookConfig, HookFormat, ProjectRoot, hook_config, hook_events};
 pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect, hooks_report};
 pub use kind::AgentKind;
 pub use launch::{LaunchPlan, plan_launch};
-pub use resume::resume_argv;
+pub use resume::{ResumeCommand, resume_argv};
 pub use rules::{RuleBook, Rules, RulesSource, ScreenState, Verdict};
 pub use secrets::without_secrets;
 pub use session_id::{SessionId, validate_session_id};

@@ -1,9 +1,12 @@
-//! resume_argv(): the official resume command per kind.
+//! resume_argv(): the official resume command per kind, and the launch
+//! options it keeps.
 
 mod common;
 
-use common::{AGENTS, AMP_ID, GOOSE_ID, OPENCODE_ID, UUID, good_id, sid, v};
-use signaltty_adapters::{AdapterError, AgentKind, resume_argv, validate_session_id};
+use common::{AGENTS, AMP_ID, GOOSE_ID, OPENCODE_ID, OTHER, UUID, good_id, sid, v};
+use signaltty_adapters::{
+    AdapterError, AgentKind, ResumeCommand, resume_argv, validate_session_id,
+};
 
 /// What each kind's resume command is after the program, for id `ID`.
 fn expected_tail(kind: AgentKind, id: &str) -> Vec<String> {
@@ -54,27 +57,22 @@ fn official_resume_per_kind_from_a_bare_launch() {
     ];
     for (kind, want) in table {
         let id = sid(kind, good_id(kind));
-        let got = resume_argv(kind, &v(&[program(kind)]), &id).unwrap();
+        let got = resume_argv(kind, &v(&[program(kind)]), &id).unwrap().argv;
         assert_eq!(got, v(want), "{kind}");
     }
 }
 
 #[test]
-fn launch_flags_are_dropped() {
+fn launch_words_not_kept_are_dropped_and_listed() {
     for kind in AGENTS {
-        let launch = v(&[
-            program(kind),
-            "--model",
-            "opus",
-            "--resume",
-            "other",
-            "fix it",
-        ]);
+        let launch = v(&[program(kind), "--bogus-flag", "fix it"]);
         let id = sid(kind, good_id(kind));
         let got = resume_argv(kind, &launch, &id).unwrap();
         let mut want = v(&[program(kind)]);
         want.extend(expected_tail(kind, good_id(kind)));
-        assert_eq!(got, want, "{kind}");
+        assert_eq!(got.argv, want, "{kind}");
+        assert_eq!(got.dropped, v(&["--bogus-flag", "fix it"]), "{kind}");
+        assert!(got.kept.is_empty(), "{kind}");
     }
 }
 
@@ -89,7 +87,7 @@ fn the_program_path_is_kept_when_its_basename_matches() {
         ] {
             let launch = vec![path.clone(), "--flag".to_owned()];
             let id = sid(kind, good_id(kind));
-            let got = resume_argv(kind, &launch, &id).unwrap();
+            let got = resume_argv(kind, &launch, &id).unwrap().argv;
             assert_eq!(got[0], path, "{kind}");
             assert_eq!(got[1..], expected_tail(kind, good_id(kind))[..], "{kind}");
         }
@@ -109,7 +107,7 @@ fn the_program_path_is_dropped_when_its_basename_differs() {
         ];
         for launch in launches {
             let id = sid(kind, good_id(kind));
-            let got = resume_argv(kind, &launch, &id).unwrap();
+            let got = resume_argv(kind, &launch, &id).unwrap().argv;
             let mut want = v(&[p]);
             want.extend(expected_tail(kind, good_id(kind)));
             assert_eq!(got, want, "{kind} from {launch:?}");
@@ -129,9 +127,9 @@ fn an_env_prefix_is_kept_verbatim() {
     for kind in AGENTS {
         for prefix in prefixes {
             let mut launch = v(prefix);
-            launch.extend(v(&[&format!("/opt/{}", program(kind)), "--model", "x"]));
+            launch.extend(v(&[&format!("/opt/{}", program(kind)), "--bogus", "x"]));
             let id = sid(kind, good_id(kind));
-            let got = resume_argv(kind, &launch, &id).unwrap();
+            let got = resume_argv(kind, &launch, &id).unwrap().argv;
             let mut want = v(prefix);
             want.push(format!("/opt/{}", program(kind)));
             want.extend(expected_tail(kind, good_id(kind)));
@@ -146,7 +144,7 @@ fn an_env_prefix_is_kept_even_when_the_program_differs() {
     // that environment, and needs it again.
     let launch = v(&["env", "CODEX_HOME=/c", "bash"]);
     let id = sid(AgentKind::Codex, UUID);
-    let got = resume_argv(AgentKind::Codex, &launch, &id).unwrap();
+    let got = resume_argv(AgentKind::Codex, &launch, &id).unwrap().argv;
     assert_eq!(got, v(&["env", "CODEX_HOME=/c", "codex", "resume", UUID]));
 }
 
@@ -154,7 +152,7 @@ fn an_env_prefix_is_kept_even_when_the_program_differs() {
 fn an_unreadable_env_prefix_is_not_copied() {
     let launch = v(&["env", "-S", "A=1 claude --resume x"]);
     let id = sid(AgentKind::Claude, UUID);
-    let got = resume_argv(AgentKind::Claude, &launch, &id).unwrap();
+    let got = resume_argv(AgentKind::Claude, &launch, &id).unwrap().argv;
     assert_eq!(got, v(&["claude", "--resume", UUID]));
 }
 
@@ -184,7 +182,7 @@ fn an_id_of_another_rule_is_refused() {
         for id in [&opencode, &generic, &uuid] {
             let same_rule = validate_session_id(kind, id.as_str()).is_ok();
             match resume_argv(kind, &v(&[program(kind)]), id) {
-                Ok(argv) => {
+                Ok(ResumeCommand { argv, .. }) => {
                     assert!(same_rule, "{kind} took {id:?}: {argv:?}");
                     assert_eq!(argv.last().unwrap().rsplit('=').next(), Some(id.as_str()));
                 }
@@ -201,7 +199,7 @@ fn an_id_of_another_rule_is_refused() {
 }
 
 #[test]
-fn every_resume_argv_ends_with_the_validated_id_and_never_a_bare_flag() {
+fn the_resume_words_always_end_with_the_validated_id_never_a_bare_flag() {
     let launches = [
         v(&[]),
         v(&["claude"]),
@@ -211,18 +209,295 @@ fn every_resume_argv_ends_with_the_validated_id_and_never_a_bare_flag() {
     for kind in AGENTS {
         for launch in &launches {
             let id = sid(kind, good_id(kind));
-            let argv = resume_argv(kind, launch, &id).unwrap();
-            let last = argv.last().unwrap();
+            let command = resume_argv(kind, launch, &id).unwrap();
+            let at = command.argv.len() - command.kept.len();
+            let last = &command.argv[at - 1];
             assert!(
                 last == good_id(kind) || *last == format!("--resume={}", good_id(kind)),
-                "{kind}: {argv:?}"
+                "{kind}: {command:?}"
             );
             for bare in ["--resume", "-r", "--session", "resume"] {
-                assert_ne!(last, bare, "{kind}: {argv:?}");
+                assert_ne!(last, bare, "{kind}: {command:?}");
             }
-            // The id appears once, in the final slot only.
-            let mentions = argv.iter().filter(|t| t.contains(good_id(kind))).count();
-            assert_eq!(mentions, 1, "{kind}: {argv:?}");
+            // The id appears once, ending the resume words.
+            let mentions = command
+                .argv
+                .iter()
+                .filter(|t| t.contains(good_id(kind)))
+                .count();
+            assert_eq!(mentions, 1, "{kind}: {command:?}");
         }
     }
+}
+
+/// A launch with options a kind's data file keeps.
+struct Case {
+    kind: AgentKind,
+    launch: Vec<String>,
+    /// The words after the program a resume of its session runs.
+    resumed: Vec<String>,
+    dropped: Vec<String>,
+}
+
+fn launches_with_kept_options() -> Vec<Case> {
+    let case = |kind, launch: &[&str], resumed: &[&str], dropped: &[&str]| Case {
+        kind,
+        launch: v(launch),
+        resumed: v(resumed),
+        dropped: v(dropped),
+    };
+    vec![
+        case(
+            AgentKind::Claude,
+            &["claude", "--model", "X", "--permission-mode", "plan"],
+            &[
+                "--resume",
+                UUID,
+                "--model",
+                "X",
+                "--permission-mode",
+                "plan",
+            ],
+            &[],
+        ),
+        case(
+            AgentKind::Claude,
+            &[
+                "claude",
+                "--session-id",
+                OTHER,
+                "--add-dir",
+                "/a",
+                "/b",
+                "-p",
+                "--print",
+                "--model=opus",
+                "--dangerously-skip-permissions",
+                "fix it",
+            ],
+            &[
+                "--resume",
+                UUID,
+                "--add-dir",
+                "/a",
+                "/b",
+                "--model=opus",
+                "--dangerously-skip-permissions",
+            ],
+            &["-p", "--print", "fix it"],
+        ),
+        case(
+            AgentKind::Codex,
+            &["codex", "-m", "o3", "--profile", "work", "-c", "k=v", "hi"],
+            &["resume", UUID, "-m", "o3", "--profile", "work"],
+            &["-c", "k=v", "hi"],
+        ),
+        case(
+            AgentKind::Codex,
+            &[
+                "codex",
+                "resume",
+                OTHER,
+                "--sandbox",
+                "read-only",
+                "--worktree",
+            ],
+            &["resume", UUID, "--sandbox", "read-only"],
+            &["--worktree"],
+        ),
+        case(
+            AgentKind::Gemini,
+            &[
+                "gemini",
+                "-m",
+                "gemini-3",
+                "--approval-mode",
+                "plan",
+                "--include-directories",
+                "/a",
+                "/b",
+                "-y",
+                "-p",
+                "say hi",
+            ],
+            &[
+                "--resume",
+                UUID,
+                "-m",
+                "gemini-3",
+                "--approval-mode",
+                "plan",
+                "--include-directories",
+                "/a",
+                "/b",
+                "-y",
+            ],
+            &["-p", "say hi"],
+        ),
+        case(
+            AgentKind::Copilot,
+            &[
+                "copilot",
+                "--model",
+                "gpt-5",
+                "--mode",
+                "plan",
+                "--allow-tool",
+                "shell",
+                "-n",
+                "x",
+            ],
+            &[
+                &format!("--resume={UUID}"),
+                "--model",
+                "gpt-5",
+                "--mode",
+                "plan",
+                "--allow-tool",
+                "shell",
+            ],
+            &["-n", "x"],
+        ),
+        case(
+            AgentKind::Qwen,
+            &[
+                "qwen",
+                "--model",
+                "q3",
+                "--approval-mode",
+                "auto-edit",
+                "--proxy",
+                "http://u:p@h",
+            ],
+            &[
+                "--resume",
+                UUID,
+                "--model",
+                "q3",
+                "--approval-mode",
+                "auto-edit",
+            ],
+            &["--proxy", "http://u:p@h"],
+        ),
+        case(
+            AgentKind::Opencode,
+            &[
+                "opencode",
+                "/some/project",
+                "-m",
+                "anthropic/x",
+                "--port",
+                "4096",
+            ],
+            &["--session", OPENCODE_ID, "-m", "anthropic/x"],
+            &["/some/project", "--port", "4096"],
+        ),
+        case(
+            AgentKind::Pi,
+            &[
+                "pi",
+                "--provider",
+                "openai",
+                "--model",
+                "gpt",
+                "-nt",
+                "--print",
+                "hi",
+            ],
+            &[
+                "--session",
+                UUID,
+                "--provider",
+                "openai",
+                "--model",
+                "gpt",
+                "-nt",
+            ],
+            &["--print", "hi"],
+        ),
+        case(
+            AgentKind::Amp,
+            &["amp", "--mode", "high", "--no-ide", "-x", "go"],
+            &["threads", "continue", AMP_ID, "--mode", "high", "--no-ide"],
+            &["-x", "go"],
+        ),
+    ]
+}
+
+#[test]
+fn the_options_a_kind_keeps_come_back_after_the_resume_words_and_the_rest_is_listed() {
+    for Case {
+        kind,
+        launch,
+        resumed,
+        dropped,
+    } in launches_with_kept_options()
+    {
+        let id = sid(kind, good_id(kind));
+        let got = resume_argv(kind, &launch, &id).unwrap();
+        let mut want = v(&[program(kind)]);
+        want.extend(resumed);
+        assert_eq!(got.argv, want, "{kind} from {launch:?}");
+        assert_eq!(got.dropped, dropped, "{kind} from {launch:?}");
+        let at = want.len() - got.kept.len();
+        assert_eq!(got.kept, want[at..], "{kind} from {launch:?}");
+    }
+}
+
+#[test]
+fn a_resumed_command_resumes_again_the_same() {
+    // After a resume the pane's saved command is the resume command; a
+    // second resume must give the same command back, nothing dropped.
+    for Case { kind, launch, .. } in launches_with_kept_options() {
+        let id = sid(kind, good_id(kind));
+        let first = resume_argv(kind, &launch, &id).unwrap();
+        let second = resume_argv(kind, &first.argv, &id).unwrap();
+        assert_eq!(second.argv, first.argv, "{kind}");
+        assert_eq!(second.kept, first.kept, "{kind}");
+        assert!(second.dropped.is_empty(), "{kind}: {:?}", second.dropped);
+    }
+}
+
+#[test]
+fn session_words_are_replaced_not_listed() {
+    let cases: [(AgentKind, &[&str]); 5] = [
+        (AgentKind::Claude, &["claude", "--resume", "--model", "m"]),
+        (AgentKind::Claude, &["claude", "-r", OTHER, "--model", "m"]),
+        (AgentKind::Kiro, &["kiro-cli", "chat", "--resume-id", OTHER]),
+        (
+            AgentKind::Goose,
+            &["goose", "session", "--resume", "--session-id", "1_1"],
+        ),
+        (
+            AgentKind::Copilot,
+            &["copilot", &format!("--session-id={OTHER}")],
+        ),
+    ];
+    for (kind, launch) in cases {
+        let id = sid(kind, good_id(kind));
+        let got = resume_argv(kind, &v(launch), &id).unwrap();
+        assert!(got.dropped.is_empty(), "{kind}: {got:?}");
+        assert!(
+            !got.argv.iter().any(|w| w.contains(OTHER)),
+            "{kind}: {got:?}"
+        );
+    }
+}
+
+#[test]
+fn after_a_double_dash_everything_is_dropped() {
+    let id = sid(AgentKind::Claude, UUID);
+    let launch = v(&["claude", "--model", "m", "--", "--model", "n"]);
+    let got = resume_argv(AgentKind::Claude, &launch, &id).unwrap();
+    assert_eq!(got.kept, v(&["--model", "m"]));
+    assert_eq!(got.dropped, v(&["--", "--model", "n"]));
+}
+
+#[test]
+fn a_shells_arguments_are_neither_kept_nor_dropped() {
+    // The agent was typed into the shell; the shell's words are not its.
+    let id = sid(AgentKind::Claude, UUID);
+    let got = resume_argv(AgentKind::Claude, &v(&["bash", "-l", "--model", "m"]), &id).unwrap();
+    assert_eq!(got.argv, v(&["claude", "--resume", UUID]));
+    assert!(got.kept.is_empty() && got.dropped.is_empty(), "{got:?}");
 }

@@ -29,6 +29,11 @@ const ALLOWED_NAMES: &[&str] = &[
     "GEMINI_CLI_HOME",
     "COPILOT_HOME",
     "CURSOR_CONFIG_DIR",
+    "QWEN_HOME",
+    "QWEN_RUNTIME_DIR",
+    "PI_CODING_AGENT_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "XDG_DATA_HOME",
 ];
 
 /// Prefixes kept (the name must be longer than the prefix).

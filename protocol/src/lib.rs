@@ -127,16 +127,21 @@ mod tests {
             revive: Some(Revive {
                 action: ReviveAction::Resume,
                 argv: vec!["claude".into(), "--resume".into(), "x".into()],
+                dropped: Vec::new(),
             }),
         };
         let text = serde_json::to_string(&frame).unwrap();
         assert!(text.contains(r#""action":"resume""#), "{text}");
+        assert!(!text.contains("dropped"), "{text}");
         let back: StateFrame = serde_json::from_str(&text).unwrap();
-        let revive = back.revive.unwrap();
+        let mut revive = back.revive.unwrap();
         assert_eq!(revive.describe(), "resume: claude --resume x");
-        assert!(
-            matches!(revive.action.call("p".into()), Call::PaneResume(p) if p.pane.as_str() == "p")
+        revive.dropped = vec!["--print".into(), "fix it".into()];
+        assert_eq!(
+            revive.describe(),
+            r#"resume: claude --resume x (drops: --print "fix it")"#
         );
+        assert!(matches!(revive.action.call("p".into()), Call::PaneResume(p) if p.pane == "p"));
         let ratio: params::SplitRatio =
             serde_json::from_str(r#"{"tab":"t","path":["second","first"],"ratio":0.3}"#).unwrap();
         assert_eq!(ratio.path, vec![Branch::Second, Branch::First]);

@@ -28,6 +28,10 @@ pub struct Revive {
     pub action: ReviveAction,
     /// The command it will run.
     pub argv: Vec<String>,
+    /// For a resume: the words of the launch command it leaves out (not
+    /// safe to repeat: a prompt, a one-shot flag…).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -58,10 +62,31 @@ impl ReviveAction {
 }
 
 impl Revive {
-    /// `resume: claude --resume 0b5…` — one line for an offer.
+    /// `resume: claude --resume 0b5… --model opus (drops: "fix it")` — one
+    /// line for an offer.
     pub fn describe(&self) -> String {
-        format!("{}: {}", self.action.as_str(), self.argv.join(" "))
+        let command = format!("{}: {}", self.action.as_str(), self.argv.join(" "));
+        if self.dropped.is_empty() {
+            return command;
+        }
+        format!("{command} (drops: {})", shown_words(&self.dropped))
     }
+}
+
+/// Command-line words on one line, a word that is empty or holds a space
+/// quoted so that where each ends can be seen: `--print "fix it"`.
+pub fn shown_words(words: &[String]) -> String {
+    let shown: Vec<String> = words
+        .iter()
+        .map(|word| {
+            if word.is_empty() || word.contains(char::is_whitespace) {
+                format!("{word:?}")
+            } else {
+                word.clone()
+            }
+        })
+        .collect();
+    shown.join(" ")
 }
 
 /// The JSON reply to `pane.attach`, before the frames start.
@@ -366,6 +391,22 @@ pub struct ExplainReply {
     /// How many `pane.wait` requests wait on the pane.
     #[serde(default)]
     pub waiting: usize,
+    /// What a resume of the pane's agent would run, when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<ResumeExplained>,
+}
+
+/// `ctl explain`'s word on a pane's resume.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ResumeExplained {
+    /// The command a resume runs.
+    pub argv: Vec<String>,
+    /// The launch words it repeats (options and their values).
+    #[serde(default)]
+    pub kept: Vec<String>,
+    /// The launch words it leaves out.
+    #[serde(default)]
+    pub dropped: Vec<String>,
 }
 
 /// The result of `pane.wait`.

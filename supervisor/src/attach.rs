@@ -146,11 +146,18 @@ async fn attach(p: params::PaneAttach, ctx: &Ctx) -> Result<Attachment, WireErro
 }
 
 pub(crate) fn wire_revive(revive: subscribers::Revive) -> Revive {
-    let (action, argv) = match revive {
-        subscribers::Revive::Resume(argv) => (ReviveAction::Resume, argv),
-        subscribers::Revive::Respawn(argv) => (ReviveAction::Respawn, argv),
-    };
-    Revive { action, argv }
+    match revive {
+        subscribers::Revive::Resume { argv, dropped } => Revive {
+            action: ReviveAction::Resume,
+            argv,
+            dropped,
+        },
+        subscribers::Revive::Respawn(argv) => Revive {
+            action: ReviveAction::Respawn,
+            argv,
+            dropped: Vec::new(),
+        },
+    }
 }
 
 async fn write_line(writer: &mut OwnedWriteHalf, response: &Response) -> std::io::Result<()> {

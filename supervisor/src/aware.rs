@@ -4,12 +4,12 @@
 use std::time::Duration;
 
 use signaltty_actors::ActorError;
-use signaltty_actors::model::PaneView;
+use signaltty_actors::model::{PaneView, resume_command};
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::pane::aware::explain_screen;
 use signaltty_actors::pane::wait::{WaitFor, WaitMet};
 use signaltty_adapters::AgentKind;
-use signaltty_protocol::{ErrorCode, ExplainReply, WaitReply, WireError, params};
+use signaltty_protocol::{ErrorCode, ExplainReply, ResumeExplained, WaitReply, WireError, params};
 
 use crate::handlers::{CALL_MS, Ctx, bad_params, find_pane, pane_actor, unavailable, wire_error};
 
@@ -39,6 +39,7 @@ pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<ExplainReply, 
                 session_id: None,
                 session_file: None,
                 waiting: 0,
+                resume: None,
             })
         }
         _ => Err(bad_params("give either a pane or a saved screen")),
@@ -64,6 +65,11 @@ async fn explain_pane(ctx: &Ctx, query: &str) -> Result<ExplainReply, WireError>
             .and_then(|a| a.agent_session_id.clone()),
         session_file: explained.session_file,
         waiting: explained.waiting,
+        resume: resume_command(&view.record).map(|command| ResumeExplained {
+            argv: command.argv,
+            kept: command.kept,
+            dropped: command.dropped,
+        }),
     })
 }
 

@@ -210,7 +210,18 @@ pub fn frame_number(screen: &str) -> u64 {
 /// A server whose panes find stand-in agents on PATH and whose HOME is
 /// the test's own; `$SCREENS` is where the captured screens are.
 pub fn server_with_agents(agents: &[(&str, &str)]) -> (TestServer, std::path::PathBuf) {
+    server_with_agents_and_env(agents, &[])
+}
+
+/// [`server_with_agents`], the server also started with `env`.
+pub fn server_with_agents_and_env(
+    agents: &[(&str, &str)],
+    env: &[(&str, &str)],
+) -> (TestServer, std::path::PathBuf) {
     let mut server = TestServer::prepare(true, Vec::new());
+    for (key, value) in env {
+        server.extra_env_push(key, value);
+    }
     let root = server.dir.path().to_path_buf();
     let mut bin = root.join("bin");
     for (name, body) in agents {

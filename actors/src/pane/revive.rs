@@ -44,7 +44,10 @@ impl Pane {
             return None;
         }
         match resume_command(&self.record) {
-            Some(argv) => Some(Revive::Resume(argv)),
+            Some(command) => Some(Revive::Resume {
+                argv: command.argv,
+                dropped: command.dropped,
+            }),
             None if self.record.argv.is_empty() => None,
             None => Some(Revive::Respawn(self.record.argv.clone())),
         }
@@ -53,7 +56,7 @@ impl Pane {
     /// What a resume spawns, and the agent that must come up.
     pub(super) fn resume_plan(&self) -> Result<(Vec<String>, Resuming), ActorError> {
         self.not_live("resumed")?;
-        let command = resume_command(&self.record).ok_or_else(|| {
+        let command = resume_command(&self.record).map(|c| c.argv).ok_or_else(|| {
             ActorError::Refused(format!(
                 "pane {} has no agent session id to resume; an agent's hook can report one with \
                  `signaltty ctl report-session {} ID`, or use `signaltty ctl respawn {}`",
@@ -352,6 +355,17 @@ mod tests {
 
     fn v(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_string()).collect()
+    }
+
+    #[test]
+    fn every_variable_that_moves_a_session_store_is_saved_with_the_pane() {
+        // A resumed agent must look where it wrote its session.
+        for name in adapters::store_env_names() {
+            assert!(
+                name == "HOME" || signaltty_persistence::is_env_allowed(name),
+                "{name} moves an agent's session store but is not saved"
+            );
+        }
     }
 
     #[test]

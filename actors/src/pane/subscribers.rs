@@ -43,8 +43,12 @@ pub enum CatchUp {
 /// What bringing back a pane with no process would run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Revive {
-    /// The agent's official resume command.
-    Resume(Vec<String>),
+    /// The agent's official resume command, and the launch words it leaves
+    /// out.
+    Resume {
+        argv: Vec<String>,
+        dropped: Vec<String>,
+    },
     /// The pane's saved command.
     Respawn(Vec<String>),
 }
