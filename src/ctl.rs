@@ -337,7 +337,7 @@ impl Session {
                 let p = params::ReportSession {
                     pane: pane.clone().into(),
                     session_id: session_id.clone().into(),
-                    agent: agent.clone().map(Into::into),
+                    agent: agent.as_deref().map(named).transpose()?,
                 };
                 self.done::<method::PaneReportSession>(p, &nothing)
             }
@@ -418,7 +418,7 @@ impl Session {
                         .transpose()?
                         .map(Into::into),
                     title: title.clone().map(Into::into),
-                    agent: agent.clone().map(Into::into),
+                    agent: agent.as_deref().map(named).transpose()?,
                 };
                 self.done::<method::PaneExplain>(p, &|e, out| Ok(print_explained(e, out)?))
             }
@@ -520,7 +520,7 @@ impl Session {
                 args,
             } => {
                 let p = params::AgentStart {
-                    kind: kind.clone().into(),
+                    kind: named(kind)?,
                     workspace: workspace.clone().filter(|w| !w.is_empty()).map(Into::into),
                     // An agent starts where it is asked for (its repository,
                     // for a worktree), unless the server is elsewhere.

@@ -11,6 +11,7 @@ use std::io::Read;
 
 use anyhow::{Result, bail};
 use serde::Deserialize;
+use signaltty_protocol::{AgentKind, Named};
 use signaltty_protocol::{limits, params};
 
 /// The most a hook may send.
@@ -69,7 +70,7 @@ pub fn request(
     };
     Ok(params::PaneHook {
         pane: pane.to_string().into(),
-        agent: agent.to_string().into(),
+        agent: AgentKind::from_word(agent).map_err(crate::client::ClientError::BadParams)?,
         event: event.into(),
         session_id: payload
             .session_id

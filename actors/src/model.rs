@@ -14,6 +14,7 @@ use signaltty_persistence::{
 };
 
 use crate::error::ActorError;
+use signaltty_adapters::AgentFacts;
 
 /// What a pane is, as shown to the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -189,7 +189,7 @@ pub(crate) fn scan<'a>(spec: &AdapterSpec, args: &'a [String]) -> Scan<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kind::AgentKind;
+    use crate::kind::{AgentKind, Spec};
 
     fn v(words: &[&str]) -> Vec<String> {
         words.iter().map(|w| (*w).to_owned()).collect()

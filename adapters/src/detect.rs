@@ -2,6 +2,7 @@
 
 use crate::argv::{basename, split};
 use crate::kind::AgentKind;
+use crate::kind::{AgentFacts, Spec};
 use crate::kinds::AdapterSpec;
 
 /// The kind of agent `argv` runs, judged by the basename of its program.

@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use crate::files::{first_line, read_bounded};
 use crate::kind::AgentKind;
+use crate::kind::Spec;
 use crate::kinds::{StoreFormat, StoreRoot};
 use crate::session_id::{SessionId, validate_session_id};
 

@@ -17,7 +17,7 @@ pub enum AdapterError {
     /// A kind name that is none of [`AgentKind::ALL`].
     #[error(
         "unknown agent kind \"{name}\": expected one of {}",
-        AgentKind::names()
+        crate::kind::names()
     )]
     UnknownKind {
         /// The name as given, escaped and shortened for display.

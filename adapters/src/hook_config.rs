@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::kind::AgentKind;
+use crate::kind::Spec;
 use crate::kinds::StoreRoot;
 
 /// How an agent lays out its hook configuration.

@@ -9,6 +9,7 @@
 
 use crate::error::{AdapterError, shown};
 use crate::kind::AgentKind;
+use crate::kind::Spec;
 
 /// What the agent is doing after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,7 @@
 use crate::argv::{Invocation, scan, split};
 use crate::detect::detect;
 use crate::kind::AgentKind;
+use crate::kind::Spec;
 use crate::kinds::AdapterSpec;
 use crate::session_id::{SessionId, validate_session_id};
 

@@ -80,7 +80,7 @@ pub use discover::{AgentProcess, Discovered, discover_session, store_env_names};
 pub use error::AdapterError;
 pub use hook_config::{HookConfig, HookFormat, ProjectRoot, hook_config, hook_events};
 pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect, hooks_report};
-pub use kind::AgentKind;
+pub use kind::{AgentFacts, AgentKind};
 pub use launch::{LaunchPlan, plan_launch};
 pub use resume::{ResumeCommand, resume_argv};
 pub use rules::{RuleBook, Rules, RulesSource, ScreenState, Verdict};

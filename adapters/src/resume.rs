@@ -4,6 +4,7 @@
 use crate::argv::{basename, split};
 use crate::error::AdapterError;
 use crate::kind::AgentKind;
+use crate::kind::Spec;
 use crate::kinds::{AdapterSpec, ArgTemplate};
 use crate::session_id::{SessionId, validate_session_id};
 

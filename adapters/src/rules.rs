@@ -24,6 +24,7 @@ use serde::Deserialize;
 
 use crate::hooks::{AgentActivity, AgentNeeds};
 use crate::kind::AgentKind;
+use crate::kind::Spec;
 
 /// The most rows a rule file may ask to look at.
 pub const MAX_ROWS: usize = 200;

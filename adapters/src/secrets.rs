@@ -8,6 +8,7 @@
 //! same one that keeps secrets out of a pane's saved environment.
 
 use crate::argv::{is_assignment, split_noting_assignments};
+use crate::kind::Spec;
 
 /// `argv` without the words that may hold a secret:
 ///

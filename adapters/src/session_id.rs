@@ -17,6 +17,7 @@ use serde::{Serialize, Serializer};
 
 use crate::error::{AdapterError, shown};
 use crate::kind::AgentKind;
+use crate::kind::Spec;
 use crate::kinds::IdRule;
 
 /// A session id that passed its kind's rule.

@@ -1,5 +1,6 @@
 //! AgentKind: names, parsing, programs, serde.
 
+use signaltty_adapters::AgentFacts;
 use signaltty_adapters::{AdapterError, AgentKind};
 
 /// (kind, name, program, has official resume)

@@ -4,6 +4,7 @@
 mod common;
 
 use common::{FRESH, OPENCODE_ID, OTHER, PRESETTABLE, UUID, sid, v};
+use signaltty_adapters::AgentFacts;
 use signaltty_adapters::{AgentKind, LaunchPlan, detect, plan_launch};
 
 /// The argv tokens that preset `id` for `kind`.

@@ -4,6 +4,7 @@
 mod common;
 
 use common::{AGENTS, AMP_ID, GOOSE_ID, OPENCODE_ID, OTHER, UUID, good_id, sid, v};
+use signaltty_adapters::AgentFacts;
 use signaltty_adapters::{
     AdapterError, AgentKind, ResumeCommand, resume_argv, validate_session_id,
 };

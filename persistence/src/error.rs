@@ -49,11 +49,22 @@ pub enum PersistError {
     #[error(
         "state directory {0}; refusing it: use a directory of your own (--state-dir or SIGNALTTY_STATE_DIR)"
     )]
-    UnsafeDir(#[from] crate::private_dir::DirError),
+    UnsafeDir(#[from] signaltty_types::private_dir::DirError),
 
     /// The state dir path exists but is not a directory.
     #[error("state directory {} exists and is not a directory", .0.display())]
     NotADirectory(PathBuf),
+}
+
+impl From<signaltty_types::TypesError> for PersistError {
+    fn from(e: signaltty_types::TypesError) -> Self {
+        use signaltty_types::TypesError;
+        match e {
+            TypesError::Invalid(why) => PersistError::Invalid(why),
+            TypesError::BadId { kind, id, reason } => PersistError::BadId { kind, id, reason },
+            TypesError::Layout(why) => PersistError::Layout(why),
+        }
+    }
 }
 
 impl PersistError {

@@ -9,30 +9,24 @@
 //!
 //! # Layout
 //!
-//! - [`snapshot`]: the serde records, version 1, and their repair.
-//! - [`layout`]: a tab's split tree and the edits made to it.
+//! - [`snapshot`]: the serde records, version 1, and their repair; the
+//!   records the wire shares (layouts, lifecycle, attention, notifications,
+//!   ids, session names, the private-dir check) are `signaltty-types`',
+//!   re-exported here.
 //! - `validate`: the rules a snapshot must meet ([`Snapshot::validate`]).
-//! - [`id`]: the id rule that keeps ids usable as file names.
-//! - [`state_dir`]: finding and opening the state dir; [`session`]: the
-//!   names of sessions, each with a state dir of its own.
+//! - [`state_dir`]: finding and opening the state dir.
 //! - `store` / `load`: [`StateDir::save`], [`StateDir::load`] and
 //!   [`StateDir::set_aside`].
 //! - [`env`](mod@env): which pane environment variables may be persisted.
 //! - [`limits`]: the bound of every string and list, and so of a snapshot.
-//! - [`private_dir`]: the check that a directory is this user's alone,
-//!   shared with the socket's directory.
 //! - [`tail`]: scrollback tails and cutting them safely.
 //! - [`sweep`]: the startup clean-up.
 
 pub mod env;
 pub mod error;
 mod fsutil;
-pub mod id;
-pub mod layout;
 pub mod limits;
 mod load;
-pub mod private_dir;
-pub mod session;
 pub mod snapshot;
 pub mod state_dir;
 mod store;
@@ -42,10 +36,11 @@ mod validate;
 
 pub use env::{filter_env, is_env_allowed, looks_secret};
 pub use error::PersistError;
-pub use id::{MAX_ID_LEN, is_valid_id, validate_id};
-pub use layout::{DEFAULT_RATIO, MAX_LAYOUT_DEPTH, clamp_ratio};
 pub use load::{LoadOutcome, MAX_SNAPSHOT_BYTES, Peek, peek};
-pub use session::{BadSessionName, SessionName};
+pub use signaltty_types::id::{MAX_ID_LEN, is_valid_id, validate_id};
+pub use signaltty_types::layout::{DEFAULT_RATIO, MAX_LAYOUT_DEPTH, clamp_ratio};
+pub use signaltty_types::session::{BadSessionName, SessionName};
+pub use signaltty_types::{id, layout, private_dir, session};
 pub use snapshot::*;
 pub use state_dir::{STATE_DIR_ENV, StateDir, resolve_state_dir_path, sessions_state_root};
 pub use sweep::{ARCHIVE_KEEP, ARCHIVE_MAX_AGE, SweepReport};

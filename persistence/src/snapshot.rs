@@ -11,16 +11,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::layout::{Branch, Direction, Layout, MAX_RATIO, MIN_RATIO};
+pub use signaltty_types::layout::{Branch, Direction, Layout, MAX_RATIO, MIN_RATIO};
+pub use signaltty_types::records::{Attention, Lifecycle, Millis, NotificationRecord, Severity};
 
 /// The snapshot format this build writes and the newest it can read.
 pub const SNAPSHOT_VERSION: u32 = 1;
 
 /// How many notifications a snapshot keeps (the newest ones).
 pub const MAX_NOTIFICATIONS: usize = 200;
-
-/// Milliseconds since the Unix epoch.
-pub type Millis = u64;
 
 /// One whole saved state of the server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -357,117 +355,4 @@ pub struct AgentRecord {
     /// id is kept so the agent can still be resumed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ended: bool,
-}
-
-/// What the program in a pane is doing.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Lifecycle {
-    Working,
-    Blocked,
-    Done,
-    Idle,
-    Failed,
-    Exited,
-    /// Also what a lifecycle from a newer version reads as (serde requires
-    /// the catch-all to be the last variant).
-    #[default]
-    #[serde(other)]
-    Unknown,
-}
-
-/// Whether the user needs to look at a pane. Variants are declared from the
-/// least to the most severe, so `Ord` ranks them.
-///
-/// Unknown names (from a newer version) read as [`Attention::Unread`]:
-/// something happened that this build cannot name, so the user should look.
-/// serde only allows a catch-all on the last variant, which would break the
-/// ordering, so reading goes through a private mirror enum.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case", from = "AttentionWire")]
-pub enum Attention {
-    #[default]
-    None,
-    Unread,
-    Warning,
-    InputRequired,
-    PermissionRequired,
-    Error,
-}
-
-/// The reading side of [`Attention`], with the catch-all last.
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-enum AttentionWire {
-    None,
-    Unread,
-    Warning,
-    InputRequired,
-    PermissionRequired,
-    Error,
-    #[serde(other)]
-    Newer,
-}
-
-impl From<AttentionWire> for Attention {
-    fn from(w: AttentionWire) -> Self {
-        match w {
-            AttentionWire::None => Attention::None,
-            AttentionWire::Unread | AttentionWire::Newer => Attention::Unread,
-            AttentionWire::Warning => Attention::Warning,
-            AttentionWire::InputRequired => Attention::InputRequired,
-            AttentionWire::PermissionRequired => Attention::PermissionRequired,
-            AttentionWire::Error => Attention::Error,
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct NotificationRecord {
-    pub id: u64,
-    #[serde(default)]
-    pub pane_id: Option<String>,
-    #[serde(default)]
-    pub workspace_id: Option<String>,
-    #[serde(default)]
-    pub title: String,
-    #[serde(default)]
-    pub body: String,
-    #[serde(default)]
-    pub severity: Severity,
-    /// Where it came from: `osc9`, `osc777`, `bel`, `hook:claude`, `ctl`, …
-    #[serde(default)]
-    pub source: String,
-    #[serde(default)]
-    pub created_at: Millis,
-    #[serde(default)]
-    pub read_at: Option<Millis>,
-}
-
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    Warning,
-    Error,
-    /// Also what a severity from a newer version reads as.
-    #[default]
-    #[serde(other)]
-    Info,
 }

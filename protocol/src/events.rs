@@ -55,12 +55,12 @@ pub enum PaneChange {
     /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
     State { state: String, previous: String },
     Lifecycle {
-        lifecycle: signaltty_persistence::Lifecycle,
-        previous: signaltty_persistence::Lifecycle,
+        lifecycle: signaltty_types::Lifecycle,
+        previous: signaltty_types::Lifecycle,
     },
     Attention {
-        attention: signaltty_persistence::Attention,
-        previous: signaltty_persistence::Attention,
+        attention: signaltty_types::Attention,
+        previous: signaltty_types::Attention,
     },
     /// Its process ended (with its code, 128 + the signal for a signal).
     Exit { exit_code: Option<i32> },

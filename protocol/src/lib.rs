@@ -39,7 +39,9 @@ pub use replies::*;
 /// The record types the wire carries, named here so clients need no other
 /// crate to read them.
 pub use names::{Named, Signal};
-pub use signaltty_persistence::{Attention, Branch, Direction, Layout, Lifecycle, Severity};
+pub use signaltty_types::{
+    AgentKind, Attention, Branch, Direction, Layout, Lifecycle, NotificationRecord, Severity,
+};
 
 /// The protocol version every envelope carries.
 /// It changes when the methods or their types change incompatibly; a

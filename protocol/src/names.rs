@@ -8,7 +8,7 @@ use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use signaltty_persistence::{Direction, Lifecycle, Severity};
+use signaltty_types::{AgentKind, Direction, Lifecycle, Severity};
 
 /// An enum a client names by a word.
 pub trait Named: Sized + Copy + PartialEq + 'static {
@@ -51,6 +51,12 @@ fn shown(word: &str) -> String {
     }
 }
 
+/// For `#[serde(deserialize_with)]` on a named field that must be there.
+pub fn strict_one<'de, D: Deserializer<'de>, T: Named>(d: D) -> Result<T, D::Error> {
+    let word = String::deserialize(d)?;
+    T::from_word(&word).map_err(serde::de::Error::custom)
+}
+
 /// For `#[serde(deserialize_with)]` on an optional named field.
 pub fn strict<'de, D: Deserializer<'de>, T: Named>(d: D) -> Result<Option<T>, D::Error> {
     let word: Option<String> = Option::deserialize(d)?;
@@ -85,6 +91,26 @@ impl Named for Direction {
     const WHAT: &'static str = "direction";
     const NAMES: &'static [(&'static str, Self)] =
         &[("right", Direction::Right), ("down", Direction::Down)];
+}
+
+impl Named for AgentKind {
+    const WHAT: &'static str = "agent kind";
+    const NAMES: &'static [(&'static str, Self)] = &[];
+
+    fn from_word(word: &str) -> Result<Self, String> {
+        word.parse().map_err(|_| {
+            let names: Vec<&str> = AgentKind::ALL.iter().map(|k| k.as_str()).collect();
+            format!(
+                "unknown agent kind {:?}; use one of {}",
+                shown(word),
+                names.join(", ")
+            )
+        })
+    }
+
+    fn word(self) -> &'static str {
+        self.as_str()
+    }
 }
 
 /// The signals a client may send a pane's process.

@@ -184,8 +184,8 @@ pub struct ReportSession {
     pub pane: Text<field::Pane>,
     pub session_id: Text<field::SessionId>,
     /// The agent kind; the pane's known or detected kind if absent.
-    #[serde(default)]
-    pub agent: Option<Text<field::Agent>>,
+    #[serde(default, deserialize_with = "crate::names::strict")]
+    pub agent: Option<crate::AgentKind>,
 }
 
 /// → [`super::AttachReply`], then binary [`super::frame`]s.
@@ -255,7 +255,7 @@ pub struct Focus {
 pub struct SplitRatio {
     pub tab: Text<field::Tab>,
     #[serde(default, deserialize_with = "crate::text::split_path")]
-    pub path: Vec<signaltty_persistence::Branch>,
+    pub path: Vec<signaltty_types::Branch>,
     pub ratio: f32,
 }
 
@@ -283,7 +283,8 @@ pub struct Notifications {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PaneHook {
     pub pane: Text<field::Pane>,
-    pub agent: Text<field::Agent>,
+    #[serde(deserialize_with = "crate::names::strict_one")]
+    pub agent: crate::AgentKind,
     pub event: Text<field::HookEvent>,
     #[serde(default)]
     pub session_id: Option<Text<field::SessionId>>,
@@ -303,8 +304,8 @@ pub struct PaneExplain {
     pub screen: Option<Text<field::SavedScreen>>,
     #[serde(default)]
     pub title: Option<Text<field::ScreenTitle>>,
-    #[serde(default)]
-    pub agent: Option<Text<field::AgentKind>>,
+    #[serde(default, deserialize_with = "crate::names::strict")]
+    pub agent: Option<crate::AgentKind>,
 }
 
 /// → [`super::WaitReply`] once exactly one of `exit`, `lifecycle` or
@@ -345,10 +346,11 @@ pub const MAX_START_TIMEOUT_MS: u64 = 60 * 60 * 1000;
 /// screen; `BLOCKED` (the pane kept) when it waits at a dialog first,
 /// `SPAWN_FAILED` (the pane closed) with what it printed when it ends,
 /// `TIMED_OUT` (the pane kept) when it is not ready in time.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AgentStart {
     /// An agent kind: `claude`, `codex`, `gemini`…
-    pub kind: Text<field::AgentKind>,
+    #[serde(deserialize_with = "crate::names::strict_one")]
+    pub kind: crate::AgentKind,
     /// The workspace (id or name); without one, the only workspace
     /// there is, or a new `default` when there is none.
     #[serde(default)]

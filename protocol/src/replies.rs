@@ -196,7 +196,7 @@ pub struct PromptReply {
 /// The result of `notifications`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct NotificationsReply {
-    pub notifications: Vec<signaltty_persistence::NotificationRecord>,
+    pub notifications: Vec<signaltty_types::NotificationRecord>,
 }
 
 /// The result of `next`: the pane that needs the user most, if any.
@@ -278,7 +278,7 @@ pub struct LsWorkspace {
     #[serde(default)]
     pub worktree: Option<LsWorktree>,
     /// The most severe attention of its panes.
-    pub attention: signaltty_persistence::Attention,
+    pub attention: signaltty_types::Attention,
     pub tabs: Vec<LsTab>,
     #[serde(default)]
     pub active_tab: Option<String>,
@@ -291,7 +291,7 @@ pub struct LsWorkspace {
 pub struct LsTab {
     pub id: String,
     pub title: String,
-    pub layout: signaltty_persistence::Layout,
+    pub layout: signaltty_types::Layout,
     pub panes: Vec<LsPane>,
     #[serde(default)]
     pub active_pane: Option<String>,
@@ -311,8 +311,8 @@ pub struct LsPane {
     /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
     pub state: String,
     pub agent: Option<LsAgent>,
-    pub lifecycle: signaltty_persistence::Lifecycle,
-    pub attention: signaltty_persistence::Attention,
+    pub lifecycle: signaltty_types::Lifecycle,
+    pub attention: signaltty_types::Attention,
     pub exit_code: Option<i32>,
     #[serde(default)]
     pub last_message: Option<String>,
@@ -374,7 +374,7 @@ pub struct ExplainReply {
     pub state: String,
     /// The pane's lifecycle (absent for a saved screen).
     #[serde(default)]
-    pub lifecycle: Option<signaltty_persistence::Lifecycle>,
+    pub lifecycle: Option<signaltty_types::Lifecycle>,
     #[serde(default)]
     pub rule: Option<String>,
     pub evidence: Vec<String>,
@@ -417,7 +417,7 @@ pub struct WaitReply {
     pub met: String,
     /// For `turn_end`: `idle` or `done`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lifecycle: Option<signaltty_persistence::Lifecycle>,
+    pub lifecycle: Option<signaltty_types::Lifecycle>,
     /// For `text`: the line that matched.
     #[serde(default)]
     pub line: Option<String>,

@@ -3,15 +3,15 @@
 //! there can be trusted with anything.
 //!
 //! The socket's directory must be this user's alone (see
-//! [`signaltty_persistence::private_dir`]): otherwise another user may have
+//! [`signaltty_types::private_dir`]): otherwise another user may have
 //! made it first, under the temp dir, and be listening in it. And the peer
 //! of a connection must run as this user ([`peer_uid`]).
 
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
-pub use signaltty_persistence::private_dir::{DirError, DirProblem, my_uid};
-pub use signaltty_persistence::session::{SESSION_ENV, SESSIONS_DIR, SessionName};
+pub use signaltty_types::private_dir::{DirError, DirProblem, my_uid};
+pub use signaltty_types::session::{SESSION_ENV, SESSIONS_DIR, SessionName};
 
 /// `sun_path` holds 108 bytes including the terminating NUL.
 pub const MAX_SOCKET_PATH: usize = 107;
@@ -100,7 +100,7 @@ pub fn socket_dir(path: &Path) -> &Path {
 /// Checks, without following a link, that the socket's directory is a
 /// directory of this user that nobody else may enter.
 pub fn check_socket_dir(path: &Path) -> Result<(), DirError> {
-    signaltty_persistence::private_dir::check_private_dir(socket_dir(path))
+    signaltty_types::private_dir::check_private_dir(socket_dir(path))
 }
 
 /// The (effective) uid the process at the other end of `stream` had when

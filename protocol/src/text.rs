@@ -281,7 +281,7 @@ pub fn keys<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Text<field::KeyName>>
 /// [`MAX_PANES`](crate::limits::MAX_PANES) panes.
 pub fn split_path<'de, D: Deserializer<'de>>(
     d: D,
-) -> Result<Vec<signaltty_persistence::Branch>, D::Error> {
+) -> Result<Vec<signaltty_types::Branch>, D::Error> {
     let path = Vec::deserialize(d)?;
     at_most(path, crate::limits::MAX_PANES, |n, max| {
         format!("the split path has {n} steps; a tab has at most {max} panes")
@@ -360,9 +360,6 @@ fields! {
     Command = "the command", MAX_ARGV_BYTES;
     AgentArgs = "the agent's arguments", MAX_ARGV_BYTES;
     SessionId = "the session id", MAX_SESSION_ID_BYTES;
-    /// An agent kind's name.
-    Agent = "agent", MAX_WORD_BYTES;
-    AgentKind = "the agent kind", MAX_WORD_BYTES;
     HookEvent = "the hook event", MAX_WORD_BYTES;
     HookMessage = "the hook message", MAX_MESSAGE_BYTES;
     NotificationTitle = "the notification title", MAX_TITLE_BYTES;

@@ -30,6 +30,7 @@ use thiserror::Error;
 use crate::cli::{HookScope, HooksCmd};
 use edit::{Layout, ShapeError};
 use file::Current;
+use signaltty_adapters::AgentFacts;
 
 /// What can stop an install.
 #[derive(Debug, Error)]

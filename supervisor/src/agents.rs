@@ -22,6 +22,7 @@ use crate::handlers::{
 };
 use crate::input;
 use crate::server::ServerMsg;
+use signaltty_adapters::AgentFacts;
 
 /// How long `agent.start` waits for the agent's prompt unless told.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -31,7 +32,7 @@ const QUOTED_LINES: usize = 8;
 const DEFAULT_WORKSPACE: &str = "default";
 
 pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<AgentStartReply, WireError> {
-    let kind = AgentKind::parse(&p.kind).map_err(bad_params)?;
+    let kind = p.kind;
     let program = kind.program().ok_or_else(|| {
         bad_params("generic is not an agent; start any other command with `ctl new`")
     })?;

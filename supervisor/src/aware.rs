@@ -8,7 +8,6 @@ use signaltty_actors::model::{PaneView, resume_command};
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::pane::aware::explain_screen;
 use signaltty_actors::pane::wait::{WaitFor, WaitMet};
-use signaltty_adapters::AgentKind;
 use signaltty_protocol::{ErrorCode, ExplainReply, ResumeExplained, WaitReply, WireError, params};
 
 use crate::handlers::{CALL_MS, Ctx, bad_params, find_pane, pane_actor, unavailable, wire_error};
@@ -24,7 +23,7 @@ pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<ExplainReply, 
             let name = p.agent.ok_or_else(|| {
                 bad_params("a saved screen needs --agent KIND to say whose rules to read it with")
             })?;
-            let kind = AgentKind::parse(&name).map_err(bad_params)?;
+            let kind = name;
             let title = p.title.unwrap_or_default();
             let (verdict, rules) = explain_screen(kind, &screen, &title)
                 .ok_or_else(|| bad_params(format!("{kind} has no screen rules")))?;

@@ -18,7 +18,7 @@ use signaltty_actors::snapshot::read::ModelReader;
 use signaltty_actors::tab::{SplitAt, TabMsg};
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
 use signaltty_actors::{ActorError, PaneState, names, snapshot};
-use signaltty_adapters::{self as adapters, AgentKind};
+use signaltty_adapters as adapters;
 use signaltty_persistence::{Attention, Direction, Lifecycle, NotificationRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
@@ -573,7 +573,7 @@ async fn pane_report_session(ctx: &Ctx, p: params::ReportSession) -> Result<Done
     ractor::call_t!(
         actor,
         |reply| PaneMsg::ReportSession {
-            kind: p.agent.plain(),
+            kind: p.agent,
             id: p.session_id.plain(),
             reply
         },
@@ -595,7 +595,7 @@ pub(crate) fn bad_params(e: impl std::fmt::Display) -> WireError {
 }
 
 async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Done, WireError> {
-    let kind = AgentKind::parse(&p.agent).map_err(bad_params)?;
+    let kind = p.agent;
     let effect = adapters::hook_effect(kind, &p.event, p.message.as_deref()).map_err(bad_params)?;
     let view = find_pane(ctx, &p.pane).await?;
     ractor::call_t!(

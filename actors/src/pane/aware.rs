@@ -29,6 +29,7 @@ use tracing::{debug, info};
 
 use super::procfs::{self, Foreground};
 use super::{Pane, PaneMsg};
+use signaltty_adapters::AgentFacts;
 
 /// How soon after output the pane is looked at.
 pub const INSPECT_DELAY: Duration = Duration::from_millis(300);

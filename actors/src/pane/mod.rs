@@ -212,7 +212,7 @@ pub enum PaneMsg {
     Respawn(RpcReplyPort<Result<(), ActorError>>),
     /// The agent's session id, learned from a hook or the user.
     ReportSession {
-        kind: Option<String>,
+        kind: Option<AgentKind>,
         id: String,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
@@ -488,7 +488,7 @@ impl Actor for PaneActor {
                 reply,
             } => {
                 let learned = match session_id {
-                    Some(id) => pane.report_session(Some(kind.as_str()), &id),
+                    Some(id) => pane.report_session(Some(kind), &id),
                     None => Ok(()),
                 };
                 // A hook refused for its session id changes nothing else.
@@ -549,7 +549,7 @@ impl Actor for PaneActor {
                 }
             },
             PaneMsg::ReportSession { kind, id, reply } => {
-                let _ = reply.send(pane.report_session(kind.as_deref(), &id));
+                let _ = reply.send(pane.report_session(kind, &id));
             }
             PaneMsg::ReviveSettled { spawn } => {
                 if spawn == pane.spawn {

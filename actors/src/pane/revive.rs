@@ -23,6 +23,7 @@ use super::subscribers::Revive;
 use super::{Pane, PaneMsg, REVIVE_GRACE, Revival};
 use crate::error::ActorError;
 use crate::model::{PaneState, resume_command};
+use signaltty_adapters::AgentFacts;
 
 impl Pane {
     pub(super) fn not_live(&self, action: &str) -> Result<(), ActorError> {
@@ -273,12 +274,12 @@ impl Pane {
 
     pub(super) fn report_session(
         &mut self,
-        kind: Option<&str>,
+        kind: Option<AgentKind>,
         id: &str,
     ) -> Result<(), ActorError> {
         let bad = |e: adapters::AdapterError| ActorError::BadRequest(e.to_string());
         let kind = match (kind, &self.record.agent) {
-            (Some(name), _) => AgentKind::parse(name).map_err(bad)?,
+            (Some(kind), _) => kind,
             (None, Some(agent)) => AgentKind::parse(&agent.kind).unwrap_or(AgentKind::Generic),
             (None, None) => adapters::detect(&self.record.argv),
         };

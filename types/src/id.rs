@@ -5,7 +5,7 @@
 //! same rule is applied to workspace and tab ids so that every id in the
 //! system can be printed, typed and used as a file name without quoting.
 
-use crate::error::{PersistError, Result};
+use crate::error::{Result, TypesError};
 
 /// The longest id accepted. UUIDs (36) and `ses_…` ids fit comfortably.
 pub const MAX_ID_LEN: usize = 64;
@@ -25,7 +25,7 @@ pub fn validate_id(kind: &'static str, id: &str) -> Result<()> {
     } else {
         return Ok(());
     };
-    Err(PersistError::BadId {
+    Err(TypesError::BadId {
         kind,
         id: id.chars().take(MAX_ID_LEN + 8).collect(),
         reason,

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::error::{PersistError, Result};
+use crate::error::{Result, TypesError};
 use crate::id::validate_id;
 
 /// The smallest share a split gives its first child.
@@ -80,8 +80,8 @@ pub fn clamp_ratio(ratio: f32) -> f32 {
 /// [`crate::Snapshot::validate`] can say more (e.g. which tab a foreign pane
 /// belongs to) than [`Layout::validate_for`] can on its own.
 #[derive(Debug)]
-pub(crate) enum LayoutIssue {
-    BadId(PersistError),
+pub enum LayoutIssue {
+    BadId(TypesError),
     Duplicate(String),
     Missing(String),
     NotInTab(String),
@@ -171,10 +171,10 @@ impl Layout {
         let owned: Vec<S> = pane_ids.into_iter().collect();
         let expected: Vec<&str> = owned.iter().map(AsRef::as_ref).collect();
         self.check(&expected)
-            .map_err(|issue| PersistError::Invalid(format!("layout: {issue}")))
+            .map_err(|issue| TypesError::Invalid(format!("layout: {issue}")))
     }
 
-    pub(crate) fn check(&self, expected: &[&str]) -> std::result::Result<(), LayoutIssue> {
+    pub fn check(&self, expected: &[&str]) -> std::result::Result<(), LayoutIssue> {
         let depth = self.depth();
         if depth > MAX_LAYOUT_DEPTH {
             return Err(LayoutIssue::TooDeep(depth));
@@ -208,17 +208,17 @@ impl Layout {
     ) -> Result<()> {
         validate_id("pane", new_pane)?;
         if self.contains(new_pane) {
-            return Err(PersistError::Layout(format!(
+            return Err(TypesError::Layout(format!(
                 "pane {new_pane:?} is already in this layout"
             )));
         }
         let Some((leaf, depth)) = self.find_leaf_mut(target, 1) else {
-            return Err(PersistError::Layout(format!(
+            return Err(TypesError::Layout(format!(
                 "pane {target:?} is not in this layout"
             )));
         };
         if depth >= MAX_LAYOUT_DEPTH {
-            return Err(PersistError::Layout(format!(
+            return Err(TypesError::Layout(format!(
                 "cannot split pane {target:?}: the layout would be deeper than {MAX_LAYOUT_DEPTH} levels"
             )));
         }
@@ -294,8 +294,8 @@ impl Layout {
     }
 }
 
-fn no_split(path: &[Branch]) -> PersistError {
-    PersistError::Layout(format!(
+fn no_split(path: &[Branch]) -> TypesError {
+    TypesError::Layout(format!(
         "no split at {path:?} in this layout; it may have changed, so look again"
     ))
 }
