@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use alacritty_terminal::event::{Event, EventListener};
 use alacritty_terminal::grid::{Dimensions, Grid, GridCell};
-use alacritty_terminal::index::Line;
+use alacritty_terminal::index::{Column, Line, Point};
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::cursor_icon::CursorIcon;
@@ -243,6 +243,59 @@ impl Emu<'_> {
         if wrapped && !self.term.mode().contains(TermMode::ALT_SCREEN) {
             self.fresh.line_feed(before.line.0, self.tracked.region.1);
         }
+    }
+
+    /// Writes `text`, printable ASCII, from the cursor on exactly as
+    /// `Term::input` would one character at a time, as far as the cursor's
+    /// row goes, and returns how many characters that was: 0 when a wrap
+    /// is pending (`input` wraps first), `None` when `input` would do more
+    /// than write cells (insert mode, a charset other than ASCII, a pen
+    /// with extras, wide characters to take apart).
+    #[inline]
+    pub(crate) fn write_ascii(&mut self, text: &[u8]) -> Option<usize> {
+        let insert = self.term.mode().contains(TermMode::INSERT);
+        let columns = self.term.columns();
+        let grid = self.term.grid_mut();
+        let cursor = &grid.cursor;
+        let ascii = |index| cursor.charsets[index] == StandardCharset::Ascii;
+        if insert
+            || cursor.template.extra.is_some()
+            || !ascii(CharsetIndex::G0)
+            || !ascii(CharsetIndex::G1)
+        {
+            return None;
+        }
+        if cursor.input_needs_wrap {
+            return Some(0);
+        }
+        let Point { line, column } = cursor.point;
+        let (fg, bg, flags) = (
+            cursor.template.fg,
+            cursor.template.bg,
+            cursor.template.flags,
+        );
+        let count = text.len().min(columns.saturating_sub(column.0));
+        let end = column.0 + count;
+        let cells = &mut grid[line][column..Column(end)];
+        let wide = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
+        if count == 0 || cells.iter().any(|cell| cell.flags.intersects(wide)) {
+            return None;
+        }
+        for (cell, &byte) in cells.iter_mut().zip(text) {
+            cell.c = char::from(byte);
+            cell.fg = fg;
+            cell.bg = bg;
+            cell.flags = flags;
+            cell.extra = None;
+        }
+        let cursor = &mut grid.cursor;
+        if end < columns {
+            cursor.point.column = Column(end);
+        } else {
+            cursor.point.column = Column(columns - 1);
+            cursor.input_needs_wrap = true;
+        }
+        Some(count)
     }
 
     fn column_mode_side_effect(&mut self, mode: &PrivateMode) {

@@ -20,9 +20,9 @@ use alacritty_terminal::grid::{Cursor, Dimensions, Grid};
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
-use alacritty_terminal::vte::ansi::Processor;
 
-use crate::emu::{Listener, NeverSync, with_primary, with_primary_mut};
+use crate::emu::{Listener, with_primary, with_primary_mut};
+use crate::fast::Parser;
 use crate::fresh::Fresh;
 use crate::history::History;
 use crate::osc::{Interpreter, Scanner};
@@ -43,7 +43,7 @@ pub struct FrozenScreen {
     /// The count of fresh lines, which a replay would start again.
     fresh: Fresh,
     title: String,
-    processor: Processor<NeverSync>,
+    parser: Parser,
     scanner: Scanner,
     interpreter: Interpreter,
 }
@@ -73,7 +73,7 @@ impl Screen {
         } = self;
         let Engine {
             history,
-            processor,
+            parser,
             title,
             fresh,
             ..
@@ -90,7 +90,7 @@ impl Screen {
             history,
             fresh,
             title,
-            processor,
+            parser,
             scanner,
             interpreter,
         }
@@ -211,7 +211,7 @@ impl FrozenScreen {
         screen.set_saved_cursors(self.saved_cursors);
         *screen.engine.history_mut() = self.history;
         screen.engine.fresh = self.fresh;
-        screen.engine.processor = self.processor;
+        screen.engine.parser = self.parser;
         screen.scanner = self.scanner;
         screen.interpreter = self.interpreter;
         screen

@@ -63,6 +63,7 @@
 
 mod cells;
 mod emu;
+mod fast;
 mod freeze;
 mod fresh;
 mod history;
@@ -85,9 +86,9 @@ use alacritty_terminal::index::Line;
 use alacritty_terminal::term::cell::Cell as GridCell;
 use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
 use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
-use alacritty_terminal::vte::ansi::Processor;
 
-use crate::emu::{Emu, Listener, NeverSync, Tracked, with_primary};
+use crate::emu::{Emu, Listener, Tracked, with_primary};
+use crate::fast::Parser;
 pub use crate::freeze::FrozenScreen;
 use crate::history::History;
 pub use crate::osc::MAX_OSC_BYTES;
@@ -207,7 +208,7 @@ struct Engine {
     /// (see `emu::with_primary`) while `Screen` stays `Sync`; `feed` uses
     /// `get_mut` and never locks.
     term: Mutex<Term<Listener>>,
-    processor: Processor<NeverSync>,
+    parser: Parser,
     listener: Listener,
     tracked: Tracked,
     fresh: fresh::Fresh,
@@ -236,7 +237,7 @@ impl Engine {
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
         };
-        self.processor.advance(&mut emu, bytes);
+        self.parser.advance(&mut emu, bytes);
         self.drain(events);
     }
 
@@ -327,7 +328,7 @@ impl Screen {
         Screen {
             engine: Engine {
                 term: Mutex::new(term),
-                processor: Processor::new(),
+                parser: Parser::new(),
                 listener,
                 tracked: Tracked::new(usize::from(size.rows), usize::from(size.cols)),
                 fresh: fresh::Fresh::new(),
