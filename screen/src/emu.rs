@@ -517,6 +517,7 @@ impl Handler for Emu<'_> {
 
     fn reset_state(&mut self) {
         Handler::reset_state(&mut *self.term);
+        shrink_inactive_alt(self.term);
         self.history.clear();
         *self.tracked = Tracked::new(self.term.screen_lines(), self.term.columns());
         // `Term` forgets its title on RIS without telling anyone.
@@ -546,12 +547,19 @@ impl Handler for Emu<'_> {
 
     fn set_private_mode(&mut self, mode: PrivateMode) {
         self.column_mode_side_effect(&mode);
+        if swaps_screens(&mode) && !self.term.mode().contains(TermMode::ALT_SCREEN) {
+            grow_inactive_alt(self.term);
+        }
         Handler::set_private_mode(&mut *self.term, mode)
     }
 
     fn unset_private_mode(&mut self, mode: PrivateMode) {
         self.column_mode_side_effect(&mode);
-        Handler::unset_private_mode(&mut *self.term, mode)
+        let swaps = swaps_screens(&mode);
+        Handler::unset_private_mode(&mut *self.term, mode);
+        if swaps {
+            shrink_inactive_alt(self.term);
+        }
     }
 
     fn report_private_mode(&mut self, mode: PrivateMode) {
@@ -688,4 +696,63 @@ pub(crate) fn with_primary_mut<R>(
     term.swap_alt();
     *term.grid_mut() = alt;
     result
+}
+
+/// Runs `f` on the alternate grid while the primary screen is active.
+/// `Term` keeps the inactive grid private, so this swaps the screens and
+/// back, and undoes what swapping changes: the primary's DECSC slot, which
+/// entering the alternate screen overwrites. (It also clears the alternate
+/// grid, which entering it does anyway.)
+pub(crate) fn with_inactive_alt<R>(
+    term: &mut Term<Listener>,
+    f: impl FnOnce(&mut Grid<Cell>) -> R,
+) -> R {
+    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
+    let primary_saved = term.grid().saved_cursor.clone();
+    term.swap_alt();
+    let result = f(term.grid_mut());
+    term.swap_alt();
+    term.grid_mut().saved_cursor = primary_saved;
+    result
+}
+
+/// Keeps `Term`'s inactive alternate grid at the smallest size while the
+/// primary screen is active: entering the alternate screen resets every
+/// cell of it, so a full grid there (46 KiB at 80x24, 234 KiB at 200x50)
+/// held nothing anyone could see. Only its DECSC slot, which survives
+/// between visits, is kept. Call it wherever `Term` may have made the
+/// inactive grid full-size: a new `Term`, a resize, RIS, leaving the
+/// alternate screen.
+pub(crate) fn shrink_inactive_alt(term: &mut Term<Listener>) {
+    if term.mode().contains(TermMode::ALT_SCREEN) {
+        return;
+    }
+    with_inactive_alt(term, |grid| {
+        if grid.screen_lines() > 1 || grid.columns() > 2 {
+            replace_grid(grid, 1, 2);
+        }
+    });
+}
+
+/// Gives the inactive alternate grid the screen's size again, just before
+/// `Term` enters it.
+fn grow_inactive_alt(term: &mut Term<Listener>) {
+    let (lines, columns) = (term.screen_lines(), term.columns());
+    with_inactive_alt(term, |grid| replace_grid(grid, lines, columns));
+}
+
+/// A blank grid of `lines` x `columns` in place of `grid`, with its DECSC
+/// slot.
+fn replace_grid(grid: &mut Grid<Cell>, lines: usize, columns: usize) {
+    let saved = grid.saved_cursor.clone();
+    *grid = Grid::new(lines, columns, 0);
+    grid.saved_cursor = saved;
+}
+
+/// The mode that swaps `Term`'s screens.
+fn swaps_screens(mode: &PrivateMode) -> bool {
+    matches!(
+        mode,
+        PrivateMode::Named(NamedPrivateMode::SwapScreenAndSetRestoreCursor)
+    )
 }

@@ -18,10 +18,10 @@ use std::sync::PoisonError;
 
 use alacritty_terminal::grid::{Cursor, Dimensions, Grid};
 use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::TermMode;
 use alacritty_terminal::term::cell::{Cell, Flags};
-use alacritty_terminal::term::{Term, TermMode};
 
-use crate::emu::{Listener, with_primary, with_primary_mut};
+use crate::emu::{with_inactive_alt, with_primary, with_primary_mut};
 use crate::fast::Parser;
 use crate::fresh::Fresh;
 use crate::history::History;
@@ -183,21 +183,6 @@ impl Screen {
             with_inactive_alt(term, |grid| grid.saved_cursor = saved.inactive);
         }
     }
-}
-
-/// Runs `f` on the alternate grid while the primary screen is active.
-/// `Term` keeps the inactive grid private, so this swaps the screens and
-/// back, and undoes what swapping changes: the primary's DECSC slot, which
-/// entering the alternate screen overwrites. (It also clears the alternate
-/// grid, which entering it does anyway.)
-fn with_inactive_alt<R>(term: &mut Term<Listener>, f: impl FnOnce(&mut Grid<Cell>) -> R) -> R {
-    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
-    let primary_saved = term.grid().saved_cursor.clone();
-    term.swap_alt();
-    let result = f(term.grid_mut());
-    term.swap_alt();
-    term.grid_mut().saved_cursor = primary_saved;
-    result
 }
 
 impl FrozenScreen {

@@ -87,7 +87,7 @@ use alacritty_terminal::term::cell::Cell as GridCell;
 use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
 use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
 
-use crate::emu::{Emu, Listener, Tracked, with_primary};
+use crate::emu::{Emu, Listener, Tracked, shrink_inactive_alt, with_primary};
 use crate::fast::Parser;
 pub use crate::freeze::FrozenScreen;
 use crate::history::History;
@@ -324,7 +324,8 @@ impl Screen {
             ..Config::default()
         };
         let listener = Listener::default();
-        let term = Term::new(config, &TermSize(size), listener.clone());
+        let mut term = Term::new(config, &TermSize(size), listener.clone());
+        shrink_inactive_alt(&mut term);
         Screen {
             engine: Engine {
                 term: Mutex::new(term),
@@ -425,6 +426,7 @@ impl Screen {
             .unwrap_or_else(PoisonError::into_inner);
         history.settle();
         reflow::resize(term, history, TermSize(size));
+        shrink_inactive_alt(term);
         engine.tracked.reset_region(usize::from(size.rows));
         engine.tracked.resize_tabs(usize::from(size.cols));
         engine.fresh.reset_at(term.grid().cursor.point.line.0);
@@ -488,11 +490,12 @@ impl Screen {
         text::scrolled_rows(term.grid(), &history, offset, style)
     }
 
-    /// Heap bytes the screen holds, estimated: both grids' cells, the
-    /// history and its pending rows.
+    /// Heap bytes the screen holds, estimated: the grids' cells (the
+    /// alternate screen's only while it is active), the history and its
+    /// pending rows.
     pub fn heap_bytes(&self) -> usize {
         let cells = usize::from(self.size.rows) * usize::from(self.size.cols);
-        let grids = 2 * cells * size_of::<GridCell>();
+        let grids = (1 + usize::from(self.alt_screen())) * cells * size_of::<GridCell>();
         let history = self
             .engine
             .history
