@@ -23,8 +23,9 @@
 //! Freeing is not enough for the server's RSS to fall: the allocator keeps
 //! what a flood's peak used (the rows a flood scrolls are copied before
 //! they are rendered into history text), in every thread's arena. So once
-//! screens have frozen, the server gives its free pages back to the
-//! system ([`trim_soon`]), at most once per [`TRIM_EVERY`].
+//! screens have frozen, or a live screen let go of a flood's rows, the
+//! server gives its free pages back to the system ([`trim_soon`]), at
+//! most once per [`TRIM_EVERY`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -47,16 +48,33 @@ pub(super) const FREEZE_AFTER: Duration = Duration::from_secs(5);
 /// moments of each other, and one trim serves them all.
 const TRIM_EVERY: Duration = Duration::from_secs(1);
 
+/// How much a live screen's heap must have shrunk from its peak for the
+/// freed memory to be worth giving back: a flood's copied rows take a MiB
+/// block at least, an echo nothing.
+const FREED_ENOUGH: usize = 256 * 1024;
+
+/// Whether a screen now holding `held` bytes has let go of enough since
+/// its `peak` (which this keeps) to give memory back.
+fn freed_enough(peak: &mut usize, held: usize) -> bool {
+    let freed = held + FREED_ENOUGH <= *peak;
+    *peak = if freed { held } else { held.max(*peak) };
+    freed
+}
+
 /// A trim is scheduled; the one flag the panes share.
 static TRIM_DUE: AtomicBool = AtomicBool::new(false);
 
 /// Gives the allocator's free pages back to the system a moment from now,
-/// unless that is already planned.
+/// unless that is already planned (or there is no runtime to plan it on:
+/// a screen used outside the server).
 fn trim_soon() {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
     if TRIM_DUE.swap(true, Ordering::AcqRel) {
         return;
     }
-    tokio::spawn(async {
+    runtime.spawn(async {
         tokio::time::sleep(TRIM_EVERY).await;
         TRIM_DUE.store(false, Ordering::Release);
         // It walks every arena, holding its lock: not on a worker thread.
@@ -111,6 +129,9 @@ pub(super) struct PaneScreen {
     tail_stale: bool,
     /// A freeze check is scheduled.
     check_due: bool,
+    /// The most heap the live screen has held since memory was last given
+    /// back (see [`PaneScreen::feed`]).
+    peak_bytes: usize,
 }
 
 /// The smallest screen there is, standing in for a frozen one.
@@ -126,6 +147,7 @@ impl PaneScreen {
             needed_at: Instant::now(),
             tail_stale: true,
             check_due: false,
+            peak_bytes: 0,
         }
     }
 
@@ -179,8 +201,17 @@ impl PaneScreen {
         }
     }
 
+    /// Feeds output to the live screen. When a flood calms down the
+    /// screen renders its history and frees the rows it had copied (a
+    /// MiB or more); the server then gives the freed memory back soon
+    /// ([`trim_soon`]) rather than only once the screen freezes.
     pub(super) fn feed(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
-        self.changing().feed(bytes, events);
+        let screen = self.changing();
+        screen.feed(bytes, events);
+        let held = screen.heap_bytes();
+        if freed_enough(&mut self.peak_bytes, held) {
+            trim_soon();
+        }
     }
 
     pub(super) fn resize(&mut self, size: Size) {
@@ -362,6 +393,20 @@ mod tests {
             screen.frozen_with_tail_published(),
             "a read changes nothing"
         );
+    }
+
+    #[test]
+    fn a_flood_that_calms_down_gives_memory_back() {
+        let mut screen = Screen::new(Size { rows: 24, cols: 80 }, 2000);
+        let mut peak = screen.heap_bytes();
+        assert!(!freed_enough(&mut peak, screen.heap_bytes()));
+        let flood: String = (0..5000).map(|n| format!("line {n}\r\n")).collect();
+        screen.feed(flood.as_bytes(), &mut Vec::new());
+        assert!(!freed_enough(&mut peak, screen.heap_bytes()), "growing");
+        screen.feed(b"$ ", &mut Vec::new());
+        assert!(freed_enough(&mut peak, screen.heap_bytes()), "calm");
+        screen.feed(b"ls\r\n", &mut Vec::new());
+        assert!(!freed_enough(&mut peak, screen.heap_bytes()), "an echo");
     }
 
     #[test]
