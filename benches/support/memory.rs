@@ -152,7 +152,12 @@ pub(super) fn memory(scale: &Scale, dir: &Path, has_tmux: bool, report: &mut Rep
 }
 
 fn signaltty_rss(bin: &str, dir: &Path, case: Case, panes: usize) -> Rss {
-    let name = format!("mem{panes}x{}x{}{}", case.cols, case.rows, case.history);
+    // A baseline build gets servers (and state) of its own.
+    let build = if bin == super::BIN { "" } else { "base" };
+    let name = format!(
+        "mem{build}{panes}x{}x{}{}",
+        case.cols, case.rows, case.history
+    );
     let server = Server::start_binary(bin, dir, &name, true);
     let first = Done::new(dir, &format!("{name}-1"));
     spawn_sized_panes(&server, case, &first, 0..1);

@@ -25,13 +25,15 @@ use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::cursor_icon::CursorIcon;
 use alacritty_terminal::vte::ansi::{
-    Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink, KeyboardModes,
-    KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedPrivateMode,
-    PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode, Timeout,
+    Attr, CharsetIndex, ClearMode, Color, CursorShape, CursorStyle, Handler, Hyperlink,
+    KeyboardModes, KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedColor,
+    NamedPrivateMode, PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset,
+    TabulationClearMode, Timeout,
 };
 use unicode_width::UnicodeWidthChar;
 
 use crate::history::History;
+use crate::used::Used;
 
 /// Collects the `Term`'s events; `Term` owns its listener and offers no way
 /// back to it, so the queue is shared with the `Screen`.
@@ -146,6 +148,7 @@ pub(crate) struct Emu<'a> {
     pub(crate) fresh: &'a mut crate::fresh::Fresh,
     pub(crate) listener: &'a Listener,
     pub(crate) history: &'a mut History,
+    pub(crate) used: &'a mut Used,
 }
 
 impl Emu<'_> {
@@ -159,15 +162,16 @@ impl Emu<'_> {
     /// Whether a line feed here scrolls rows into history.
     #[inline]
     fn feed_scrolls_history(&self) -> bool {
-        self.term.grid().cursor.point.line.0 + 1 == self.tracked.region.1
-            && self.region_feeds_history()
+        self.feed_scrolls_region() && self.region_feeds_history()
     }
 
     /// Copies the screen's top `count` rows, which are about to scroll off.
     fn save_top_rows(&mut self, count: usize) {
         let grid = self.term.grid();
         for line in 0..count.min(grid.screen_lines()) {
-            self.history.push_row(&grid[Line(line as i32)]);
+            let line = line as i32;
+            self.history
+                .push_row(&grid[Line(line)], self.used.end(line));
         }
     }
 
@@ -206,7 +210,7 @@ impl Emu<'_> {
             cell.flags.insert(Flags::LEADING_WIDE_CHAR_SPACER);
         }
         cell.flags.insert(Flags::WRAPLINE);
-        self.history.push_row(&row);
+        self.history.push_row(&row, row.len());
     }
 
     /// Before `CSI 2 J` on the primary screen: alacritty scrolls everything
@@ -295,14 +299,90 @@ impl Emu<'_> {
             cursor.point.column = Column(columns - 1);
             cursor.input_needs_wrap = true;
         }
+        self.used.wrote(line.0, end);
         Some(count)
     }
 
+    /// Before `Term::input(c)` at the end of a line: if it wraps, the row
+    /// it leaves gets its wrap flag (in the last cell) and, at the bottom
+    /// of the region, the rows scroll up.
+    #[cold]
+    fn used_by_wrap(&mut self, c: char) {
+        let cursor = &self.term.grid().cursor;
+        let width = c.width().unwrap_or(0);
+        let wraps = width > 0
+            && self.term.mode().contains(TermMode::LINE_WRAP)
+            && (cursor.input_needs_wrap || width == 2);
+        if !wraps {
+            return;
+        }
+        let line = cursor.point.line.0;
+        if line + 1 == self.tracked.region.1 {
+            self.used_scroll_up(1);
+            self.used.unknown(line - 1);
+        }
+        self.used.unknown(line);
+    }
+
+    /// After `Term::input`, which wrote at `at` (or, wrapping, at the
+    /// start of the next row, where the cursor is now): a wide character
+    /// takes two cells, a combining one changes the cell before `at`,
+    /// insert mode shifts the whole row.
+    #[inline]
+    fn used_by_input(&mut self, at: Point) {
+        let now = self.term.grid().cursor.point;
+        let line = if now.line == at.line { at } else { now };
+        if self.term.mode().contains(TermMode::INSERT) {
+            self.used.unknown(line.line.0);
+        } else {
+            let written = if now.line == at.line { at.column.0 } else { 0 };
+            self.used.wrote(line.line.0, written.max(now.column.0) + 2);
+        }
+    }
+
+    /// The region scrolls up `count` rows, bringing in rows reset with the
+    /// pen's background.
+    fn used_scroll_up(&mut self, count: usize) {
+        let blank = self.term.grid().cursor.template.bg == Color::Named(NamedColor::Background);
+        self.used.scroll_up(self.tracked.region, count, blank);
+    }
+
+    /// Whether a line feed here scrolls the region (into history or not).
+    #[inline]
+    fn feed_scrolls_region(&self) -> bool {
+        self.term.grid().cursor.point.line.0 + 1 == self.tracked.region.1
+    }
+
+    /// The cursor's row may have changed anywhere.
+    fn cursor_row_unknown(&mut self) {
+        let line = self.term.grid().cursor.point.line.0;
+        self.used.unknown(line);
+    }
+
     fn column_mode_side_effect(&mut self, mode: &PrivateMode) {
-        // DECCOLM makes `Term` reset the region internally, bypassing us.
+        // DECCOLM makes `Term` reset the region internally, bypassing us,
+        // and clear the screen.
         if matches!(mode, PrivateMode::Named(NamedPrivateMode::ColumnMode)) {
             self.tracked.reset_region(self.term.screen_lines());
+            self.used.forget();
         }
+        // The other grid becomes the active one.
+        if swaps_screens(mode) {
+            self.used.forget();
+        }
+    }
+
+    /// Before a line feed: the row leaving the top goes to history, the
+    /// rows of the region move up, and a new line may count as fresh.
+    #[inline]
+    fn before_line_feed(&mut self) {
+        if self.feed_scrolls_region() {
+            if self.region_feeds_history() {
+                self.save_top_rows(1);
+            }
+            self.used_scroll_up(1);
+        }
+        self.count_line_feed();
     }
 }
 
@@ -324,9 +404,13 @@ impl Handler for Emu<'_> {
     #[inline]
     fn input(&mut self, c: char) {
         let cursor = &self.term.grid().cursor;
-        if cursor.input_needs_wrap || cursor.point.column.0 + 1 >= self.term.columns() {
+        let at_line_end =
+            cursor.input_needs_wrap || cursor.point.column.0 + 1 >= self.term.columns();
+        if at_line_end {
             self.before_wrap(Some(c));
+            self.used_by_wrap(c);
         }
+        let at = self.term.grid().cursor.point;
         // A character written after the last column wraps the line (and a
         // wrap on the last row scrolls): one flag test per character (two
         // instructions; +1.2% of `Screen::feed`'s instructions measured),
@@ -336,6 +420,7 @@ impl Handler for Emu<'_> {
         } else {
             Handler::input(&mut *self.term, c)
         }
+        self.used_by_input(at);
     }
 
     fn goto(&mut self, line: i32, col: usize) {
@@ -351,6 +436,7 @@ impl Handler for Emu<'_> {
     }
 
     fn insert_blank(&mut self, count: usize) {
+        self.cursor_row_unknown();
         Handler::insert_blank(&mut *self.term, count)
     }
 
@@ -389,7 +475,11 @@ impl Handler for Emu<'_> {
     fn put_tab(&mut self, count: u16) {
         if self.term.grid().cursor.input_needs_wrap {
             self.before_wrap(None);
+            // It wraps first, perhaps scrolling.
+            self.used.forget();
         }
+        // `Term` marks the tab's first cell with a `\t`.
+        self.cursor_row_unknown();
         Handler::put_tab(&mut *self.term, count)
     }
 
@@ -404,10 +494,7 @@ impl Handler for Emu<'_> {
 
     #[inline]
     fn linefeed(&mut self) {
-        if self.feed_scrolls_history() {
-            self.save_top_rows(1);
-        }
-        self.count_line_feed();
+        self.before_line_feed();
         Handler::linefeed(&mut *self.term)
     }
 
@@ -420,10 +507,7 @@ impl Handler for Emu<'_> {
     }
 
     fn newline(&mut self) {
-        if self.feed_scrolls_history() {
-            self.save_top_rows(1);
-        }
-        self.count_line_feed();
+        self.before_line_feed();
         Handler::newline(&mut *self.term)
     }
 
@@ -437,14 +521,17 @@ impl Handler for Emu<'_> {
         if self.region_feeds_history() {
             self.save_top_rows(lines.min(self.tracked.region.1 as usize));
         }
+        self.used.forget();
         Handler::scroll_up(&mut *self.term, lines)
     }
 
     fn scroll_down(&mut self, lines: usize) {
+        self.used.forget();
         Handler::scroll_down(&mut *self.term, lines)
     }
 
     fn insert_blank_lines(&mut self, lines: usize) {
+        self.used.forget();
         Handler::insert_blank_lines(&mut *self.term, lines)
     }
 
@@ -453,14 +540,17 @@ impl Handler for Emu<'_> {
         if self.term.grid().cursor.point.line.0 == 0 && self.region_feeds_history() {
             self.save_top_rows(lines.min(self.tracked.region.1 as usize));
         }
+        self.used.forget();
         Handler::delete_lines(&mut *self.term, lines)
     }
 
     fn erase_chars(&mut self, count: usize) {
+        self.cursor_row_unknown();
         Handler::erase_chars(&mut *self.term, count)
     }
 
     fn delete_chars(&mut self, count: usize) {
+        self.cursor_row_unknown();
         Handler::delete_chars(&mut *self.term, count)
     }
 
@@ -481,10 +571,12 @@ impl Handler for Emu<'_> {
     }
 
     fn clear_line(&mut self, mode: LineClearMode) {
+        self.cursor_row_unknown();
         Handler::clear_line(&mut *self.term, mode)
     }
 
     fn clear_screen(&mut self, mode: ClearMode) {
+        self.used.forget();
         let all = matches!(mode, ClearMode::All);
         match mode {
             ClearMode::All => self.before_clear_all(),
@@ -516,6 +608,7 @@ impl Handler for Emu<'_> {
     }
 
     fn reset_state(&mut self) {
+        self.used.forget();
         Handler::reset_state(&mut *self.term);
         shrink_inactive_alt(self.term);
         self.history.clear();
@@ -525,6 +618,7 @@ impl Handler for Emu<'_> {
     }
 
     fn reverse_index(&mut self) {
+        self.used.forget();
         Handler::reverse_index(&mut *self.term)
     }
 
@@ -615,6 +709,7 @@ impl Handler for Emu<'_> {
     }
 
     fn decaln(&mut self) {
+        self.used.forget();
         Handler::decaln(&mut *self.term)
     }
 

@@ -76,6 +76,7 @@ mod sgr;
 #[cfg(test)]
 mod tests;
 mod text;
+mod used;
 
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -93,6 +94,7 @@ pub use crate::freeze::FrozenScreen;
 use crate::history::History;
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
+use crate::used::Used;
 
 pub use crate::cells::{
     Attrs, Cell, Color, CursorShape, Modes, MouseEncoding, MouseReporting, Width,
@@ -218,6 +220,8 @@ struct Engine {
     /// The primary screen's scrollback; the `Term` itself keeps none. A
     /// `Mutex` for the same reason as `term`: reading it settles it.
     history: Mutex<History>,
+    /// How far each row of the active grid may have been written.
+    used: Used,
 }
 
 impl Engine {
@@ -236,6 +240,7 @@ impl Engine {
                 .history
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
+            used: &mut self.used,
         };
         self.parser.advance(&mut emu, bytes);
         self.drain(events);
@@ -336,6 +341,7 @@ impl Screen {
                 title: String::new(),
                 scratch: Vec::new(),
                 history: Mutex::new(History::new(scrollback_lines)),
+                used: Used::new(usize::from(size.rows), usize::from(size.cols)),
             },
             scanner: Scanner::new(),
             interpreter: Interpreter::new(),
@@ -427,6 +433,8 @@ impl Screen {
         history.settle();
         reflow::resize(term, history, TermSize(size));
         shrink_inactive_alt(term);
+        engine.used = Used::new(usize::from(size.rows), usize::from(size.cols));
+        engine.used.forget();
         engine.tracked.reset_region(usize::from(size.rows));
         engine.tracked.resize_tabs(usize::from(size.cols));
         engine.fresh.reset_at(term.grid().cursor.point.line.0);

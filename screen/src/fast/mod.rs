@@ -12,6 +12,9 @@
 //! UTF-8 character, writes a run of printable ASCII into the cursor's row
 //! in one loop ([`Emu::write_ascii`]) instead of feeding it to vte.
 //!
+//! The commonest escape sequence in such output, SGR with plain numbers
+//! (`ESC [ 1 ; 31 m`), is applied here too ([`Sgr`]), as vte maps it.
+//!
 //! Every run's last character still goes through vte, so that its own
 //! state (the character `CSI b` repeats) stays what it would have been; a
 //! run that reaches the end of the row leaves its wrap to vte as well, and
@@ -20,7 +23,7 @@
 //! characters in the way). `tests::fast_path_matches_vte` compares the two
 //! paths on arbitrary input.
 
-use alacritty_terminal::vte::ansi::Processor;
+use alacritty_terminal::vte::ansi::{Attr, Color, Handler, NamedColor, Processor, Rgb};
 
 use crate::emu::{Emu, NeverSync};
 
@@ -83,6 +86,15 @@ impl Parser {
         let (mut slow, mut i) = (0, 0);
         while i < bytes.len() {
             let byte = bytes[i];
+            if self.state == State::Ground && self.ascii && byte == 0x1b {
+                if let Some(sgr) = Sgr::parse(&bytes[i..]) {
+                    self.vte.advance(emu, &bytes[slow..i]);
+                    sgr.apply(emu);
+                    i += sgr.len;
+                    slow = i;
+                    continue;
+                }
+            }
             if self.state == State::Ground && self.ascii && is_printable(byte) {
                 let run = printable_len(&bytes[i..]);
                 // The run's last character goes to vte (see the module doc).
@@ -147,6 +159,139 @@ impl Parser {
         self.ascii = true;
         self.state = next;
     }
+}
+
+/// Most parameters a [`Sgr`] handles itself; vte takes 32.
+const SGR_PARAMS: usize = 16;
+
+/// `CSI Ps ; Ps ... m` with plain numbers (no sub-parameters, private
+/// marker or intermediates): the colours of a coloured log, applied as
+/// vte's `attrs_from_sgr_parameters` applies them.
+struct Sgr {
+    params: [u16; SGR_PARAMS],
+    count: usize,
+    /// Bytes of the sequence, ESC to `m`.
+    len: usize,
+}
+
+impl Sgr {
+    /// The sequence `bytes` starts with, if it is such an SGR and ends
+    /// within `bytes`.
+    #[inline]
+    fn parse(bytes: &[u8]) -> Option<Sgr> {
+        if bytes.get(1) != Some(&b'[') {
+            return None;
+        }
+        let mut sgr = Sgr {
+            params: [0; SGR_PARAMS],
+            count: 0,
+            len: 0,
+        };
+        // vte's arithmetic: a missing parameter is 0, digits saturate.
+        let mut param: u16 = 0;
+        for (at, &byte) in bytes.iter().enumerate().skip(2) {
+            match byte {
+                b'0'..=b'9' => {
+                    param = param
+                        .saturating_mul(10)
+                        .saturating_add(u16::from(byte - b'0'))
+                }
+                b';' | b'm' => {
+                    *sgr.params.get_mut(sgr.count)? = param;
+                    sgr.count += 1;
+                    param = 0;
+                    if byte == b'm' {
+                        sgr.len = at + 1;
+                        return Some(sgr);
+                    }
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Sets the pen as vte would for these parameters.
+    fn apply(&self, emu: &mut Emu<'_>) {
+        let mut params = self.params[..self.count].iter().copied();
+        while let Some(param) = params.next() {
+            let attr = match param {
+                38 => sgr_color(&mut params).map(Attr::Foreground),
+                48 => sgr_color(&mut params).map(Attr::Background),
+                58 => sgr_color(&mut params).map(|color| Attr::UnderlineColor(Some(color))),
+                param => simple_attr(param),
+            };
+            if let Some(attr) = attr {
+                Handler::terminal_attribute(emu, attr);
+            }
+        }
+    }
+}
+
+/// vte's `parse_sgr_color`: `5;n` or `2;r;g;b`, consuming what it reads.
+fn sgr_color(params: &mut impl Iterator<Item = u16>) -> Option<Color> {
+    match params.next() {
+        Some(2) => Some(Color::Spec(Rgb {
+            r: u8::try_from(params.next()?).ok()?,
+            g: u8::try_from(params.next()?).ok()?,
+            b: u8::try_from(params.next()?).ok()?,
+        })),
+        Some(5) => Some(Color::Indexed(u8::try_from(params.next()?).ok()?)),
+        _ => None,
+    }
+}
+
+/// The attribute of a one-number SGR parameter, as vte maps it.
+fn simple_attr(param: u16) -> Option<Attr> {
+    const COLORS: [NamedColor; 8] = [
+        NamedColor::Black,
+        NamedColor::Red,
+        NamedColor::Green,
+        NamedColor::Yellow,
+        NamedColor::Blue,
+        NamedColor::Magenta,
+        NamedColor::Cyan,
+        NamedColor::White,
+    ];
+    const BRIGHT: [NamedColor; 8] = [
+        NamedColor::BrightBlack,
+        NamedColor::BrightRed,
+        NamedColor::BrightGreen,
+        NamedColor::BrightYellow,
+        NamedColor::BrightBlue,
+        NamedColor::BrightMagenta,
+        NamedColor::BrightCyan,
+        NamedColor::BrightWhite,
+    ];
+    let named = |table: &[NamedColor; 8], base: u16| Color::Named(table[usize::from(param - base)]);
+    Some(match param {
+        0 => Attr::Reset,
+        1 => Attr::Bold,
+        2 => Attr::Dim,
+        3 => Attr::Italic,
+        4 => Attr::Underline,
+        5 => Attr::BlinkSlow,
+        6 => Attr::BlinkFast,
+        7 => Attr::Reverse,
+        8 => Attr::Hidden,
+        9 => Attr::Strike,
+        21 => Attr::CancelBold,
+        22 => Attr::CancelBoldDim,
+        23 => Attr::CancelItalic,
+        24 => Attr::CancelUnderline,
+        25 => Attr::CancelBlink,
+        27 => Attr::CancelReverse,
+        28 => Attr::CancelHidden,
+        29 => Attr::CancelStrike,
+        30..=37 => Attr::Foreground(named(&COLORS, 30)),
+        39 => Attr::Foreground(Color::Named(NamedColor::Foreground)),
+        40..=47 => Attr::Background(named(&COLORS, 40)),
+        49 => Attr::Background(Color::Named(NamedColor::Background)),
+        59 => Attr::UnderlineColor(None),
+        90..=97 => Attr::Foreground(named(&BRIGHT, 90)),
+        100..=107 => Attr::Background(named(&BRIGHT, 100)),
+        _ => return None,
+    })
 }
 
 /// A byte vte prints as a character of width 1 (DEL it drops).

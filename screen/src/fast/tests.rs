@@ -1,7 +1,9 @@
 //! The fast path against vte alone: for arbitrary output in arbitrary
-//! chunks, a screen whose parser writes runs itself ends up exactly like
-//! one that feeds every byte to vte: every cell of both screens, the
-//! cursors, pens and charsets, modes, history, events and replay.
+//! chunks, a screen whose parser writes runs itself and whose history
+//! trims rows from where `Used` says they end ends up exactly like one
+//! that feeds every byte to vte and scans every row in full: every cell
+//! of both screens, the cursors, pens and charsets, modes, history, events
+//! and replay.
 
 use alacritty_terminal::grid::{Cursor, Dimensions, Grid};
 use alacritty_terminal::index::Line;
@@ -12,6 +14,7 @@ use proptest::prelude::*;
 use super::Parser;
 use crate::emu::with_primary;
 use crate::tests::rich_token;
+use crate::used::Used;
 use crate::{Screen, ScreenEvent, Size, Style};
 
 /// Everything of one grid: its rows' cells and its cursors.
@@ -66,6 +69,7 @@ fn both(size: Size, chunks: &[Vec<u8>]) -> ((State, Vec<ScreenEvent>), (State, V
     let mut fast = Screen::new(size, 20);
     let mut slow = Screen::new(size, 20);
     slow.engine.parser = Parser::slow();
+    slow.engine.used = Used::off(usize::from(size.rows), usize::from(size.cols));
     let (mut fast_events, mut slow_events) = (Vec::new(), Vec::new());
     for chunk in chunks {
         fast.feed(chunk, &mut fast_events);
@@ -93,6 +97,8 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
             "日本語", "e\u{301}", "\u{7f}", "\u{9b}", "\r\n", "\n", "\t", "\x1b[3b", "\x1b(0", "\x0e",
             "\x1b)0", "\x1b]2;title\x07", "\x1b]8;id=a;http://x\x1b\\", "\x1b]8;;\x1b\\", "\x1b[58;5;3m",
             "\x1bP1$qm\x1b\\", "\x1bXsos\x1b\\", "\x1b[1\x18", "\x1b[?1;2\x1a", "\x1b[2;5r", "\x1b[?7l",
+            "\x1b[65567m", "\x1b[38;5;300m", "\x1b[38;2;1;2m", "\x1b[1;;4m", "\x1b[m", "\x1b[;31m",
+            "\x1b[1;2;3;4;5;7;8;9;21;22;23;24;25;27;28;29;90;100;59m", "\x1b[44m\x1b[K", "\x1b[42m\n\n", "\x1b[45m\x1b[2S", "\x1b[0m", "\x1b[7m \x1b[27m", "\x1b[3C\u{301}",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
         1 => prop::collection::vec(prop::sample::select(
@@ -130,6 +136,7 @@ fn runs_are_written_as_vte_writes_them() {
         b"hello world",
         b"a line longer than the screen is wide, twice over, and more",
         b"\x1b[31mred\x1b[0m plain \x1b[1;4mbold\r\nnext line\r\n",
+        b"\x1b[65567mwraps to red\x1b[38;5;300m\x1b[48;2;1;2;3mrgb\x1b[58;5;9m\x1b[4:3mcurl\x1b[m",
         b"ab\x1b[3bcd",
         b"\x1b[4hinsert\x1b[4l",
         b"\x1b(0lqqk\x1b(B",
