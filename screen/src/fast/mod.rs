@@ -86,14 +86,16 @@ impl Parser {
         let (mut slow, mut i) = (0, 0);
         while i < bytes.len() {
             let byte = bytes[i];
-            if self.state == State::Ground && self.ascii && byte == 0x1b {
-                if let Some(sgr) = Sgr::parse(&bytes[i..]) {
-                    self.vte.advance(emu, &bytes[slow..i]);
-                    sgr.apply(emu);
-                    i += sgr.len;
-                    slow = i;
-                    continue;
-                }
+            if self.state == State::Ground
+                && self.ascii
+                && byte == 0x1b
+                && let Some(sgr) = Sgr::parse(&bytes[i..])
+            {
+                self.vte.advance(emu, &bytes[slow..i]);
+                sgr.apply(emu);
+                i += sgr.len;
+                slow = i;
+                continue;
             }
             if self.state == State::Ground && self.ascii && is_printable(byte) {
                 let run = printable_len(&bytes[i..]);
