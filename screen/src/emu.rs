@@ -149,6 +149,9 @@ pub(crate) struct Emu<'a> {
     pub(crate) listener: &'a Listener,
     pub(crate) history: &'a mut History,
     pub(crate) used: &'a mut Used,
+    /// The last character written, which `CSI b` repeats (vte's
+    /// `preceding_char`, kept here for the fast path).
+    pub(crate) printed: &'a mut Option<char>,
 }
 
 impl Emu<'_> {
@@ -300,7 +303,18 @@ impl Emu<'_> {
             cursor.input_needs_wrap = true;
         }
         self.used.wrote(line.0, end);
+        *self.printed = text.get(count - 1).map(|&byte| char::from(byte));
         Some(count)
+    }
+
+    /// `CSI count b`: the last character written, `count` times more (at
+    /// least once), as vte repeats it; nothing if none was ever written.
+    pub(crate) fn repeat(&mut self, count: u16) {
+        if let Some(c) = *self.printed {
+            for _ in 0..count.max(1) {
+                Handler::input(self, c);
+            }
+        }
     }
 
     /// Before `Term::input(c)` at the end of a line: if it wraps, the row
@@ -403,6 +417,7 @@ impl Handler for Emu<'_> {
 
     #[inline]
     fn input(&mut self, c: char) {
+        *self.printed = Some(c);
         let cursor = &self.term.grid().cursor;
         let at_line_end =
             cursor.input_needs_wrap || cursor.point.column.0 + 1 >= self.term.columns();

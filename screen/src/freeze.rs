@@ -44,6 +44,7 @@ pub struct FrozenScreen {
     fresh: Fresh,
     title: String,
     parser: Parser,
+    printed: Option<char>,
     scanner: Scanner,
     interpreter: Interpreter,
 }
@@ -74,6 +75,7 @@ impl Screen {
         let Engine {
             history,
             parser,
+            printed,
             title,
             fresh,
             ..
@@ -91,6 +93,7 @@ impl Screen {
             fresh,
             title,
             parser,
+            printed,
             scanner,
             interpreter,
         }
@@ -199,6 +202,7 @@ impl FrozenScreen {
         *screen.engine.history_mut() = self.history;
         screen.engine.fresh = self.fresh;
         screen.engine.parser = self.parser;
+        screen.engine.printed = self.printed;
         screen.scanner = self.scanner;
         screen.interpreter = self.interpreter;
         screen

@@ -222,6 +222,8 @@ struct Engine {
     history: Mutex<History>,
     /// How far each row of the active grid may have been written.
     used: Used,
+    /// The last character written, for `CSI b`.
+    printed: Option<char>,
 }
 
 impl Engine {
@@ -241,6 +243,7 @@ impl Engine {
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
             used: &mut self.used,
+            printed: &mut self.printed,
         };
         self.parser.advance(&mut emu, bytes);
         self.drain(events);
@@ -342,6 +345,7 @@ impl Screen {
                 scratch: Vec::new(),
                 history: Mutex::new(History::new(scrollback_lines)),
                 used: Used::new(usize::from(size.rows), usize::from(size.cols)),
+                printed: None,
             },
             scanner: Scanner::new(),
             interpreter: Interpreter::new(),

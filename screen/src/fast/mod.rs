@@ -15,12 +15,14 @@
 //! The commonest escape sequence in such output, SGR with plain numbers
 //! (`ESC [ 1 ; 31 m`), is applied here too ([`Sgr`]), as vte maps it.
 //!
-//! Every run's last character still goes through vte, so that its own
-//! state (the character `CSI b` repeats) stays what it would have been; a
-//! run that reaches the end of the row leaves its wrap to vte as well, and
-//! so does everything `write_ascii` declines (insert mode, a charset other
-//! than ASCII, a pen with a hyperlink or an underline colour, wide
-//! characters in the way). `tests::fast_path_matches_vte` compares the two
+//! vte remembers the last character it printed for `CSI b` (REP); with
+//! runs bypassing it that memory is stale, so the mirror also follows a
+//! CSI sequence's parameters, and a REP vte would carry out is cancelled
+//! in vte and repeated here with the last character written
+//! ([`Emu::repeat`]). A run that reaches the end of the row leaves its
+//! wrap to vte, and so does everything `write_ascii` declines (insert
+//! mode, a charset other than ASCII, a pen with a hyperlink or an
+//! underline colour, wide characters in the way). `tests::fast_path_matches_vte` compares the two
 //! paths on arbitrary input.
 
 use alacritty_terminal::vte::ansi::{Attr, Color, Handler, NamedColor, Processor, Rgb};
@@ -53,9 +55,25 @@ pub(crate) struct Parser {
     /// Whether the last byte vte took in its ground state was ASCII: then
     /// it holds no partial UTF-8 character.
     ascii: bool,
+    /// The CSI sequence being read, as far as `CSI b` needs it.
+    csi: Csi,
     /// Off only for tests: everything goes through vte.
     fast: bool,
 }
+
+/// What a `CSI Ps b` (REP) that vte would carry out depends on: its first
+/// parameter, and whether vte would ignore it (a private marker, or more
+/// parameters than vte keeps).
+#[derive(Clone, Copy, Debug, Default)]
+struct Csi {
+    first: u16,
+    /// A `;` or `:` was read: `first` is complete.
+    separators: u16,
+    marked: bool,
+}
+
+/// vte's `Params` hold this many; a sequence with more is ignored.
+const VTE_PARAMS: u16 = 32;
 
 impl Parser {
     pub(crate) fn new() -> Parser {
@@ -63,6 +81,7 @@ impl Parser {
             vte: Processor::new(),
             state: State::Ground,
             ascii: true,
+            csi: Csi::default(),
             fast: true,
         }
     }
@@ -99,24 +118,33 @@ impl Parser {
             }
             if self.state == State::Ground && self.ascii && is_printable(byte) {
                 let run = printable_len(&bytes[i..]);
-                // The run's last character goes to vte (see the module doc).
-                if run > 1 {
-                    self.vte.advance(emu, &bytes[slow..i]);
-                    slow = i;
-                    match emu.write_ascii(&bytes[i..i + run - 1]) {
-                        Some(0) => {}
-                        Some(written) => {
-                            i += written;
-                            slow = i;
-                            continue;
-                        }
-                        // Nothing of this run can go fast: all of it to vte.
-                        None => {
-                            i += run;
-                            continue;
-                        }
+                self.vte.advance(emu, &bytes[slow..i]);
+                slow = i;
+                match emu.write_ascii(&bytes[i..i + run]) {
+                    Some(0) => {}
+                    Some(written) => {
+                        i += written;
+                        slow = i;
+                        continue;
+                    }
+                    // Nothing of this run can go fast: all of it to vte.
+                    None => {
+                        i += run;
+                        continue;
                     }
                 }
+            }
+            if byte == b'b' && self.repeats() {
+                // vte's own idea of the character to repeat is stale once
+                // runs bypass it: it is cancelled (CAN does nothing else
+                // there) and the repeat done here.
+                self.vte.advance(emu, &bytes[slow..i]);
+                self.vte.advance(emu, b"\x18");
+                self.state = State::Ground;
+                emu.repeat(self.csi.first);
+                i += 1;
+                slow = i;
+                continue;
             }
             self.step(byte);
             i += 1;
@@ -124,11 +152,40 @@ impl Parser {
         self.vte.advance(emu, &bytes[slow..]);
     }
 
+    /// Whether a `b` now ends a CSI sequence that vte would carry out as
+    /// REP.
+    #[inline]
+    fn repeats(&self) -> bool {
+        matches!(self.state, State::CsiEntry | State::CsiParam)
+            && !self.csi.marked
+            && self.csi.separators < VTE_PARAMS
+    }
+
+    /// Follows a CSI sequence's parameters as vte reads them.
+    #[inline]
+    fn csi_param(&mut self, byte: u8) {
+        let csi = &mut self.csi;
+        match byte {
+            b'0'..=b'9' if csi.separators == 0 => {
+                csi.first = csi
+                    .first
+                    .saturating_mul(10)
+                    .saturating_add(u16::from(byte - b'0'))
+            }
+            b':' | b';' => csi.separators = csi.separators.saturating_add(1),
+            0x3c..=0x3f if self.state == State::CsiEntry => csi.marked = true,
+            _ => {}
+        }
+    }
+
     /// Moves the mirrored state over `byte` as vte's `Parser::advance`
     /// does (its `advance_ground`, `change_state` and `anywhere`).
     #[inline]
     fn step(&mut self, byte: u8) {
         use State::*;
+        if matches!(self.state, CsiEntry | CsiParam) {
+            self.csi_param(byte);
+        }
         let next = match (self.state, byte) {
             (Ground, 0x1b) => Escape,
             (Ground, _) => {
@@ -144,7 +201,10 @@ impl Parser {
             (Escape, 0x20..=0x2f) => EscapeIntermediate,
             (Escape, 0x50) => DcsEntry,
             (Escape, 0x58 | 0x5e | 0x5f) => SosPmApcString,
-            (Escape, 0x5b) => CsiEntry,
+            (Escape, 0x5b) => {
+                self.csi = Csi::default();
+                CsiEntry
+            }
             (Escape, 0x5d) => OscString,
             (Escape | EscapeIntermediate, 0x30..=0x7e) => Ground,
             (CsiEntry | CsiParam, 0x20..=0x2f) => CsiIntermediate,

@@ -97,7 +97,8 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
             "日本語", "e\u{301}", "\u{7f}", "\u{9b}", "\r\n", "\n", "\t", "\x1b[3b", "\x1b(0", "\x0e",
             "\x1b)0", "\x1b]2;title\x07", "\x1b]8;id=a;http://x\x1b\\", "\x1b]8;;\x1b\\", "\x1b[58;5;3m",
             "\x1bP1$qm\x1b\\", "\x1bXsos\x1b\\", "\x1b[1\x18", "\x1b[?1;2\x1a", "\x1b[2;5r", "\x1b[?7l",
-            "\x1b[65567m", "\x1b[38;5;300m", "\x1b[38;2;1;2m", "\x1b[1;;4m", "\x1b[m", "\x1b[;31m",
+            "\x1b[b", "\x1b[0b", "\x1b[2;3b", "\x1b[1:2b", "\x1b[?3b", "\x1b[ b", "\x1b[65600b",
+            "\x1b[1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1;1b", "\x1b[65567m", "\x1b[38;5;300m", "\x1b[38;2;1;2m", "\x1b[1;;4m", "\x1b[m", "\x1b[;31m",
             "\x1b[1;2;3;4;5;7;8;9;21;22;23;24;25;27;28;29;90;100;59m", "\x1b[44m\x1b[K", "\x1b[42m\n\n", "\x1b[45m\x1b[2S", "\x1b[0m", "\x1b[7m \x1b[27m", "\x1b[3C\u{301}",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
@@ -138,6 +139,7 @@ fn runs_are_written_as_vte_writes_them() {
         b"\x1b[31mred\x1b[0m plain \x1b[1;4mbold\r\nnext line\r\n",
         b"\x1b[65567mwraps to red\x1b[38;5;300m\x1b[48;2;1;2;3mrgb\x1b[58;5;9m\x1b[4:3mcurl\x1b[m",
         b"ab\x1b[3bcd",
+        "x\x1b[b \u{65e5}\x1b[2b \x1b[1;32mz\x1b[4b \x1b[?2b\x1b[2\x1bb".as_bytes(),
         b"\x1b[4hinsert\x1b[4l",
         b"\x1b(0lqqk\x1b(B",
         "日本語 over wide: \x1b[Hxxxxxx".as_bytes(),
