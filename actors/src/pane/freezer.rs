@@ -51,7 +51,7 @@ const TRIM_EVERY: Duration = Duration::from_secs(1);
 /// How much a live screen's heap must have shrunk from its peak for the
 /// freed memory to be worth giving back: a flood's copied rows take a MiB
 /// block at least, an echo nothing.
-const FREED_ENOUGH: usize = 256 * 1024;
+const FREED_ENOUGH: usize = 64 * 1024;
 
 /// Whether a screen now holding `held` bytes has let go of enough since
 /// its `peak` (which this keeps) to give memory back.
@@ -203,7 +203,7 @@ impl PaneScreen {
 
     /// Feeds output to the live screen. When a flood calms down the
     /// screen renders its history and frees the rows it had copied (a
-    /// MiB or more); the server then gives the freed memory back soon
+    /// MiB block or more); the server then gives the freed memory back soon
     /// ([`trim_soon`]) rather than only once the screen freezes.
     pub(super) fn feed(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
         let screen = self.changing();
@@ -400,7 +400,9 @@ mod tests {
         let mut screen = Screen::new(Size { rows: 24, cols: 80 }, 2000);
         let mut peak = screen.heap_bytes();
         assert!(!freed_enough(&mut peak, screen.heap_bytes()));
-        let flood: String = (0..5000).map(|n| format!("line {n}\r\n")).collect();
+        let flood: String = (0..5000)
+            .map(|n| format!("\x1b[32mINFO\x1b[0m line {n} of a coloured log\r\n"))
+            .collect();
         screen.feed(flood.as_bytes(), &mut Vec::new());
         assert!(!freed_enough(&mut peak, screen.heap_bytes()), "growing");
         screen.feed(b"$ ", &mut Vec::new());
