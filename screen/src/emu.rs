@@ -254,10 +254,11 @@ impl Emu<'_> {
 
     /// Writes `text`, printable ASCII, from the cursor on exactly as
     /// `Term::input` would one character at a time, as far as the cursor's
-    /// row goes, and returns how many characters that was: 0 when a wrap
-    /// is pending (`input` wraps first), `None` when `input` would do more
-    /// than write cells (insert mode, a charset other than ASCII, a pen
-    /// with extras, wide characters to take apart).
+    /// row (or the first cell of a wide character) goes, and returns how
+    /// many characters that was: 0 when a wrap is pending (`input` wraps
+    /// first), `None` when `input` would do more than write cells (insert
+    /// mode, a charset other than ASCII, a pen with extras, a wide
+    /// character to take apart at the cursor).
     #[inline]
     pub(crate) fn write_ascii(&mut self, text: &[u8]) -> Option<usize> {
         let insert = self.term.mode().contains(TermMode::INSERT);
@@ -281,20 +282,27 @@ impl Emu<'_> {
             cursor.template.bg,
             cursor.template.flags,
         );
-        let count = text.len().min(columns.saturating_sub(column.0));
-        let end = column.0 + count;
-        let cells = &mut grid[line][column..Column(end)];
+        let room = text.len().min(columns.saturating_sub(column.0));
+        let cells = &mut grid[line][column..Column(column.0 + room)];
+        // Up to the first part of a wide character, which `input` takes
+        // apart with its other half.
         let wide = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
-        if count == 0 || cells.iter().any(|cell| cell.flags.intersects(wide)) {
-            return None;
-        }
+        let mut count = 0;
         for (cell, &byte) in cells.iter_mut().zip(text) {
+            if cell.flags.intersects(wide) {
+                break;
+            }
             cell.c = char::from(byte);
             cell.fg = fg;
             cell.bg = bg;
             cell.flags = flags;
             cell.extra = None;
+            count += 1;
         }
+        if count == 0 {
+            return None;
+        }
+        let end = column.0 + count;
         let cursor = &mut grid.cursor;
         if end < columns {
             cursor.point.column = Column(end);

@@ -362,14 +362,46 @@ fn is_printable(byte: u8) -> bool {
     (0x20..0x7f).contains(&byte)
 }
 
-/// How many bytes from the start of `bytes` are printable ASCII.
+/// How many bytes from the start of `bytes` are printable ASCII: eight
+/// at a time while all eight are, then one by one.
 #[inline]
 fn printable_len(bytes: &[u8]) -> usize {
-    bytes
-        .iter()
-        .position(|&b| !is_printable(b))
-        .unwrap_or(bytes.len())
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut start = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_ne_bytes(word);
+        // Some byte below 0x20, or some byte from 0x7f on (the classic
+        // "has less" and "has more" tests; exact as yes-or-no answers).
+        let below = x.wrapping_sub(ONES * 0x20) & !x & HIGH;
+        let above = (x.wrapping_add(ONES) | x) & HIGH;
+        if below | above != 0 {
+            break;
+        }
+        start += 8;
+    }
+    start
+        + bytes[start..]
+            .iter()
+            .position(|&b| !is_printable(b))
+            .unwrap_or(bytes.len() - start)
 }
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[test]
+fn printable_len_stops_at_the_first_other_byte() {
+    for other in (0..0x20).chain(0x7f..=0xff) {
+        for at in 0..20 {
+            let mut bytes = vec![b'a'; 20];
+            bytes[at] = other;
+            assert_eq!(printable_len(&bytes), at, "{other:#x} at {at}");
+        }
+    }
+    assert_eq!(printable_len(b" ~~~~~~~~~~~~~~~~~~ "), 20);
+    assert_eq!(printable_len(b""), 0);
+}
