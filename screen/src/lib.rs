@@ -29,11 +29,44 @@
 //! It finds OSC sequences exactly where vte does, withholds their bodies
 //! from the emulator until they are terminated, interprets OSC 7/9/99/777
 //! (which alacritty ignores) and then hands the body on, or drops it if it
-//! grew beyond [`MAX_OSC_BYTES`]. Everything else goes to
-//! `vte::ansi::Processor` driving alacritty's `Term` through a thin handler
-//! that also mirrors the few facts `Term` keeps private (the scrolling
-//! region, the shifted-in charset, the tab stops) and copies each row that
-//! is about to scroll off the top of the primary screen into the history.
+//! grew beyond [`MAX_OSC_BYTES`]. Everything else goes to the parser
+//! (`fast`): `vte::ansi::Processor` driving alacritty's `Term` through a
+//! thin handler that also mirrors the few facts `Term` keeps private (the
+//! scrolling region, the shifted-in charset, the tab stops) and copies
+//! each row that is about to scroll off the top of the primary screen into
+//! the history, with runs of printable ASCII and plain SGR sequences
+//! taken past vte (below).
+//!
+//! # The fast path in front of alacritty (issue 19)
+//!
+//! Measured on main before it (`perf record` of the server around a 64 MiB
+//! coloured flood): alacritty's per-character `Term::input` ~24%, vte's
+//! dispatch ~23%, capturing rows into history ~19%. Three ways were open:
+//! a fast path in front of alacritty_terminal, a fork of its grid, or a
+//! screen of our own. The fast path was taken, because it keeps every VT
+//! behaviour alacritty has (and the replay, reflow and history built on
+//! it) and is tested against it byte for byte, while the other two would
+//! re-implement all of that for the same hot-path gain:
+//!
+//! - `fast` mirrors vte's state machine and, where vte would print from
+//!   its ground state, finds the run of printable ASCII (eight bytes at a
+//!   time) and writes it into the cursor's row in one loop, as ghostty
+//!   handles printable runs in bulk. Plain-number SGR (`ESC[1;31m`) is
+//!   applied as vte maps it; REP (`CSI b`) is done there too, since vte no
+//!   longer sees every character. Anything else (insert mode, other
+//!   charsets, hyperlinks, wide characters in the way, every other
+//!   sequence) still goes through vte and `Term::input`.
+//! - `used` keeps, per row, where its untouched cells begin, as tmux keeps
+//!   a used-cell count per line: a row leaving the screen is trimmed from
+//!   there instead of being scanned from its last column.
+//!
+//! `Screen::feed` on the coloured log of `examples/throughput.rs` (callgrind,
+//! instructions, repeatable): 2.89 G on main, 1.24 G with both (−57%).
+//! `fast::tests` holds screens with the fast path and `used` to screens
+//! without either, cell for cell, on arbitrary byte streams in arbitrary
+//! chunks. Where the issue left the choice, alacritty's semantics win
+//! (what its `Term` would have done is what the fast path does), and
+//! where vte's parsing and alacritty's differ from tmux's, vte's stays.
 //! Titles, bells and replies come from the emulator's own events, so they
 //! agree with what it actually parsed: a BEL that ends an OSC or sits in a
 //! DCS never rings.
@@ -57,6 +90,12 @@
 //! that newer rows push out of the bound are never rendered at all. A
 //! resize lends the newest lines back to the grid, so alacritty reflows and
 //! pulls them back exactly as it would its own scrollback.
+//!
+//! alacritty keeps a full alternate grid all along; entering the
+//! alternate screen resets every cell of it, so while the primary screen
+//! is active it is kept at 1x2 (`emu::shrink_inactive_alt`) with only its
+//! DECSC slot, which outlives a visit: a live idle pane costs one grid,
+//! not two (46 KiB at 80x24, 234 KiB at 200x50).
 //!
 //! A screen nobody looks at can go further: [`Screen::freeze`] keeps only
 //! its replay bytes, history and parser state ([`FrozenScreen`]).
@@ -114,7 +153,7 @@ pub const RESTORED_SEPARATOR: &str = "── restored ──";
 
 /// Largest accepted number of rows or columns. A bogus size from a client
 /// must not make the emulator allocate gigabytes (the grid is 24 bytes per
-/// cell, twice: primary and alternate screen).
+/// cell, twice while the alternate screen is active).
 pub const MAX_DIMENSION: u16 = 1024;
 
 /// A terminal size in character cells.

@@ -1,20 +1,21 @@
 //! A pane's screen, frozen while nobody needs it.
 //!
-//! A live screen holds two grids of 24-byte cells (92 KiB at 80x24,
-//! 469 KiB at 200x50) whether anyone looks at it or not, and most panes
-//! of a server with hundreds sit quiet in a tab nobody shows. Once no
-//! client watches a pane and nothing has needed its live screen for
-//! [`FREEZE_AFTER`], the screen is frozen ([`FrozenScreen`]: its replay
-//! bytes, history and parser state, a few KiB); the first thing that
-//! needs it live (output, a read, a resize, an awareness look, `explain`,
+//! A live screen holds a grid of 24-byte cells (46 KiB at 80x24, 234 KiB
+//! at 200x50; twice that on the alternate screen) whether anyone looks at
+//! it or not, and most panes of a server with hundreds sit quiet in a tab
+//! nobody shows. Once no client watches a pane and nothing has needed its
+//! live screen for [`FREEZE_AFTER`], the screen is frozen
+//! ([`FrozenScreen`]: its replay bytes, history and parser state, a few
+//! KiB); the first thing that needs it live (output, a read, a resize, an awareness look, `explain`,
 //! a wait on text, a tail to render) thaws it. What only needs the
 //! picture (an attach, a client's catch-up) or the title or size is
 //! served by the frozen screen as it is: its replay is exactly what the
 //! live screen gave when it froze, and nothing has changed it since.
 //!
-//! The output ring lets go of its bytes too (up to 1 MiB for a pane that
-//! printed much): they are only there for attached clients that fall
-//! behind, and one attaching later starts from the end.
+//! The output ring lets go of its bytes too (it holds any only while a
+//! client is attached or a revival may read them back, up to 1 MiB):
+//! they are only there for attached clients that fall behind, and one
+//! attaching later starts from the end.
 //!
 //! Every use of the screen goes through [`PaneScreen`], so nothing can
 //! read a frozen screen by mistake; the pane schedules the checks
