@@ -353,12 +353,16 @@ impl Emu<'_> {
     #[inline]
     fn used_by_input(&mut self, at: Point) {
         let now = self.term.grid().cursor.point;
-        let line = if now.line == at.line { at } else { now };
-        if self.term.mode().contains(TermMode::INSERT) {
-            self.used.unknown(line.line.0);
+        let same_row = now.line == at.line;
+        let (line, written) = if same_row {
+            (at.line.0, at.column.0)
         } else {
-            let written = if now.line == at.line { at.column.0 } else { 0 };
-            self.used.wrote(line.line.0, written.max(now.column.0) + 2);
+            (now.line.0, 0)
+        };
+        if self.term.mode().contains(TermMode::INSERT) {
+            self.used.unknown(line);
+        } else {
+            self.used.wrote(line, written.max(now.column.0) + 2);
         }
     }
 

@@ -28,6 +28,7 @@
 use alacritty_terminal::vte::ansi::{Attr, Color, Handler, NamedColor, Processor, Rgb};
 
 use crate::emu::{Emu, NeverSync};
+use crate::sgr::ANSI_COLORS;
 
 /// vte's parser states (`vte::State`), which it keeps private.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -305,27 +306,8 @@ fn sgr_color(params: &mut impl Iterator<Item = u16>) -> Option<Color> {
 
 /// The attribute of a one-number SGR parameter, as vte maps it.
 fn simple_attr(param: u16) -> Option<Attr> {
-    const COLORS: [NamedColor; 8] = [
-        NamedColor::Black,
-        NamedColor::Red,
-        NamedColor::Green,
-        NamedColor::Yellow,
-        NamedColor::Blue,
-        NamedColor::Magenta,
-        NamedColor::Cyan,
-        NamedColor::White,
-    ];
-    const BRIGHT: [NamedColor; 8] = [
-        NamedColor::BrightBlack,
-        NamedColor::BrightRed,
-        NamedColor::BrightGreen,
-        NamedColor::BrightYellow,
-        NamedColor::BrightBlue,
-        NamedColor::BrightMagenta,
-        NamedColor::BrightCyan,
-        NamedColor::BrightWhite,
-    ];
-    let named = |table: &[NamedColor; 8], base: u16| Color::Named(table[usize::from(param - base)]);
+    // The standard colours, then the bright ones, as SGR numbers them.
+    let named = |index: u16| Color::Named(ANSI_COLORS[usize::from(index)]);
     Some(match param {
         0 => Attr::Reset,
         1 => Attr::Bold,
@@ -345,13 +327,13 @@ fn simple_attr(param: u16) -> Option<Attr> {
         27 => Attr::CancelReverse,
         28 => Attr::CancelHidden,
         29 => Attr::CancelStrike,
-        30..=37 => Attr::Foreground(named(&COLORS, 30)),
+        30..=37 => Attr::Foreground(named(param - 30)),
         39 => Attr::Foreground(Color::Named(NamedColor::Foreground)),
-        40..=47 => Attr::Background(named(&COLORS, 40)),
+        40..=47 => Attr::Background(named(param - 40)),
         49 => Attr::Background(Color::Named(NamedColor::Background)),
         59 => Attr::UnderlineColor(None),
-        90..=97 => Attr::Foreground(named(&BRIGHT, 90)),
-        100..=107 => Attr::Background(named(&BRIGHT, 100)),
+        90..=97 => Attr::Foreground(named(param - 90 + 8)),
+        100..=107 => Attr::Background(named(param - 100 + 8)),
         _ => return None,
     })
 }
