@@ -22,8 +22,8 @@
 //! ([`Emu::repeat`]). A run that reaches the end of the row leaves its
 //! wrap to vte, and so does everything `write_ascii` declines (insert
 //! mode, a charset other than ASCII, a pen with a hyperlink or an
-//! underline colour, wide characters in the way). `tests::fast_path_matches_vte` compares the two
-//! paths on arbitrary input.
+//! underline colour, wide characters in the way). `tests` compares the
+//! two paths on arbitrary input.
 
 use alacritty_terminal::vte::ansi::{Attr, Color, Handler, NamedColor, Processor, Rgb};
 
@@ -68,8 +68,10 @@ pub(crate) struct Parser {
 #[derive(Clone, Copy, Debug, Default)]
 struct Csi {
     first: u16,
-    /// A `;` or `:` was read: `first` is complete.
+    /// How many `;` and `:` were read; after the first, `first` is
+    /// complete.
     separators: u16,
+    /// A private marker (`?`, `>`, ...) came first.
     marked: bool,
 }
 
