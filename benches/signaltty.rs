@@ -7,7 +7,8 @@
 //! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half; `=throughput`,
 //! `=memory`, `=detection`, `=restore` or `=slowdisk` one section.
 //! `SIGNALTTY_BENCH_BASELINE=<path to another signaltty>` adds that build
-//! to every throughput round: a before and after under the same load.
+//! to every throughput round and memory case: a before and after under
+//! the same load.
 //! These are measurements, not tests: nothing here asserts a time.
 
 use std::fmt::Write as _;
@@ -776,8 +777,8 @@ struct Report {
     memory: Vec<(usize, u64)>,
     /// Memory per pane and in total, side by side with tmux.
     memory_lines: Vec<String>,
-    /// KiB per pane of each case: signaltty's, tmux's.
-    memory_per_pane: Vec<(String, f64, Option<f64>)>,
+    /// KiB per pane of each case.
+    memory_per_pane: Vec<(String, memory::PerPane)>,
     json: serde_json::Map<String, Value>,
 }
 

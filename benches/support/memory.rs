@@ -7,7 +7,10 @@
 //! Per pane is the marginal cost, alike for both: the server's RSS with
 //! N panes less its RSS with one, over N-1. tmux runs one session with N
 //! windows of the same size (its default history limit is 2 000 lines,
-//! signaltty's too).
+//! signaltty's too). Each is read twice: [`SOON`] after the last pane's
+//! output ended (a user switching between tabs sees this cost), and once
+//! RSS has settled after the panes froze (a pane nobody looks at). With
+//! `SIGNALTTY_BENCH_BASELINE` another build is measured beside this one.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -16,10 +19,14 @@ use serde_json::json;
 
 use super::{Bar, Report, Scale, Server, bar_chart, rss_kib, tmux, tmux_pid};
 
-/// How long panes sit still before their server's RSS is read: longer
-/// than a quiet pane takes to freeze its screen (5 s), so what is measured
-/// is what a pane costs while nobody looks at it.
+/// How long panes sit still before their server's RSS is read the second
+/// time: longer than a quiet pane takes to freeze its screen (5 s), so
+/// what is measured is what a pane costs while nobody looks at it.
 const SETTLE: Duration = Duration::from_secs(8);
+
+/// When the first reading is taken after the last pane's output ended:
+/// before any screen freezes.
+const SOON: Duration = Duration::from_secs(1);
 
 /// One measurement: the panes' size and what runs in them.
 #[derive(Clone, Copy)]
@@ -82,23 +89,36 @@ fn count_lines(path: &Path) -> usize {
     std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count())
 }
 
-/// RSS in KiB with one pane and with all of them.
+/// RSS in KiB with one pane (settled), and with all of them [`SOON`]
+/// after their output and settled.
 #[derive(Clone, Copy)]
 struct Rss {
     one: u64,
-    all: u64,
+    soon: u64,
+    settled: u64,
 }
 
 impl Rss {
-    fn per_pane(self, panes: usize) -> f64 {
-        self.all.saturating_sub(self.one) as f64 / (panes - 1).max(1) as f64
+    /// KiB per pane beyond the first: [`SOON`] after output, settled.
+    fn per_pane(self, panes: usize) -> [f64; 2] {
+        let per = |all: u64| all.saturating_sub(self.one) as f64 / (panes - 1).max(1) as f64;
+        [per(self.soon), per(self.settled)]
     }
+}
+
+/// One case's KiB per pane ([`SOON`] after output, settled) of each
+/// system.
+pub(super) struct PerPane {
+    pub(super) ours: [f64; 2],
+    pub(super) baseline: Option<[f64; 2]>,
+    pub(super) tmux: Option<[f64; 2]>,
 }
 
 pub(super) fn memory(scale: &Scale, dir: &Path, has_tmux: bool, report: &mut Report) {
     // The harness's pane counts: 100 and 500, or 10 and 50 for a quick run.
     let per_pane = scale.pane_counts[1].max(2);
     let many = scale.pane_counts.last().copied().unwrap_or(per_pane);
+    let baseline = std::env::var(super::throughput::BASELINE_VAR).ok();
     for (rows, cols) in [(24, 80), (50, 200)] {
         for history in [true, false] {
             let case = Case {
@@ -108,12 +128,16 @@ pub(super) fn memory(scale: &Scale, dir: &Path, has_tmux: bool, report: &mut Rep
             };
             eprintln!("memory: {per_pane} panes, {}", case.label());
             let tmux = has_tmux.then(|| tmux_rss(dir, case, per_pane));
-            let ours = signaltty_rss(dir, case, per_pane);
-            report.memory_per_pane(
-                &case.label(),
-                ours.per_pane(per_pane),
-                tmux.map(|t| t.per_pane(per_pane)),
-            );
+            let ours = signaltty_rss(super::BIN, dir, case, per_pane);
+            let baseline = baseline
+                .as_deref()
+                .map(|bin| signaltty_rss(bin, dir, case, per_pane));
+            let figures = PerPane {
+                ours: ours.per_pane(per_pane),
+                baseline: baseline.map(|b| b.per_pane(per_pane)),
+                tmux: tmux.map(|t| t.per_pane(per_pane)),
+            };
+            report.memory_per_pane(&case.label(), figures);
         }
     }
     let case = Case {
@@ -123,23 +147,43 @@ pub(super) fn memory(scale: &Scale, dir: &Path, has_tmux: bool, report: &mut Rep
     };
     eprintln!("memory: {many} panes, {}", case.label());
     let tmux = has_tmux.then(|| tmux_rss(dir, case, many));
-    let ours = signaltty_rss(dir, case, many);
-    report.memory_total(&case.label(), many, ours.all, tmux.map(|t| t.all));
+    let ours = signaltty_rss(super::BIN, dir, case, many);
+    report.memory_total(&case.label(), many, ours.settled, tmux.map(|t| t.settled));
 }
 
-fn signaltty_rss(dir: &Path, case: Case, panes: usize) -> Rss {
-    let name = format!("mem{panes}x{}x{}{}", case.cols, case.rows, case.history);
-    let server = Server::start(dir, &name);
+fn signaltty_rss(bin: &str, dir: &Path, case: Case, panes: usize) -> Rss {
+    // A baseline build gets servers (and state) of its own.
+    let build = if bin == super::BIN { "" } else { "base" };
+    let name = format!(
+        "mem{build}{panes}x{}x{}{}",
+        case.cols, case.rows, case.history
+    );
+    let server = Server::start_binary(bin, dir, &name, true);
     let first = Done::new(dir, &format!("{name}-1"));
     spawn_sized_panes(&server, case, &first, 0..1);
     first.wait(case, 1);
     let one = settled_rss(server.pid());
     let rest = Done::new(dir, &format!("{name}-n"));
     spawn_sized_panes(&server, case, &rest, 1..panes);
-    rest.wait(case, panes - 1);
-    let all = settled_rss(server.pid());
-    eprintln!("memory: signaltty {one} KiB with one pane, {all} KiB with {panes}");
-    Rss { one, all }
+    let rss = readings(server.pid(), one, || rest.wait(case, panes - 1));
+    eprintln!(
+        "memory: {bin} {one} KiB with one pane, {} KiB with {panes} soon after output, {} settled",
+        rss.soon, rss.settled
+    );
+    rss
+}
+
+/// Waits for the panes beyond the first with `wait`, then reads the RSS
+/// of `pid` [`SOON`] after and once it settled.
+fn readings(pid: u32, one: u64, wait: impl FnOnce()) -> Rss {
+    wait();
+    std::thread::sleep(SOON);
+    let soon = rss_kib(pid);
+    Rss {
+        one,
+        soon,
+        settled: settled_rss(pid),
+    }
 }
 
 /// Panes number `range` of `case`, eight to a tab, each printing as it
@@ -204,11 +248,13 @@ fn tmux_rss(dir: &Path, case: Case, panes: usize) -> Rss {
     for _ in 1..panes {
         let _ = tmux(&socket, &["new-window", "-d", "-t", "m", &script]).status();
     }
-    rest.wait(case, panes - 1);
-    let all = settled_rss(pid);
-    eprintln!("memory: tmux {one} KiB with one pane, {all} KiB with {panes}");
+    let rss = readings(pid, one, || rest.wait(case, panes - 1));
+    eprintln!(
+        "memory: tmux {one} KiB with one pane, {} KiB with {panes} soon after output, {} settled",
+        rss.soon, rss.settled
+    );
     let _ = tmux(&socket, &["kill-server"]).status();
-    Rss { one, all }
+    rss
 }
 
 /// The RSS of `pid` once it has stopped changing: after [`SETTLE`], the
@@ -228,20 +274,37 @@ fn settled_rss(pid: u32) -> u64 {
 }
 
 impl Report {
-    fn memory_per_pane(&mut self, label: &str, ours: f64, tmux: Option<f64>) {
-        let versus = tmux
-            .map(|t| format!("   tmux {t:>6.0} KiB   {:.2}x tmux", ours / t))
-            .unwrap_or_default();
-        self.memory_lines
-            .push(format!("per pane, {label:<34} {ours:>6.0} KiB{versus}"));
-        self.json
-            .insert(format!("memory per pane {label} KiB"), json!(ours));
-        self.json
-            .insert(format!("memory per pane {label} tmux KiB"), json!(tmux));
-        self.memory_per_pane.push((label.to_string(), ours, tmux));
+    fn memory_per_pane(&mut self, label: &str, figures: PerPane) {
+        let moments = [("1 s after output", 0), ("settled, frozen", 1)];
+        for (moment, at) in moments {
+            let ours = figures.ours[at];
+            let versus = figures
+                .tmux
+                .map(|t| format!("   tmux {:>6.0} KiB   {:.2}x tmux", t[at], ours / t[at]))
+                .unwrap_or_default();
+            let baseline = figures
+                .baseline
+                .map(|b| format!("   baseline {:>6.0} KiB", b[at]))
+                .unwrap_or_default();
+            self.memory_lines.push(format!(
+                "per pane, {label:<36} {moment:<17} {ours:>6.0} KiB{versus}{baseline}"
+            ));
+            let key = format!("memory per pane {label} {moment}");
+            self.json.insert(format!("{key} KiB"), json!(ours));
+            self.json.insert(
+                format!("{key} tmux KiB"),
+                json!(figures.tmux.map(|t| t[at])),
+            );
+            self.json.insert(
+                format!("{key} baseline KiB"),
+                json!(figures.baseline.map(|b| b[at])),
+            );
+        }
+        self.memory_per_pane.push((label.to_string(), figures));
     }
 
-    /// Each case's KiB per pane, signaltty's bar above tmux's.
+    /// Each case's KiB per pane: signaltty's bars (1 s after output,
+    /// frozen) above tmux's.
     pub(super) fn memory_svg(&self) -> String {
         let bar = |label: String, value: f64| Bar {
             label,
@@ -251,10 +314,15 @@ impl Report {
         let bars: Vec<Bar> = self
             .memory_per_pane
             .iter()
-            .flat_map(|(case, ours, tmux)| {
-                let ours = bar(format!("signaltty, {case}"), *ours);
-                let tmux = tmux.map(|t| bar(format!("tmux, {case}"), t));
-                std::iter::once(ours).chain(tmux)
+            .flat_map(|(case, figures)| {
+                let [soon, frozen] = figures.ours;
+                let ours = [
+                    bar(format!("signaltty 1 s after, {case}"), soon),
+                    bar(format!("signaltty frozen, {case}"), frozen),
+                ];
+                // tmux does not freeze: its settled reading.
+                let tmux = figures.tmux.map(|t| bar(format!("tmux, {case}"), t[1]));
+                ours.into_iter().chain(tmux)
             })
             .collect();
         bar_chart("Server RSS per pane (KiB, lower is better)", &bars, "KiB")

@@ -72,7 +72,7 @@ pub(super) fn throughput(
 }
 
 /// Names another build of signaltty to measure in the same rounds.
-const BASELINE_VAR: &str = "SIGNALTTY_BENCH_BASELINE";
+pub(super) const BASELINE_VAR: &str = "SIGNALTTY_BENCH_BASELINE";
 /// How the baseline's rows are marked.
 const BASELINE: &str = "baseline";
 

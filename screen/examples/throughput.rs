@@ -6,7 +6,9 @@
 //! and the scrollback kept as alacritty keeps it, in its grid) so the
 //! crate's own overhead is visible.
 //!
-//! `cargo run --release -p signaltty-screen --example throughput [MiB]`
+//! `cargo run --release -p signaltty-screen --example throughput [MiB]
+//! [screen]`; with `screen` only the `Screen` runs, for a profiler
+//! (`perf record`, `valgrind --tool=callgrind`) to see it alone.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -182,6 +184,14 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(64);
     let log = coloured_log(mib * 1024 * 1024);
+    if std::env::args().nth(2).as_deref() == Some("screen") {
+        let seconds = run_screen(&log);
+        println!(
+            "signaltty_screen::Screen : {:6.1} MiB/s",
+            mib_per_s(log.len(), seconds)
+        );
+        return;
+    }
     let escapes = log.iter().filter(|&&b| b == 0x1b).count();
     println!(
         "{} MiB coloured log ({} escapes, {:.0} bytes/escape), {}x{} screen, {} lines scrollback, {} KiB chunks",

@@ -20,18 +20,20 @@ use std::time::Duration;
 
 use alacritty_terminal::event::{Event, EventListener};
 use alacritty_terminal::grid::{Dimensions, Grid, GridCell};
-use alacritty_terminal::index::Line;
+use alacritty_terminal::index::{Column, Line, Point};
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::cursor_icon::CursorIcon;
 use alacritty_terminal::vte::ansi::{
-    Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink, KeyboardModes,
-    KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedPrivateMode,
-    PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode, Timeout,
+    Attr, CharsetIndex, ClearMode, Color, CursorShape, CursorStyle, Handler, Hyperlink,
+    KeyboardModes, KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedColor,
+    NamedPrivateMode, PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset,
+    TabulationClearMode, Timeout,
 };
 use unicode_width::UnicodeWidthChar;
 
 use crate::history::History;
+use crate::used::Used;
 
 /// Collects the `Term`'s events; `Term` owns its listener and offers no way
 /// back to it, so the queue is shared with the `Screen`.
@@ -146,6 +148,10 @@ pub(crate) struct Emu<'a> {
     pub(crate) fresh: &'a mut crate::fresh::Fresh,
     pub(crate) listener: &'a Listener,
     pub(crate) history: &'a mut History,
+    pub(crate) used: &'a mut Used,
+    /// The last character written, which `CSI b` repeats (vte's
+    /// `preceding_char`, kept here for the fast path).
+    pub(crate) printed: &'a mut Option<char>,
 }
 
 impl Emu<'_> {
@@ -159,15 +165,16 @@ impl Emu<'_> {
     /// Whether a line feed here scrolls rows into history.
     #[inline]
     fn feed_scrolls_history(&self) -> bool {
-        self.term.grid().cursor.point.line.0 + 1 == self.tracked.region.1
-            && self.region_feeds_history()
+        self.feed_scrolls_region() && self.region_feeds_history()
     }
 
     /// Copies the screen's top `count` rows, which are about to scroll off.
     fn save_top_rows(&mut self, count: usize) {
         let grid = self.term.grid();
         for line in 0..count.min(grid.screen_lines()) {
-            self.history.push_row(&grid[Line(line as i32)]);
+            let line = line as i32;
+            self.history
+                .push_row(&grid[Line(line)], self.used.end(line));
         }
     }
 
@@ -206,7 +213,7 @@ impl Emu<'_> {
             cell.flags.insert(Flags::LEADING_WIDE_CHAR_SPACER);
         }
         cell.flags.insert(Flags::WRAPLINE);
-        self.history.push_row(&row);
+        self.history.push_row(&row, row.len());
     }
 
     /// Before `CSI 2 J` on the primary screen: alacritty scrolls everything
@@ -256,11 +263,163 @@ impl Emu<'_> {
         }
     }
 
+    /// Writes `text`, printable ASCII, from the cursor on exactly as
+    /// `Term::input` would one character at a time, as far as the cursor's
+    /// row (or the first cell of a wide character) goes, and returns how
+    /// many characters that was: 0 when a wrap is pending (`input` wraps
+    /// first), `None` when `input` would do more than write cells (insert
+    /// mode, a charset other than ASCII, a pen with extras, a wide
+    /// character to take apart at the cursor).
+    #[inline]
+    pub(crate) fn write_ascii(&mut self, text: &[u8]) -> Option<usize> {
+        let insert = self.term.mode().contains(TermMode::INSERT);
+        let columns = self.term.columns();
+        let grid = self.term.grid_mut();
+        let cursor = &grid.cursor;
+        let ascii = |index| cursor.charsets[index] == StandardCharset::Ascii;
+        if insert
+            || cursor.template.extra.is_some()
+            || !ascii(CharsetIndex::G0)
+            || !ascii(CharsetIndex::G1)
+        {
+            return None;
+        }
+        if cursor.input_needs_wrap {
+            return Some(0);
+        }
+        let Point { line, column } = cursor.point;
+        let (fg, bg, flags) = (
+            cursor.template.fg,
+            cursor.template.bg,
+            cursor.template.flags,
+        );
+        let room = text.len().min(columns.saturating_sub(column.0));
+        let cells = &mut grid[line][column..Column(column.0 + room)];
+        // Up to the first part of a wide character, which `input` takes
+        // apart with its other half.
+        let wide = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
+        let mut count = 0;
+        for (cell, &byte) in cells.iter_mut().zip(text) {
+            if cell.flags.intersects(wide) {
+                break;
+            }
+            cell.c = char::from(byte);
+            cell.fg = fg;
+            cell.bg = bg;
+            cell.flags = flags;
+            cell.extra = None;
+            count += 1;
+        }
+        if count == 0 {
+            return None;
+        }
+        let end = column.0 + count;
+        let cursor = &mut grid.cursor;
+        if end < columns {
+            cursor.point.column = Column(end);
+        } else {
+            cursor.point.column = Column(columns - 1);
+            cursor.input_needs_wrap = true;
+        }
+        self.used.wrote(line.0, end);
+        *self.printed = text.get(count - 1).map(|&byte| char::from(byte));
+        Some(count)
+    }
+
+    /// `CSI count b`: the last character written, `count` times more (at
+    /// least once), as vte repeats it; nothing if none was ever written.
+    pub(crate) fn repeat(&mut self, count: u16) {
+        if let Some(c) = *self.printed {
+            for _ in 0..count.max(1) {
+                Handler::input(self, c);
+            }
+        }
+    }
+
+    /// Before `Term::input(c)` at the end of a line: if it wraps, the row
+    /// it leaves gets its wrap flag (in the last cell) and, at the bottom
+    /// of the region, the rows scroll up.
+    #[cold]
+    fn used_by_wrap(&mut self, c: char) {
+        let cursor = &self.term.grid().cursor;
+        let width = c.width().unwrap_or(0);
+        let wraps = width > 0
+            && self.term.mode().contains(TermMode::LINE_WRAP)
+            && (cursor.input_needs_wrap || width == 2);
+        if !wraps {
+            return;
+        }
+        let line = cursor.point.line.0;
+        if line + 1 == self.tracked.region.1 {
+            self.used_scroll_up(1);
+            self.used.unknown(line - 1);
+        }
+        self.used.unknown(line);
+    }
+
+    /// After `Term::input`, which wrote at `at` (or, wrapping, at the
+    /// start of the next row, where the cursor is now): a wide character
+    /// takes two cells, a combining one changes the cell before `at`,
+    /// insert mode shifts the whole row.
+    #[inline]
+    fn used_by_input(&mut self, at: Point) {
+        let now = self.term.grid().cursor.point;
+        let same_row = now.line == at.line;
+        let (line, written) = if same_row {
+            (at.line.0, at.column.0)
+        } else {
+            (now.line.0, 0)
+        };
+        if self.term.mode().contains(TermMode::INSERT) {
+            self.used.unknown(line);
+        } else {
+            self.used.wrote(line, written.max(now.column.0) + 2);
+        }
+    }
+
+    /// The region scrolls up `count` rows, bringing in rows reset with the
+    /// pen's background.
+    fn used_scroll_up(&mut self, count: usize) {
+        let blank = self.term.grid().cursor.template.bg == Color::Named(NamedColor::Background);
+        self.used.scroll_up(self.tracked.region, count, blank);
+    }
+
+    /// Whether a line feed here scrolls the region (into history or not).
+    #[inline]
+    fn feed_scrolls_region(&self) -> bool {
+        self.term.grid().cursor.point.line.0 + 1 == self.tracked.region.1
+    }
+
+    /// The cursor's row may have changed anywhere.
+    fn cursor_row_unknown(&mut self) {
+        let line = self.term.grid().cursor.point.line.0;
+        self.used.unknown(line);
+    }
+
     fn column_mode_side_effect(&mut self, mode: &PrivateMode) {
-        // DECCOLM makes `Term` reset the region internally, bypassing us.
+        // DECCOLM makes `Term` reset the region internally, bypassing us,
+        // and clear the screen.
         if matches!(mode, PrivateMode::Named(NamedPrivateMode::ColumnMode)) {
             self.tracked.reset_region(self.term.screen_lines());
+            self.used.forget();
         }
+        // The other grid becomes the active one.
+        if swaps_screens(mode) {
+            self.used.forget();
+        }
+    }
+
+    /// Before a line feed: the row leaving the top goes to history, the
+    /// rows of the region move up, and a new line may count as fresh.
+    #[inline]
+    fn before_line_feed(&mut self) {
+        if self.feed_scrolls_region() {
+            if self.region_feeds_history() {
+                self.save_top_rows(1);
+            }
+            self.used_scroll_up(1);
+        }
+        self.count_line_feed();
     }
 }
 
@@ -281,10 +440,15 @@ impl Handler for Emu<'_> {
 
     #[inline]
     fn input(&mut self, c: char) {
+        *self.printed = Some(c);
         let cursor = &self.term.grid().cursor;
-        if cursor.input_needs_wrap || cursor.point.column.0 + 1 >= self.term.columns() {
+        let at_line_end =
+            cursor.input_needs_wrap || cursor.point.column.0 + 1 >= self.term.columns();
+        if at_line_end {
             self.before_wrap(Some(c));
+            self.used_by_wrap(c);
         }
+        let at = self.term.grid().cursor.point;
         // A character written after the last column wraps the line (and a
         // wrap on the last row scrolls): one flag test per character (two
         // instructions; +1.2% of `Screen::feed`'s instructions measured),
@@ -294,6 +458,7 @@ impl Handler for Emu<'_> {
         } else {
             Handler::input(&mut *self.term, c)
         }
+        self.used_by_input(at);
     }
 
     fn goto(&mut self, line: i32, col: usize) {
@@ -311,6 +476,7 @@ impl Handler for Emu<'_> {
     }
 
     fn insert_blank(&mut self, count: usize) {
+        self.cursor_row_unknown();
         Handler::insert_blank(&mut *self.term, count)
     }
 
@@ -349,7 +515,11 @@ impl Handler for Emu<'_> {
     fn put_tab(&mut self, count: u16) {
         if self.term.grid().cursor.input_needs_wrap {
             self.before_wrap(None);
+            // It wraps first, perhaps scrolling.
+            self.used.forget();
         }
+        // `Term` marks the tab's first cell with a `\t`.
+        self.cursor_row_unknown();
         Handler::put_tab(&mut *self.term, count)
     }
 
@@ -364,10 +534,7 @@ impl Handler for Emu<'_> {
 
     #[inline]
     fn linefeed(&mut self) {
-        if self.feed_scrolls_history() {
-            self.save_top_rows(1);
-        }
-        self.count_line_feed();
+        self.before_line_feed();
         Handler::linefeed(&mut *self.term)
     }
 
@@ -380,10 +547,7 @@ impl Handler for Emu<'_> {
     }
 
     fn newline(&mut self) {
-        if self.feed_scrolls_history() {
-            self.save_top_rows(1);
-        }
-        self.count_line_feed();
+        self.before_line_feed();
         Handler::newline(&mut *self.term)
     }
 
@@ -397,14 +561,17 @@ impl Handler for Emu<'_> {
         if self.region_feeds_history() {
             self.save_top_rows(lines.min(self.tracked.region.1 as usize));
         }
+        self.used.forget();
         Handler::scroll_up(&mut *self.term, lines)
     }
 
     fn scroll_down(&mut self, lines: usize) {
+        self.used.forget();
         Handler::scroll_down(&mut *self.term, lines)
     }
 
     fn insert_blank_lines(&mut self, lines: usize) {
+        self.used.forget();
         Handler::insert_blank_lines(&mut *self.term, lines)
     }
 
@@ -413,14 +580,17 @@ impl Handler for Emu<'_> {
         if self.term.grid().cursor.point.line.0 == 0 && self.region_feeds_history() {
             self.save_top_rows(lines.min(self.tracked.region.1 as usize));
         }
+        self.used.forget();
         Handler::delete_lines(&mut *self.term, lines)
     }
 
     fn erase_chars(&mut self, count: usize) {
+        self.cursor_row_unknown();
         Handler::erase_chars(&mut *self.term, count)
     }
 
     fn delete_chars(&mut self, count: usize) {
+        self.cursor_row_unknown();
         Handler::delete_chars(&mut *self.term, count)
     }
 
@@ -441,10 +611,12 @@ impl Handler for Emu<'_> {
     }
 
     fn clear_line(&mut self, mode: LineClearMode) {
+        self.cursor_row_unknown();
         Handler::clear_line(&mut *self.term, mode)
     }
 
     fn clear_screen(&mut self, mode: ClearMode) {
+        self.used.forget();
         let all = matches!(mode, ClearMode::All);
         match mode {
             ClearMode::All => self.before_clear_all(),
@@ -476,7 +648,9 @@ impl Handler for Emu<'_> {
     }
 
     fn reset_state(&mut self) {
+        self.used.forget();
         Handler::reset_state(&mut *self.term);
+        shrink_inactive_alt(self.term);
         self.history.clear();
         *self.tracked = Tracked::new(self.term.screen_lines(), self.term.columns());
         // `Term` forgets its title on RIS without telling anyone.
@@ -484,6 +658,7 @@ impl Handler for Emu<'_> {
     }
 
     fn reverse_index(&mut self) {
+        self.used.forget();
         Handler::reverse_index(&mut *self.term)
     }
 
@@ -506,12 +681,19 @@ impl Handler for Emu<'_> {
 
     fn set_private_mode(&mut self, mode: PrivateMode) {
         self.column_mode_side_effect(&mode);
+        if swaps_screens(&mode) && !self.term.mode().contains(TermMode::ALT_SCREEN) {
+            grow_inactive_alt(self.term);
+        }
         Handler::set_private_mode(&mut *self.term, mode)
     }
 
     fn unset_private_mode(&mut self, mode: PrivateMode) {
         self.column_mode_side_effect(&mode);
-        Handler::unset_private_mode(&mut *self.term, mode)
+        let swaps = swaps_screens(&mode);
+        Handler::unset_private_mode(&mut *self.term, mode);
+        if swaps {
+            shrink_inactive_alt(self.term);
+        }
     }
 
     fn report_private_mode(&mut self, mode: PrivateMode) {
@@ -567,6 +749,7 @@ impl Handler for Emu<'_> {
     }
 
     fn decaln(&mut self) {
+        self.used.forget();
         Handler::decaln(&mut *self.term)
     }
 
@@ -648,4 +831,63 @@ pub(crate) fn with_primary_mut<R>(
     term.swap_alt();
     *term.grid_mut() = alt;
     result
+}
+
+/// Runs `f` on the alternate grid while the primary screen is active.
+/// `Term` keeps the inactive grid private, so this swaps the screens and
+/// back, and undoes what swapping changes: the primary's DECSC slot, which
+/// entering the alternate screen overwrites. (It also clears the alternate
+/// grid, which entering it does anyway.)
+pub(crate) fn with_inactive_alt<R>(
+    term: &mut Term<Listener>,
+    f: impl FnOnce(&mut Grid<Cell>) -> R,
+) -> R {
+    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
+    let primary_saved = term.grid().saved_cursor.clone();
+    term.swap_alt();
+    let result = f(term.grid_mut());
+    term.swap_alt();
+    term.grid_mut().saved_cursor = primary_saved;
+    result
+}
+
+/// Keeps `Term`'s inactive alternate grid at the smallest size while the
+/// primary screen is active: entering the alternate screen resets every
+/// cell of it, so a full grid there (46 KiB at 80x24, 234 KiB at 200x50)
+/// held nothing anyone could see. Only its DECSC slot, which survives
+/// between visits, is kept. Call it wherever `Term` may have made the
+/// inactive grid full-size: a new `Term`, a resize, RIS, leaving the
+/// alternate screen.
+pub(crate) fn shrink_inactive_alt(term: &mut Term<Listener>) {
+    if term.mode().contains(TermMode::ALT_SCREEN) {
+        return;
+    }
+    with_inactive_alt(term, |grid| {
+        if grid.screen_lines() > 1 || grid.columns() > 2 {
+            replace_grid(grid, 1, 2);
+        }
+    });
+}
+
+/// Gives the inactive alternate grid the screen's size again, just before
+/// `Term` enters it.
+fn grow_inactive_alt(term: &mut Term<Listener>) {
+    let (lines, columns) = (term.screen_lines(), term.columns());
+    with_inactive_alt(term, |grid| replace_grid(grid, lines, columns));
+}
+
+/// A blank grid of `lines` x `columns` in place of `grid`, with its DECSC
+/// slot.
+fn replace_grid(grid: &mut Grid<Cell>, lines: usize, columns: usize) {
+    let saved = grid.saved_cursor.clone();
+    *grid = Grid::new(lines, columns, 0);
+    grid.saved_cursor = saved;
+}
+
+/// The mode that swaps `Term`'s screens.
+fn swaps_screens(mode: &PrivateMode) -> bool {
+    matches!(
+        mode,
+        PrivateMode::Named(NamedPrivateMode::SwapScreenAndSetRestoreCursor)
+    )
 }

@@ -18,11 +18,11 @@ use std::sync::PoisonError;
 
 use alacritty_terminal::grid::{Cursor, Dimensions, Grid};
 use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::TermMode;
 use alacritty_terminal::term::cell::{Cell, Flags};
-use alacritty_terminal::term::{Term, TermMode};
-use alacritty_terminal::vte::ansi::Processor;
 
-use crate::emu::{Listener, NeverSync, with_primary, with_primary_mut};
+use crate::emu::{with_inactive_alt, with_primary, with_primary_mut};
+use crate::fast::Parser;
 use crate::fresh::Fresh;
 use crate::history::History;
 use crate::osc::{Interpreter, Scanner};
@@ -43,7 +43,8 @@ pub struct FrozenScreen {
     /// The count of fresh lines, which a replay would start again.
     fresh: Fresh,
     title: String,
-    processor: Processor<NeverSync>,
+    parser: Parser,
+    printed: Option<char>,
     scanner: Scanner,
     interpreter: Interpreter,
 }
@@ -73,7 +74,8 @@ impl Screen {
         } = self;
         let Engine {
             history,
-            processor,
+            parser,
+            printed,
             title,
             fresh,
             ..
@@ -90,7 +92,8 @@ impl Screen {
             history,
             fresh,
             title,
-            processor,
+            parser,
+            printed,
             scanner,
             interpreter,
         }
@@ -185,21 +188,6 @@ impl Screen {
     }
 }
 
-/// Runs `f` on the alternate grid while the primary screen is active.
-/// `Term` keeps the inactive grid private, so this swaps the screens and
-/// back, and undoes what swapping changes: the primary's DECSC slot, which
-/// entering the alternate screen overwrites. (It also clears the alternate
-/// grid, which entering it does anyway.)
-fn with_inactive_alt<R>(term: &mut Term<Listener>, f: impl FnOnce(&mut Grid<Cell>) -> R) -> R {
-    debug_assert!(!term.mode().contains(TermMode::ALT_SCREEN));
-    let primary_saved = term.grid().saved_cursor.clone();
-    term.swap_alt();
-    let result = f(term.grid_mut());
-    term.swap_alt();
-    term.grid_mut().saved_cursor = primary_saved;
-    result
-}
-
 impl FrozenScreen {
     /// A live screen again, showing what this one showed, with its history
     /// and its parser's state.
@@ -208,10 +196,13 @@ impl FrozenScreen {
         // The replay never scrolls, so nothing reaches the new history.
         screen.feed(&self.replay, &mut Vec::new());
         screen.set_row_ends(&self.row_ends);
+        // Those are cells written out of `Used`'s sight.
+        screen.engine.used.forget();
         screen.set_saved_cursors(self.saved_cursors);
         *screen.engine.history_mut() = self.history;
         screen.engine.fresh = self.fresh;
-        screen.engine.processor = self.processor;
+        screen.engine.parser = self.parser;
+        screen.engine.printed = self.printed;
         screen.scanner = self.scanner;
         screen.interpreter = self.interpreter;
         screen

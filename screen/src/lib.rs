@@ -29,11 +29,44 @@
 //! It finds OSC sequences exactly where vte does, withholds their bodies
 //! from the emulator until they are terminated, interprets OSC 7/9/99/777
 //! (which alacritty ignores) and then hands the body on, or drops it if it
-//! grew beyond [`MAX_OSC_BYTES`]. Everything else goes to
-//! `vte::ansi::Processor` driving alacritty's `Term` through a thin handler
-//! that also mirrors the few facts `Term` keeps private (the scrolling
-//! region, the shifted-in charset, the tab stops) and copies each row that
-//! is about to scroll off the top of the primary screen into the history.
+//! grew beyond [`MAX_OSC_BYTES`]. Everything else goes to the parser
+//! (`fast`): `vte::ansi::Processor` driving alacritty's `Term` through a
+//! thin handler that also mirrors the few facts `Term` keeps private (the
+//! scrolling region, the shifted-in charset, the tab stops) and copies
+//! each row that is about to scroll off the top of the primary screen into
+//! the history, with runs of printable ASCII and plain SGR sequences
+//! taken past vte (below).
+//!
+//! # The fast path in front of alacritty (issue 19)
+//!
+//! Measured on main before it (`perf record` of the server around a 64 MiB
+//! coloured flood): alacritty's per-character `Term::input` ~24%, vte's
+//! dispatch ~23%, capturing rows into history ~19%. Three ways were open:
+//! a fast path in front of alacritty_terminal, a fork of its grid, or a
+//! screen of our own. The fast path was taken, because it keeps every VT
+//! behaviour alacritty has (and the replay, reflow and history built on
+//! it) and is tested against it byte for byte, while the other two would
+//! re-implement all of that for the same hot-path gain:
+//!
+//! - `fast` mirrors vte's state machine and, where vte would print from
+//!   its ground state, finds the run of printable ASCII (eight bytes at a
+//!   time) and writes it into the cursor's row in one loop, as ghostty
+//!   handles printable runs in bulk. Plain-number SGR (`ESC[1;31m`) is
+//!   applied as vte maps it; REP (`CSI b`) is done there too, since vte no
+//!   longer sees every character. Anything else (insert mode, other
+//!   charsets, hyperlinks, wide characters in the way, every other
+//!   sequence) still goes through vte and `Term::input`.
+//! - `used` keeps, per row, where its untouched cells begin, as tmux keeps
+//!   a used-cell count per line: a row leaving the screen is trimmed from
+//!   there instead of being scanned from its last column.
+//!
+//! `Screen::feed` on the coloured log of `examples/throughput.rs` (callgrind,
+//! instructions, repeatable): 2.89 G on main, 1.24 G with both (−57%).
+//! `fast::tests` holds screens with the fast path and `used` to screens
+//! without either, cell for cell, on arbitrary byte streams in arbitrary
+//! chunks. Where the issue left the choice, alacritty's semantics win
+//! (what its `Term` would have done is what the fast path does), and
+//! where vte's parsing and alacritty's differ from tmux's, vte's stays.
 //! Titles, bells and replies come from the emulator's own events, so they
 //! agree with what it actually parsed: a BEL that ends an OSC or sits in a
 //! DCS never rings.
@@ -59,11 +92,18 @@
 //! resize lends the newest lines back to the grid, so alacritty reflows and
 //! pulls them back exactly as it would its own scrollback.
 //!
+//! alacritty keeps a full alternate grid all along; entering the
+//! alternate screen resets every cell of it, so while the primary screen
+//! is active it is kept at 1x2 (`emu::shrink_inactive_alt`) with only its
+//! DECSC slot, which outlives a visit: a live idle pane costs one grid,
+//! not two (46 KiB at 80x24, 234 KiB at 200x50).
+//!
 //! A screen nobody looks at can go further: [`Screen::freeze`] keeps only
 //! its replay bytes, history and parser state ([`FrozenScreen`]).
 
 mod cells;
 mod emu;
+mod fast;
 mod freeze;
 mod fresh;
 mod history;
@@ -78,6 +118,7 @@ mod sgr;
 mod tests;
 mod text;
 mod transcript;
+mod used;
 
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -88,15 +129,16 @@ use alacritty_terminal::index::Line;
 use alacritty_terminal::term::cell::Cell as GridCell;
 use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
 use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
-use alacritty_terminal::vte::ansi::Processor;
 
-use crate::emu::{Emu, Listener, NeverSync, Tracked, with_primary};
+use crate::emu::{Emu, Listener, Tracked, shrink_inactive_alt, with_primary};
+use crate::fast::Parser;
 pub use crate::freeze::FrozenScreen;
 use crate::history::History;
 pub use crate::keys::{KeyPress, MAX_KEY_NAME, NamedKey, UnknownKey};
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
 pub use crate::transcript::Since;
+use crate::used::Used;
 
 pub use crate::cells::{
     Attrs, Cell, Color, CursorShape, Modes, MouseEncoding, MouseReporting, Width,
@@ -116,7 +158,7 @@ pub const RESTORED_SEPARATOR: &str = "── restored ──";
 
 /// Largest accepted number of rows or columns. A bogus size from a client
 /// must not make the emulator allocate gigabytes (the grid is 24 bytes per
-/// cell, twice: primary and alternate screen).
+/// cell, twice while the alternate screen is active).
 pub const MAX_DIMENSION: u16 = 1024;
 
 /// A terminal size in character cells.
@@ -212,7 +254,7 @@ struct Engine {
     /// (see `emu::with_primary`) while `Screen` stays `Sync`; `feed` uses
     /// `get_mut` and never locks.
     term: Mutex<Term<Listener>>,
-    processor: Processor<NeverSync>,
+    parser: Parser,
     listener: Listener,
     tracked: Tracked,
     fresh: fresh::Fresh,
@@ -222,6 +264,10 @@ struct Engine {
     /// The primary screen's scrollback; the `Term` itself keeps none. A
     /// `Mutex` for the same reason as `term`: reading it settles it.
     history: Mutex<History>,
+    /// How far each row of the active grid may have been written.
+    used: Used,
+    /// The last character written, for `CSI b`.
+    printed: Option<char>,
 }
 
 impl Engine {
@@ -240,8 +286,10 @@ impl Engine {
                 .history
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
+            used: &mut self.used,
+            printed: &mut self.printed,
         };
-        self.processor.advance(&mut emu, bytes);
+        self.parser.advance(&mut emu, bytes);
         self.drain(events);
     }
 
@@ -328,17 +376,20 @@ impl Screen {
             ..Config::default()
         };
         let listener = Listener::default();
-        let term = Term::new(config, &TermSize(size), listener.clone());
+        let mut term = Term::new(config, &TermSize(size), listener.clone());
+        shrink_inactive_alt(&mut term);
         Screen {
             engine: Engine {
                 term: Mutex::new(term),
-                processor: Processor::new(),
+                parser: Parser::new(),
                 listener,
                 tracked: Tracked::new(usize::from(size.rows), usize::from(size.cols)),
                 fresh: fresh::Fresh::new(),
                 title: String::new(),
                 scratch: Vec::new(),
                 history: Mutex::new(History::new(scrollback_lines)),
+                used: Used::new(usize::from(size.rows), usize::from(size.cols)),
+                printed: None,
             },
             scanner: Scanner::new(),
             interpreter: Interpreter::new(),
@@ -429,6 +480,9 @@ impl Screen {
             .unwrap_or_else(PoisonError::into_inner);
         history.settle();
         reflow::resize(term, history, TermSize(size));
+        shrink_inactive_alt(term);
+        engine.used = Used::new(usize::from(size.rows), usize::from(size.cols));
+        engine.used.forget();
         engine.tracked.reset_region(usize::from(size.rows));
         engine.tracked.resize_tabs(usize::from(size.cols));
         engine.fresh.reset_at(term.grid().cursor.point.line.0);
@@ -492,11 +546,12 @@ impl Screen {
         text::scrolled_rows(term.grid(), &history, offset, style)
     }
 
-    /// Heap bytes the screen holds, estimated: both grids' cells, the
-    /// history and its pending rows.
+    /// Heap bytes the screen holds, estimated: the grids' cells (the
+    /// alternate screen's only while it is active), the history and its
+    /// pending rows.
     pub fn heap_bytes(&self) -> usize {
         let cells = usize::from(self.size.rows) * usize::from(self.size.cols);
-        let grids = 2 * cells * size_of::<GridCell>();
+        let grids = (1 + usize::from(self.alt_screen())) * cells * size_of::<GridCell>();
         let history = self
             .engine
             .history

@@ -229,7 +229,8 @@ fn parse_extended<'a>(params: &mut impl Iterator<Item = &'a str>) -> Option<Colo
     }
 }
 
-const ANSI_COLORS: [NamedColor; 16] = [
+/// The 16 colours SGR names, in its order (30–37, then 90–97).
+pub(crate) const ANSI_COLORS: [NamedColor; 16] = [
     NamedColor::Black,
     NamedColor::Red,
     NamedColor::Green,

@@ -538,3 +538,77 @@ fn assert_same_for_readers(a: &Screen, b: &Screen) -> Result<(), TestCaseError> 
     prop_assert_eq!(a.replay(), b.replay());
     Ok(())
 }
+
+/// The screen's `Term` against a bare one that keeps its alternate grid
+/// full-size all along (see `emu::shrink_inactive_alt`): the active grid,
+/// its cursor and DECSC slot, and the modes agree after every piece, so
+/// what survives between visits to the alternate screen is kept.
+fn assert_like_bare_term(pieces: &[String]) -> Result<(), TestCaseError> {
+    use alacritty_terminal::event::VoidListener;
+    use alacritty_terminal::term::{Config, Term};
+    use alacritty_terminal::vte::ansi::Processor;
+
+    let size = Size { rows: 8, cols: 16 };
+    let config = Config {
+        scrolling_history: 0,
+        ..Config::default()
+    };
+    let mut bare = Term::new(config, &crate::TermSize(size), VoidListener);
+    let mut parser: Processor = Processor::new();
+    let mut screen = Screen::new(size, 0);
+    let mut events = Vec::new();
+    for piece in pieces {
+        parser.advance(&mut bare, piece.as_bytes());
+        screen.feed(piece.as_bytes(), &mut events);
+        let term = screen.engine.lock();
+        let state = |grid: &Grid<Cell>| {
+            let rows: Vec<Vec<Cell>> = (0..grid.screen_lines())
+                .map(|line| grid[Line(line as i32)][..].to_vec())
+                .collect();
+            (rows, grid.cursor.clone(), grid.saved_cursor.clone())
+        };
+        prop_assert_eq!(state(term.grid()), state(bare.grid()), "after {:?}", piece);
+        prop_assert_eq!(*term.mode(), *bare.mode());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_small_inactive_alternate_grid_changes_nothing(
+        pieces in prop::collection::vec(prop_oneof![
+            4 => rich_token(),
+            1 => prop::sample::select(vec!["\x1b[?1049h", "\x1b[?1049l", "\x1b7", "\x1b8", "\x1bc"])
+                .prop_map(str::to_owned),
+        ], 0..80),
+    ) {
+        assert_like_bare_term(&pieces)?;
+    }
+}
+
+#[test]
+fn the_alternate_grid_is_small_while_the_primary_screen_is_active() {
+    let size = Size {
+        rows: 50,
+        cols: 200,
+    };
+    let mut screen = Screen::new(size, 0);
+    let one_grid = 50 * 200 * size_of::<Cell>();
+    assert_eq!(screen.heap_bytes(), one_grid);
+    let mut events = Vec::new();
+    screen.feed(b"\x1b[?1049hfull screen", &mut events);
+    assert_eq!(screen.heap_bytes(), 2 * one_grid);
+    screen.feed(b"\x1b[?1049l", &mut events);
+    screen.resize(Size {
+        rows: 40,
+        cols: 100,
+    });
+    assert_eq!(screen.heap_bytes(), 40 * 100 * size_of::<Cell>());
+    // What the grid itself holds, not only the estimate.
+    let mut term = screen.engine.lock();
+    let inactive =
+        crate::emu::with_inactive_alt(&mut term, |grid| (grid.screen_lines(), grid.columns()));
+    assert_eq!(inactive, (1, 2));
+}

@@ -1,20 +1,21 @@
 //! A pane's screen, frozen while nobody needs it.
 //!
-//! A live screen holds two grids of 24-byte cells (92 KiB at 80x24,
-//! 469 KiB at 200x50) whether anyone looks at it or not, and most panes
-//! of a server with hundreds sit quiet in a tab nobody shows. Once no
-//! client watches a pane and nothing has needed its live screen for
-//! [`FREEZE_AFTER`], the screen is frozen ([`FrozenScreen`]: its replay
-//! bytes, history and parser state, a few KiB); the first thing that
-//! needs it live (output, a read, a resize, an awareness look, `explain`,
+//! A live screen holds a grid of 24-byte cells (46 KiB at 80x24, 234 KiB
+//! at 200x50; twice that on the alternate screen) whether anyone looks at
+//! it or not, and most panes of a server with hundreds sit quiet in a tab
+//! nobody shows. Once no client watches a pane and nothing has needed its
+//! live screen for [`FREEZE_AFTER`], the screen is frozen
+//! ([`FrozenScreen`]: its replay bytes, history and parser state, a few
+//! KiB); the first thing that needs it live (output, a read, a resize, an awareness look, `explain`,
 //! a wait on text, a tail to render) thaws it. What only needs the
 //! picture (an attach, a client's catch-up) or the title or size is
 //! served by the frozen screen as it is: its replay is exactly what the
 //! live screen gave when it froze, and nothing has changed it since.
 //!
-//! The output ring lets go of its bytes too (up to 1 MiB for a pane that
-//! printed much): they are only there for attached clients that fall
-//! behind, and one attaching later starts from the end.
+//! The output ring lets go of its bytes too (it holds any only while a
+//! client is attached or a revival may read them back, up to 1 MiB):
+//! they are only there for attached clients that fall behind, and one
+//! attaching later starts from the end.
 //!
 //! Every use of the screen goes through [`PaneScreen`], so nothing can
 //! read a frozen screen by mistake; the pane schedules the checks
@@ -23,8 +24,9 @@
 //! Freeing is not enough for the server's RSS to fall: the allocator keeps
 //! what a flood's peak used (the rows a flood scrolls are copied before
 //! they are rendered into history text), in every thread's arena. So once
-//! screens have frozen, the server gives its free pages back to the
-//! system ([`trim_soon`]), at most once per [`TRIM_EVERY`].
+//! screens have frozen, or a live screen let go of a flood's rows, the
+//! server gives its free pages back to the system ([`trim_soon`]), at
+//! most once per [`TRIM_EVERY`].
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -47,16 +49,33 @@ pub(super) const FREEZE_AFTER: Duration = Duration::from_secs(5);
 /// moments of each other, and one trim serves them all.
 const TRIM_EVERY: Duration = Duration::from_secs(1);
 
+/// How much a live screen's heap must have shrunk from its peak for the
+/// freed memory to be worth giving back: a flood's copied rows take a MiB
+/// block at least, an echo nothing.
+const FREED_ENOUGH: usize = 64 * 1024;
+
+/// Whether a screen now holding `held` bytes has let go of enough since
+/// its `peak` (which this keeps) to give memory back.
+fn freed_enough(peak: &mut usize, held: usize) -> bool {
+    let freed = held + FREED_ENOUGH <= *peak;
+    *peak = if freed { held } else { held.max(*peak) };
+    freed
+}
+
 /// A trim is scheduled; the one flag the panes share.
 static TRIM_DUE: AtomicBool = AtomicBool::new(false);
 
 /// Gives the allocator's free pages back to the system a moment from now,
-/// unless that is already planned.
+/// unless that is already planned (or there is no runtime to plan it on:
+/// a screen used outside the server).
 fn trim_soon() {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
     if TRIM_DUE.swap(true, Ordering::AcqRel) {
         return;
     }
-    tokio::spawn(async {
+    runtime.spawn(async {
         tokio::time::sleep(TRIM_EVERY).await;
         TRIM_DUE.store(false, Ordering::Release);
         // It walks every arena, holding its lock: not on a worker thread.
@@ -111,6 +130,9 @@ pub(super) struct PaneScreen {
     tail_stale: bool,
     /// A freeze check is scheduled.
     check_due: bool,
+    /// The most heap the live screen has held since memory was last given
+    /// back (see [`PaneScreen::feed`]).
+    peak_bytes: usize,
 }
 
 /// The smallest screen there is, standing in for a frozen one.
@@ -126,6 +148,7 @@ impl PaneScreen {
             needed_at: Instant::now(),
             tail_stale: true,
             check_due: false,
+            peak_bytes: 0,
         }
     }
 
@@ -179,8 +202,17 @@ impl PaneScreen {
         }
     }
 
+    /// Feeds output to the live screen. When a flood calms down the
+    /// screen renders its history and frees the rows it had copied (a
+    /// MiB block or more); the server then gives the freed memory back soon
+    /// ([`trim_soon`]) rather than only once the screen freezes.
     pub(super) fn feed(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
-        self.changing().feed(bytes, events);
+        let screen = self.changing();
+        screen.feed(bytes, events);
+        let held = screen.heap_bytes();
+        if freed_enough(&mut self.peak_bytes, held) {
+            trim_soon();
+        }
     }
 
     pub(super) fn resize(&mut self, size: Size) {
@@ -396,6 +428,22 @@ mod tests {
             screen.frozen_with_tail_published(),
             "a read changes nothing"
         );
+    }
+
+    #[test]
+    fn a_flood_that_calms_down_gives_memory_back() {
+        let mut screen = Screen::new(Size { rows: 24, cols: 80 }, 2000);
+        let mut peak = screen.heap_bytes();
+        assert!(!freed_enough(&mut peak, screen.heap_bytes()));
+        let flood: String = (0..5000)
+            .map(|n| format!("\x1b[32mINFO\x1b[0m line {n} of a coloured log\r\n"))
+            .collect();
+        screen.feed(flood.as_bytes(), &mut Vec::new());
+        assert!(!freed_enough(&mut peak, screen.heap_bytes()), "growing");
+        screen.feed(b"$ ", &mut Vec::new());
+        assert!(freed_enough(&mut peak, screen.heap_bytes()), "calm");
+        screen.feed(b"ls\r\n", &mut Vec::new());
+        assert!(!freed_enough(&mut peak, screen.heap_bytes()), "an echo");
     }
 
     #[test]

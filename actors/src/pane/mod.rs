@@ -805,7 +805,12 @@ impl Pane {
     /// Returns whether an attached client is lagging. The chunk is shared
     /// by the ring and every client, not copied.
     async fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: bytes::Bytes) -> bool {
-        self.ring.push(bytes.clone());
+        // Only attached clients and a revival read the ring back.
+        if self.subscribers.watching() || self.revival.is_some() {
+            self.ring.push(bytes.clone());
+        } else {
+            self.ring.pass(bytes.len());
+        }
         let fresh_before = self.screen.fresh_lines();
         let mut events = std::mem::take(&mut self.events);
         self.feed_screen(&bytes, &mut events).await;

@@ -9,7 +9,10 @@
 //! they were sent to, not a copy of their bytes. Small chunks (an echo, a
 //! prompt) are joined into one of at most [`JOIN_BELOW`] bytes, so any two
 //! neighbours hold more than that between them: the number of chunks, and
-//! what keeping them costs, is bounded by the bytes held.
+//! what keeping them costs, is bounded by the bytes held. While no client
+//! is attached the ring holds nothing ([`OutputRing::pass`]): only an
+//! attached client can fall behind, and one attaching later starts from
+//! the screen's picture at the end.
 
 use std::collections::VecDeque;
 
@@ -132,6 +135,14 @@ impl OutputRing {
         self.chunks = VecDeque::new();
         self.held = 0;
     }
+
+    /// Counts `len` bytes of output that nobody can ask for (no client is
+    /// attached): the end moves on, nothing is held, and what was held
+    /// goes. The screen and its history have the text already.
+    pub fn pass(&mut self, len: usize) {
+        self.release();
+        self.end += len as u64;
+    }
 }
 
 #[cfg(test)]
@@ -154,6 +165,19 @@ mod tests {
         assert_eq!(ring.read_from(3).unwrap(), &b"lo world"[..]);
         assert_eq!(ring.read_from(2), Err(Lagged { oldest: 3 }));
         assert_eq!(ring.read_from(11).unwrap(), &b""[..]);
+    }
+
+    #[test]
+    fn passed_output_moves_the_end_and_holds_nothing() {
+        let mut ring = OutputRing::new(64);
+        push(&mut ring, b"seen by a client");
+        ring.pass(10);
+        assert_eq!(ring.end(), 26);
+        assert_eq!(ring.held, 0);
+        assert_eq!(ring.read_from(16), Err(Lagged { oldest: 26 }));
+        assert_eq!(ring.read_from(26).unwrap(), &b""[..]);
+        push(&mut ring, b"next");
+        assert_eq!(ring.read_from(26).unwrap(), &b"next"[..]);
     }
 
     #[test]

@@ -103,7 +103,9 @@ impl History {
     /// oldest go, and every rendered line with them; once their cells
     /// exceed [`PENDING_CELLS_PER_LINE`] per line of the bound, or a row
     /// cannot be copied, they are rendered.
-    pub(crate) fn push_row(&mut self, row: &Row<Cell>) {
+    /// Every cell of `row` from `used` on is known to be untouched (see
+    /// `crate::used`), so trimming starts there.
+    pub(crate) fn push_row(&mut self, row: &Row<Cell>, used: usize) {
         self.scrolled = self.scrolled.wrapping_add(1);
         if self.max_lines == 0 {
             return;
@@ -114,7 +116,7 @@ impl History {
         let used = if wraps {
             row.len()
         } else {
-            trimmed_len(&row[..], Style::Ansi)
+            trimmed_len(&row[..][..used.min(row.len())], Style::Ansi)
         };
         if !self.pending.push(&row[..][..used], wraps) {
             self.settle();
