@@ -21,8 +21,8 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 use signaltty_protocol::{ErrorCode, Response, WireError};
 
-use crate::cli::Cli;
-use crate::client::{Endpoint, connect_stream};
+use signaltty_client::cli::Cli;
+use signaltty_client::client::{Endpoint, connect_stream};
 
 /// After the client's end of file, how long the server may take to send
 /// what it still owes (a client may close its writing half after its last
@@ -95,7 +95,7 @@ fn pump(from: &mut impl Read, to: &mut impl Write) {
 }
 
 /// This machine's server for `cli`, started if none answers.
-fn connect(cli: &Cli) -> Result<crate::client::Connection> {
+fn connect(cli: &Cli) -> Result<signaltty_client::client::Connection> {
     crate::up::ensure_running(cli)?;
     Ok(connect_stream(&Endpoint::Local(cli.local_socket()))?)
 }

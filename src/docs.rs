@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::Cli;
+use signaltty_client::cli::Cli;
 
 const BIN: &str = "signaltty";
 

@@ -19,9 +19,9 @@ use signaltty_persistence::{Peek, StateDir, peek, sessions_state_root};
 use signaltty_protocol::socket_path::{self, SessionName};
 use signaltty_protocol::{SessionEntry, SessionsReply, StatusReply, method, params};
 
-use crate::cli::Cli;
-use crate::client::{Client, Endpoint};
-use crate::clock;
+use signaltty_client::cli::Cli;
+use signaltty_client::client::{Client, Endpoint};
+use signaltty_client::clock;
 
 /// How long a running server may take to say how it is.
 const STATUS_TIMEOUT: Duration = Duration::from_secs(3);

@@ -16,8 +16,8 @@ use signaltty_protocol::socket_path;
 use signaltty_protocol::{method, params};
 use signaltty_supervisor::ServerConfig;
 
-use crate::cli::{Cli, Up};
-use crate::client::{Client, Endpoint};
+use signaltty_client::cli::{Cli, Up};
+use signaltty_client::client::{Client, Endpoint};
 
 /// How long a background start may take before `up -d` gives up.
 const START_DEADLINE: Duration = Duration::from_secs(15);
@@ -36,7 +36,7 @@ pub fn run(cli: &Cli, up: &Up) -> Result<ExitCode> {
     }
     let started = start_unless_running(cli, up.no_restore)?;
     if interactive(up) {
-        return crate::mux::run(&Endpoint::Local(socket), None);
+        return signaltty_client::mux::run(&Endpoint::Local(socket), None);
     }
     if !started {
         println!(
@@ -60,7 +60,7 @@ pub fn open_mux(cli: &Cli, workspace: Option<&str>) -> Result<ExitCode> {
         socket_path::check_length(&cli.local_socket())?;
         start_unless_running(cli, false)?;
     }
-    crate::mux::run(&cli.endpoint()?, workspace)
+    signaltty_client::mux::run(&cli.endpoint()?, workspace)
 }
 
 fn interactive(up: &Up) -> bool {
@@ -81,7 +81,7 @@ fn remote(cli: &Cli, up: &Up, host: &str) -> Result<ExitCode> {
     }
     let said = cli.remote(host)?.output(&args)?;
     if interactive(up) {
-        return crate::mux::run(&cli.endpoint()?, None);
+        return signaltty_client::mux::run(&cli.endpoint()?, None);
     }
     let mut out = std::io::stdout().lock();
     write!(out, "{host}: ")?;

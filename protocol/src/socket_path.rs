@@ -11,7 +11,7 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 pub use signaltty_types::private_dir::{DirError, DirProblem, my_uid};
-pub use signaltty_types::session::{SESSION_ENV, SESSIONS_DIR, SessionName};
+pub use signaltty_types::session::{BadSessionName, SESSION_ENV, SESSIONS_DIR, SessionName};
 
 /// `sun_path` holds 108 bytes including the terminating NUL.
 pub const MAX_SOCKET_PATH: usize = 107;

@@ -27,10 +27,10 @@ use anyhow::Result;
 use signaltty_adapters::{self as adapters, AgentKind, HookConfig, HookFormat, ProjectRoot};
 use thiserror::Error;
 
-use crate::cli::{HookScope, HooksCmd};
 use edit::{Layout, ShapeError};
 use file::Current;
 use signaltty_adapters::AgentFacts;
+use signaltty_client::cli::{HookScope, HooksCmd};
 
 /// What can stop an install.
 #[derive(Debug, Error)]

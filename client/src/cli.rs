@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use signaltty_persistence::BadSessionName;
+use signaltty_protocol::socket_path::BadSessionName;
 use signaltty_protocol::socket_path::{self, SESSION_ENV, SessionName};
 
 use crate::client::{ClientError, Endpoint};
