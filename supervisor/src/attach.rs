@@ -17,8 +17,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tracing::debug;
 
+use crate::ctx::{Ctx, find_pane};
 use crate::frames;
-use crate::handlers::{self, Ctx, find_pane};
 use crate::input;
 use crate::limits::{ClientLimits, HeldInput};
 use signaltty_actors::pane::input::InputQueue;
@@ -109,7 +109,7 @@ type Attachment = (
 
 async fn attach(p: params::PaneAttach, ctx: &Ctx) -> Result<Attachment, WireError> {
     let view = find_pane(ctx, &p.pane).await?;
-    let pane = handlers::pane_actor(&view)?;
+    let pane = crate::ctx::pane_actor(&view)?;
     let size = match (p.rows, p.cols) {
         (Some(rows), Some(cols)) => Some((rows, cols)),
         _ => None,
@@ -128,7 +128,7 @@ async fn attach(p: params::PaneAttach, ctx: &Ctx) -> Result<Attachment, WireErro
         ATTACH_MS
     )
     .map_err(|e| {
-        handlers::wire_error(ActorError::Unavailable(format!(
+        crate::ctx::wire_error(ActorError::Unavailable(format!(
             "pane {} did not answer: {e}",
             view.record.id
         )))

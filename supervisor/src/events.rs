@@ -20,7 +20,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::handlers::{Ctx, find_pane};
+use crate::ctx::{Ctx, find_pane};
 
 /// How long a write to a follower may wait for room in its socket.
 pub const WRITE_STALL: Duration = Duration::from_secs(5);

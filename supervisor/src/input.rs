@@ -14,7 +14,7 @@ use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::pane::input::{INPUT_QUEUE_BYTES, InputQueue, pieces};
 use signaltty_protocol::{ErrorCode, WireError};
 
-use crate::handlers::wire_error;
+use crate::ctx::wire_error;
 
 /// How long `send` waits for a pane that takes none of its input.
 pub const SEND_DEADLINE: Duration = Duration::from_secs(5);

@@ -24,11 +24,9 @@
 //! - [`worktree`]: git worktrees made for panes and workspaces, through
 //!   `git` itself (the server runs git; clients never do).
 
-mod agents;
-mod arrange;
 pub mod attach;
-pub mod aware;
 pub mod config;
+pub mod ctx;
 mod events;
 mod frames;
 pub mod handlers;

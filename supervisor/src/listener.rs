@@ -19,7 +19,8 @@ use tokio::task::JoinHandle;
 use tracing::{Instrument, debug, info_span, warn};
 
 use crate::attach;
-use crate::handlers::{self, Ctx};
+use crate::ctx::Ctx;
+use crate::handlers;
 use crate::limits::{ClientLimits, ConnectionSlot, HeldInput, MAX_CONNECTIONS, SMALL_INPUT};
 use crate::server::ServerMsg;
 use signaltty_protocol::{Call, ErrorCode, Event, MAX_LINE, Request, Response, WireError};

@@ -17,7 +17,7 @@ use signaltty_protocol::{
     ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, LsWorktree, PROTOCOL, WireError,
 };
 
-use crate::handlers::{Ctx, model};
+use crate::ctx::{Ctx, model};
 
 /// The last listing made, with the model version it shows.
 #[derive(Default)]

@@ -11,7 +11,7 @@ use signaltty_protocol::params::{self, TargetKind};
 use signaltty_protocol::{Done, ErrorCode, RatioReply, RenameReply, WireError};
 use signaltty_screen::MAX_TITLE_CHARS;
 
-use crate::handlers::{CALL_MS, Ctx, model, pane_actor, unavailable, wire_error, workspace_actor};
+use crate::ctx::{CALL_MS, Ctx, model, pane_actor, unavailable, wire_error, workspace_actor};
 use crate::server::ServerMsg;
 
 /// What a rename or focus target turned out to be.

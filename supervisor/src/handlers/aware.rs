@@ -10,7 +10,7 @@ use signaltty_actors::pane::aware::explain_screen;
 use signaltty_actors::pane::wait::{WaitFor, WaitMet};
 use signaltty_protocol::{ErrorCode, ExplainReply, ResumeExplained, WaitReply, WireError, params};
 
-use crate::handlers::{CALL_MS, Ctx, bad_params, find_pane, pane_actor, unavailable, wire_error};
+use crate::ctx::{CALL_MS, Ctx, bad_params, find_pane, pane_actor, unavailable, wire_error};
 
 /// The compiled size of a `--text` pattern (its length is bounded at the
 /// IPC edge).

@@ -16,7 +16,7 @@ use signaltty_protocol::text::Plain;
 use signaltty_protocol::{AgentStartReply, Done, ErrorCode, PromptReply, WireError, params};
 use signaltty_screen::KeyPress;
 
-use crate::handlers::{
+use crate::ctx::{
     CALL_MS, Ctx, bad_params, find_pane, model, pane_actor, room_for, unavailable, wire_error,
     workspace_actor,
 };
@@ -39,7 +39,7 @@ pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<AgentStartReply, 
     let model = model(ctx).await;
     room_for("panes", model.panes.len(), MAX_PANES)?;
     let workspace = pick_workspace(ctx, &model, p.workspace.as_deref()).await?;
-    let model = crate::handlers::model(ctx).await;
+    let model = crate::ctx::model(ctx).await;
     let record = model.resolve_workspace(&workspace).map_err(wire_error)?;
     let (cwd, worktree) = crate::worktree::requests::for_new_pane(
         &ctx.worktrees,
@@ -77,7 +77,7 @@ pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<AgentStartReply, 
     .map_err(wire_error)?;
     let view = find_pane(ctx, &pane).await?;
     let timeout = p.timeout_ms.map_or(START_TIMEOUT, Duration::from_millis);
-    let met = crate::aware::wait_for(&view, WaitFor::Ready, Some(timeout)).await;
+    let met = crate::handlers::aware::wait_for(&view, WaitFor::Ready, Some(timeout)).await;
     match met {
         Ok(WaitMet::Ready) => {}
         Ok(WaitMet::Blocked) => return Err(blocked_at_start(&view, kind).await),
@@ -182,7 +182,7 @@ async fn blocked_at_start(view: &PaneView, kind: AgentKind) -> WireError {
 /// says what it printed.
 async fn ended_at_start(view: &PaneView, kind: AgentKind, code: Option<i32>) -> WireError {
     let printed = last_lines(view).await;
-    let closed = crate::handlers::close_pane(view).await;
+    let closed = crate::ctx::close_pane(view).await;
     let code = code.map_or_else(|| "?".to_string(), |c| c.to_string());
     let mut message = format!("{kind} exited with code {code} before its prompt was ready");
     if !printed.is_empty() {
