@@ -474,3 +474,32 @@ fn a_flood_stays_bounded_before_it_calms_down() {
     assert_eq!(history.len(), 50);
     assert!(history.heap_bytes() < 64 * 1024, "{}", history.heap_bytes());
 }
+
+/// A case `resizes_keep_every_character` found (about one run in twenty):
+/// wide characters written under a two-row scrolling region at the top,
+/// then the screen shrinks from 6 to 3 rows. alacritty keeps the part of a
+/// line below the cursor that still fits (`   aaaaa  a`); the history
+/// drops the whole line. Known and not yet fixed: kept here, ignored, so
+/// that whoever mends `reflow.rs` has the case.
+#[test]
+#[ignore = "known: a line below the cursor is lost when a screen with a top region shrinks"]
+fn a_resize_after_wide_text_in_a_narrow_region_keeps_every_character() {
+    let outputs = [
+        "a AA",
+        "a a aaa a\r\n",
+        "A A 0Aa",
+        "日本語テキスト",
+        " AaA0a",
+        "\x1b[6;3H",
+        " aaaaa  a   aaaa a aaa \r\n",
+        "\x1b[1;2r",
+        "日本語テキスト",
+    ];
+    let mut pair = Pair::new();
+    for output in outputs {
+        pair.step(&Step::Output(output.to_string()));
+    }
+    pair.step(&Step::Resize(Size { rows: 3, cols: 13 }));
+    let tail = pair.screen.history_for_tail(usize::MAX);
+    assert_eq!(canonical(&tail), canonical(&pair.reference.tail(usize::MAX)));
+}
