@@ -224,7 +224,6 @@ fn hung_up(stream: &UnixStream) -> bool {
     ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLRDHUP) != 0
 }
 
-
 #[test]
 fn a_reader_that_falls_behind_is_dropped_with_a_last_line_and_one_that_never_reads_is_closed() {
     let server = TestServer::start();

@@ -30,7 +30,6 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-
 /// A connection that speaks the protocol itself.
 struct Conn {
     reader: BufReader<UnixStream>,

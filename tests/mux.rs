@@ -703,3 +703,89 @@ fn the_sidebar_and_ctl_ls_name_panes_by_agent_and_foreground_command() {
     terminal.wait_text("the sidebar after top", |t| !t.contains("● top"));
     detach(&mut terminal);
 }
+
+/// Regression (issue 20 §5): `prefix z` twice in one go left the other
+/// panes blank: the connection dropped by the zoom reported its end after
+/// the new one was made, and took the new one down with it.
+#[test]
+fn zoom_twice_gives_the_exact_layout_back() {
+    let server = TestServer::start();
+    let ws = server.workspace("zoom", &[]);
+    let left = server.new_sh(&ws, "echo LEFT-MARK; exec sh");
+    let right = server.new_sh(&ws, "echo RIGHT-MARK; exec sh");
+    let mut terminal = open(&server, "zoom", ROWS, COLS);
+    terminal.wait_text("both panes", |t| {
+        t.contains("LEFT-MARK") && t.contains("RIGHT-MARK")
+    });
+    let before = terminal.text();
+    for round in 0..3 {
+        // Both presses in one write, as a script (or a fast hand) sends
+        // them; then the left pane is typed into: it must be attached.
+        keys(&mut terminal, b"\x02z\x02z\x02h");
+        wait_active(&server, "zoom", &left);
+        keys(
+            &mut terminal,
+            format!("echo typed-$((40+{round}))\r").as_bytes(),
+        );
+        terminal.wait_text("the left pane attached again", |t| {
+            t.contains(&format!("typed-{}", 40 + round)) && t.contains("RIGHT-MARK")
+        });
+        keys(&mut terminal, b"clear; echo LEFT-MARK\r\x02l");
+        wait_active(&server, "zoom", &right);
+    }
+    let after = terminal.wait_text("both marks", |t| t.contains("LEFT-MARK"));
+    // The border where it was: the right pane starts at the same column.
+    assert_eq!(find(&after, "RIGHT-MARK"), find(&before, "RIGHT-MARK"));
+    assert_eq!(find(&after, "LEFT-MARK"), find(&before, "LEFT-MARK"));
+    assert_eq!(stty_size(&server, &left), "21 45");
+    assert_eq!(stty_size(&server, &right), "21 44");
+    detach(&mut terminal);
+}
+
+/// The number of the `row-N` line at the top of the pane (the screen's
+/// third row: the tab bar and the pane's border are above it).
+fn top_row(text: &str) -> Option<u32> {
+    text.lines()
+        .nth(2)?
+        .trim()
+        .strip_prefix("row-")?
+        .parse()
+        .ok()
+}
+
+/// Regression (issue 20 §5): PageUp in copy mode moved the cursor, not the
+/// view. As tmux's page-up, a page is the pane's height less two lines
+/// kept for context, half a page is half its height, and the cursor keeps
+/// its row on screen.
+#[test]
+fn copy_mode_pages_by_the_pane_s_height_as_tmux_does() {
+    let server = TestServer::start();
+    let ws = server.workspace("pages", &[]);
+    let pane = server.new_sh(&ws, "seq 1 1500 | sed 's/^/row-/'; exec sh");
+    server.wait_output(&pane, "row-1500");
+    let mut terminal = open(&server, "pages", ROWS, COLS);
+    terminal.wait_text("the end of the output", |t| t.contains("row-1500"));
+    prefix(&mut terminal, b"[");
+    let text = terminal.wait_text("copy mode", |t| t.contains("q leave"));
+    let bottom = top_row(&text).expect("a row at the top of the pane");
+    // 24 rows: the pane shows 21, a page is 19, half a page 10.
+    for (key, expect) in [
+        (&b"\x1b[5~"[..], bottom - 19),
+        (b"\x1b[5~", bottom - 38),
+        (b"\x1b[6~", bottom - 19),
+        (b"\x15", bottom - 29),
+        (b"\x04", bottom - 19),
+        // C-b is the prefix, as in tmux: emacs's M-v pages up instead.
+        (b"\x1bv", bottom - 38),
+        (b"\x06", bottom - 19),
+        (b"\x06", bottom),
+        (b"\x06", bottom),
+    ] {
+        keys(&mut terminal, key);
+        terminal.wait_text(&format!("row-{expect} at the top after {key:?}"), |t| {
+            top_row(t) == Some(expect)
+        });
+    }
+    keys(&mut terminal, b"q");
+    detach(&mut terminal);
+}

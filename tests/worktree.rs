@@ -14,7 +14,6 @@ use serde_json::Value;
 use support::git::{git, repository};
 use support::{TestServer, wait_for};
 
-
 /// A server whose git, too, reads no user or system config.
 fn server() -> TestServer {
     let mut server = TestServer::prepare(true, Vec::new());

@@ -73,8 +73,9 @@ pub enum Event {
     ServerGone,
     /// A pane's screen changed (see each link's dirty flag).
     PaneDirty,
-    /// A pane's connection ended.
-    PaneClosed(String),
+    /// A pane's connection ended: the pane, and which connection it was
+    /// (a zoom and an unzoom in one go drop one and open another).
+    PaneClosed(String, u64),
     Bell(String),
     Signal(i32),
     /// A request made in the background finished.
@@ -321,10 +322,15 @@ impl Mux {
             Event::Changed => self.changed = true,
             Event::ServerGone => self.on_server_gone(),
             Event::PaneDirty => self.render.panes = true,
-            Event::PaneClosed(id) => {
+            Event::PaneClosed(id, serial) => {
                 // Attached again after the next listing (a pane replaced
                 // by a tombstone is one), never in a tight loop.
-                if self.links.remove(&id).is_some() {
+                if self
+                    .links
+                    .get(&id)
+                    .is_some_and(|link| link.serial == serial)
+                {
+                    self.links.remove(&id);
                     self.unreachable.insert(id);
                     self.render.chrome = true;
                 }
