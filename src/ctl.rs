@@ -12,7 +12,9 @@ use signaltty_protocol::{
     NotificationsReply, PaneChange, PromptReply, ReadReply, StatusReply, WaitReply, method, params,
 };
 
-use crate::cli::{AgentCmd, Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
+use crate::cli::{
+    AgentCmd, Cli, Ctl, DebugCmd, PaneCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd,
+};
 use crate::client::Client;
 use crate::clock;
 
@@ -361,6 +363,7 @@ fn request(ctl: &Ctl, remote: bool) -> Result<(&'static str, Value)> {
                 }),
             })?,
         ),
+        Ctl::Pane(cmd) => pane_request(cmd)?,
         Ctl::Next => (method::NEXT, value(params::Empty {})?),
         Ctl::Explain {
             pane,
@@ -469,6 +472,42 @@ fn millis(secs: f64) -> Result<u64> {
     Ok((secs * 1000.0) as u64)
 }
 
+fn pane_request(cmd: &PaneCmd) -> Result<(&'static str, Value)> {
+    Ok(match cmd {
+        PaneCmd::Swap { pane, with } => (
+            method::PANE_SWAP,
+            value(params::PaneSwap {
+                pane: pane.clone(),
+                with: with.clone(),
+            })?,
+        ),
+        PaneCmd::Break { pane, title } => (
+            method::PANE_BREAK,
+            value(params::PaneBreak {
+                pane: pane.clone(),
+                title: title.clone(),
+            })?,
+        ),
+        PaneCmd::Move {
+            pane,
+            tab,
+            split,
+            direction,
+        } => (
+            method::PANE_MOVE,
+            value(params::PaneMove {
+                pane: pane.clone(),
+                tab: tab.clone(),
+                split: split.clone(),
+                direction: Some(match direction {
+                    SplitDirection::Right => signaltty_persistence::Direction::Right,
+                    SplitDirection::Down => signaltty_persistence::Direction::Down,
+                }),
+            })?,
+        ),
+    })
+}
+
 /// Shows a command's answer for a person.
 fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
     match ctl {
@@ -500,6 +539,9 @@ fn render(ctl: &Ctl, result: &Value, out: &mut impl Write) -> Result<()> {
             }
         }
         Ctl::Resize { .. } => writeln!(out, "{}x{}", result["rows"], result["cols"])?,
+        Ctl::Pane(PaneCmd::Break { .. }) => {
+            writeln!(out, "{}", result["tab"].as_str().unwrap_or_default())?
+        }
         Ctl::Close { .. } | Ctl::Workspace(WorkspaceCmd::Close { .. }) => {
             let closed: ClosedReply = serde_json::from_value(result.clone())?;
             print_closed(&closed, out)?;

@@ -185,6 +185,9 @@ pub mod method {
     pub const RENAME: &str = "rename";
     pub const FOCUS: &str = "focus";
     pub const TAB_SPLIT_RATIO: &str = "tab.split_ratio";
+    pub const PANE_SWAP: &str = "pane.swap";
+    pub const PANE_BREAK: &str = "pane.break";
+    pub const PANE_MOVE: &str = "pane.move";
     pub const PANE_EXPLAIN: &str = "pane.explain";
     pub const PANE_WAIT: &str = "pane.wait";
     pub const PANE_SEND_KEYS: &str = "pane.send_keys";
@@ -451,6 +454,39 @@ pub mod params {
         #[serde(default)]
         pub path: Vec<signaltty_persistence::Branch>,
         pub ratio: f32,
+    }
+
+    /// → [`super::SwapReply`]. Trades the places of two panes of one
+    /// workspace, in one tab or two (tmux swap-pane); both keep running
+    /// and each keeps its focus.
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+    pub struct PaneSwap {
+        pub pane: String,
+        pub with: String,
+    }
+
+    /// → [`super::BreakReply`]. Moves a running pane out of its tab into a
+    /// new tab of its own, which becomes the active tab (tmux break-pane).
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+    pub struct PaneBreak {
+        pub pane: String,
+        /// The new tab's title [default: `Tab N`].
+        #[serde(default)]
+        pub title: Option<String>,
+    }
+
+    /// → [`super::MoveReply`]. Moves a running pane into another tab of
+    /// its workspace (tmux join-pane / move-pane), beside `split` (else
+    /// that tab's active pane) in `direction` (else `right`); it becomes
+    /// the active pane. A tab left with no pane closes.
+    #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+    pub struct PaneMove {
+        pub pane: String,
+        pub tab: String,
+        #[serde(default)]
+        pub split: Option<String>,
+        #[serde(default)]
+        pub direction: Option<signaltty_persistence::Direction>,
     }
 
     /// → `{"id"}` of the notification. Without a pane it concerns no pane.
@@ -875,6 +911,31 @@ pub struct RenameReply {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RatioReply {
     pub ratio: f32,
+}
+
+/// The result of `pane.swap`: the tab each pane is in now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SwapReply {
+    pub pane: String,
+    pub tab: String,
+    pub with: String,
+    pub with_tab: String,
+}
+
+/// The result of `pane.break`: the pane's new tab.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BreakReply {
+    pub pane: String,
+    pub tab: String,
+}
+
+/// The result of `pane.move`: where the pane is, and the tab that closed
+/// because it left it empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MoveReply {
+    pub pane: String,
+    pub tab: String,
+    pub closed_tab: Option<String>,
 }
 
 /// The result of `pane.read`.

@@ -307,6 +307,28 @@ impl Bounded for Focus {
     }
 }
 
+impl Bounded for PaneSwap {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("pane", &self.pane)?;
+        reference("with", &self.with)
+    }
+}
+
+impl Bounded for PaneBreak {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("pane", &self.pane)?;
+        title("title", &self.title)
+    }
+}
+
+impl Bounded for PaneMove {
+    fn check_bounds(&self) -> Result<(), WireError> {
+        reference("pane", &self.pane)?;
+        reference("tab", &self.tab)?;
+        opt_text("split", &self.split, MAX_NAME_BYTES)
+    }
+}
+
 impl Bounded for SplitRatio {
     fn check_bounds(&self) -> Result<(), WireError> {
         reference("tab", &self.tab)?;
