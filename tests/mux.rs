@@ -789,3 +789,124 @@ fn copy_mode_pages_by_the_pane_s_height_as_tmux_does() {
     keys(&mut terminal, b"q");
     detach(&mut terminal);
 }
+
+fn root_ratio(server: &TestServer, name: &str) -> f64 {
+    active_tab(server, name)["layout"]["ratio"]
+        .as_f64()
+        .unwrap()
+}
+
+/// Issue 21 §1: tmux's pane keys. `{` `}` swap, M-arrows resize by 5 and
+/// C-arrows by 1 (again without the prefix within the repeat time), `!`
+/// breaks the pane out into a tab of its own, `m` moves it to another.
+#[test]
+fn panes_swap_resize_break_and_move_by_key() {
+    let server = TestServer::start();
+    let ws = server.workspace("pkeys", &[]);
+    let left = server.ctl_ok(&["new", &ws]);
+    let right = server.ctl_ok(&["new", &ws]);
+    let mut terminal = open(&server, "pkeys", ROWS, COLS);
+    wait_active(&server, "pkeys", &right);
+    let before = stty_size(&server, &right);
+    assert_eq!(before, "21 44");
+
+    // Swap: right is first now, and still focused.
+    prefix(&mut terminal, b"{");
+    wait_for("the swap", Duration::from_secs(15), || {
+        (pane_ids(&active_tab(&server, "pkeys")) == [right.clone(), left.clone()]).then_some(())
+    });
+    wait_active(&server, "pkeys", &right);
+    assert_eq!(stty_size(&server, &right), "21 45", "it has the left cells");
+    prefix(&mut terminal, b"}");
+    wait_for("swapped back", Duration::from_secs(15), || {
+        (pane_ids(&active_tab(&server, "pkeys")) == [left.clone(), right.clone()]).then_some(())
+    });
+
+    // M-Left: the border left of the last pane moves 5 to the left; a
+    // second M-Left without the prefix repeats it; C-Right moves it 1.
+    prefix(&mut terminal, b"\x1b[1;3D");
+    keys(&mut terminal, b"\x1b[1;3D");
+    wait_for("the border 10 cells left", Duration::from_secs(15), || {
+        ((root_ratio(&server, "pkeys") - 35.0 / 89.0).abs() < 0.001).then_some(())
+    });
+    assert_eq!(stty_size(&server, &right), "21 54");
+    assert_eq!(stty_size(&server, &left), "21 35");
+    prefix(&mut terminal, b"\x1b[1;5C");
+    wait_for("the border 1 cell right", Duration::from_secs(15), || {
+        ((root_ratio(&server, "pkeys") - 36.0 / 89.0).abs() < 0.001).then_some(())
+    });
+    // Past the repeat time the key is the pane's again.
+    std::thread::sleep(Duration::from_millis(600));
+    keys(&mut terminal, b"echo after-$((3+4))\r");
+    server.wait_output(&right, "after-7");
+    assert!((root_ratio(&server, "pkeys") - 36.0 / 89.0).abs() < 0.001);
+
+    // Break: the pane alone in a new tab, the same shell.
+    server.ctl_ok(&["send", &right, "echo pid-$$-end", "--enter"]);
+    let pid = server.wait_output(&right, "-end\n");
+    prefix(&mut terminal, b"!");
+    terminal.wait_text("the new tab", |t| t.contains("1:Tab 2"));
+    wait_for("a tab of its own", Duration::from_secs(15), || {
+        (pane_ids(&active_tab(&server, "pkeys")) == [right.clone()]).then_some(())
+    });
+    assert_eq!(stty_size(&server, &right), "21 90");
+    // Move: back into tab 0, beside its active pane.
+    prefix(&mut terminal, b"m");
+    terminal.wait_text("the question", |t| t.contains("move the pane to tab"));
+    keys(&mut terminal, b"0\r");
+    wait_for("back in the first tab", Duration::from_secs(15), || {
+        let ls = server.ls();
+        let tabs = workspace(&ls, "pkeys")["tabs"].as_array().unwrap().clone();
+        (tabs.len() == 1 && pane_ids(&tabs[0]) == [left.clone(), right.clone()]).then_some(())
+    });
+    server.ctl_ok(&["send", &right, "clear; echo pid-$$-end", "--enter"]);
+    let again = server.wait_output(&right, "-end\n");
+    let last_pid = |text: &str| {
+        text.lines()
+            .rfind(|l| l.starts_with("pid-"))
+            .map(String::from)
+    };
+    assert_eq!(last_pid(&again), last_pid(&pid), "the same process");
+
+    prefix(&mut terminal, b"?");
+    let help = terminal.wait_text("the help", |t| t.contains("split right"));
+    for line in [
+        "swap with the next pane",
+        "resize by 5",
+        "M-arrows",
+        "C-arrows",
+        "break",
+    ] {
+        assert!(help.contains(line), "{line}: {help}");
+    }
+    keys(&mut terminal, b"q");
+    detach(&mut terminal);
+}
+
+#[test]
+fn keys_bound_in_keys_root_act_without_the_prefix() {
+    let server = TestServer::start();
+    let ws = server.workspace("root", &[]);
+    let left = server.ctl_ok(&["new", &ws]);
+    let right = server.ctl_ok(&["new", &ws]);
+    let config = server.dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[keys.root]\nfocus-left = \"M-h\"\nzoom = \"M-z\"\n",
+    )
+    .unwrap();
+    let mut command = mux_command(&server, &["root"]);
+    command.env("SIGNALTTY_CONFIG", &config);
+    let mut terminal = Terminal::run(&command, ROWS, COLS);
+    terminal.wait_text("the multiplexer", |t| t.contains("? help"));
+    wait_active(&server, "root", &right);
+    keys(&mut terminal, b"\x1bh");
+    wait_active(&server, "root", &left);
+    keys(&mut terminal, b"\x1bz");
+    terminal.wait_text("zoomed without the prefix", |t| t.contains("zoomed"));
+    // Every other key still reaches the pane.
+    keys(&mut terminal, b"echo typed-$((1+1))\r");
+    server.wait_output(&left, "typed-2");
+    assert!(!server.ctl_ok(&["read", &right]).contains("typed-2"));
+    detach(&mut terminal);
+}
