@@ -174,7 +174,7 @@ fn events_arrive_within_100_ms_of_the_change() {
 /// A connection that asks for events on a socket of its own.
 fn raw_events(server: &TestServer) -> UnixStream {
     let mut stream = UnixStream::connect(&server.socket).unwrap();
-    let request = json!({"v": "signaltty/2", "id": 1, "method": "events", "params": {}});
+    let request = json!({"v": "signaltty/1", "id": 1, "method": "events", "params": {}});
     let mut line = serde_json::to_vec(&request).unwrap();
     line.push(b'\n');
     stream.write_all(&line).unwrap();
@@ -196,7 +196,7 @@ fn churn(server: &TestServer, pane: &str, changes: usize) {
             } else {
                 ("pane.seen", json!({"pane": pane}))
             };
-            let request = json!({"v": "signaltty/2", "id": i, "method": method, "params": params});
+            let request = json!({"v": "signaltty/1", "id": i, "method": method, "params": params});
             let mut line = serde_json::to_vec(&request).unwrap();
             line.push(b'\n');
             writer.write_all(&line).unwrap();
@@ -223,6 +223,7 @@ fn hung_up(stream: &UnixStream) -> bool {
     let ready = unsafe { libc::poll(&mut fd, 1, 0) };
     ready > 0 && fd.revents & (libc::POLLHUP | libc::POLLRDHUP) != 0
 }
+
 
 #[test]
 fn a_reader_that_falls_behind_is_dropped_with_a_last_line_and_one_that_never_reads_is_closed() {

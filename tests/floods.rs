@@ -30,6 +30,7 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+
 /// A connection that speaks the protocol itself.
 struct Conn {
     reader: BufReader<UnixStream>,
@@ -54,7 +55,7 @@ impl Conn {
     fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        let request = json!({"v": "signaltty/2", "id": id, "method": method, "params": params});
+        let request = json!({"v": "signaltty/1", "id": id, "method": method, "params": params});
         let mut line = serde_json::to_vec(&request).unwrap();
         line.push(b'\n');
         self.writer.write_all(&line).unwrap();
@@ -307,7 +308,7 @@ fn attach_raw(server: &TestServer, pane: &str) -> UnixStream {
     let stream = UnixStream::connect(&server.socket).unwrap();
     let mut writer = stream.try_clone().unwrap();
     let request =
-        json!({"v": "signaltty/2", "id": 1, "method": "pane.attach", "params": {"pane": pane}});
+        json!({"v": "signaltty/1", "id": 1, "method": "pane.attach", "params": {"pane": pane}});
     writeln!(writer, "{request}").unwrap();
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut reply = String::new();

@@ -33,6 +33,8 @@ fn shell_blocks(markdown: &str) -> Vec<String> {
     blocks
 }
 
+
+
 #[test]
 fn every_command_of_the_agent_guide_runs_as_shown() {
     let printed = Command::new(BIN).arg("agent-guide").output().unwrap();

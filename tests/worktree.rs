@@ -14,6 +14,7 @@ use serde_json::Value;
 use support::git::{git, repository};
 use support::{TestServer, wait_for};
 
+
 /// A server whose git, too, reads no user or system config.
 fn server() -> TestServer {
     let mut server = TestServer::prepare(true, Vec::new());
@@ -295,7 +296,7 @@ fn removal_is_refused_while_the_worktree_is_dirty_and_done_with_force() {
 /// stream lives, as a client that shows the pane does.
 fn attach(server: &TestServer, pane: &str) -> UnixStream {
     let mut stream = UnixStream::connect(&server.socket).unwrap();
-    let request = serde_json::json!({"v": "signaltty/2", "id": 1, "method": "pane.attach",
+    let request = serde_json::json!({"v": "signaltty/1", "id": 1, "method": "pane.attach",
                                      "params": {"pane": pane, "keep_attention": true}});
     let mut line = serde_json::to_vec(&request).unwrap();
     line.push(b'\n');
