@@ -703,3 +703,210 @@ fn the_sidebar_and_ctl_ls_name_panes_by_agent_and_foreground_command() {
     terminal.wait_text("the sidebar after top", |t| !t.contains("● top"));
     detach(&mut terminal);
 }
+
+/// Regression (issue 20 §5): `prefix z` twice in one go left the other
+/// panes blank: the connection dropped by the zoom reported its end after
+/// the new one was made, and took the new one down with it.
+#[test]
+fn zoom_twice_gives_the_exact_layout_back() {
+    let server = TestServer::start();
+    let ws = server.workspace("zoom", &[]);
+    let left = server.new_sh(&ws, "echo LEFT-MARK; exec sh");
+    let right = server.new_sh(&ws, "echo RIGHT-MARK; exec sh");
+    let mut terminal = open(&server, "zoom", ROWS, COLS);
+    terminal.wait_text("both panes", |t| {
+        t.contains("LEFT-MARK") && t.contains("RIGHT-MARK")
+    });
+    let before = terminal.text();
+    for round in 0..3 {
+        // Both presses in one write, as a script (or a fast hand) sends
+        // them; then the left pane is typed into: it must be attached.
+        keys(&mut terminal, b"\x02z\x02z\x02h");
+        wait_active(&server, "zoom", &left);
+        keys(
+            &mut terminal,
+            format!("echo typed-$((40+{round}))\r").as_bytes(),
+        );
+        terminal.wait_text("the left pane attached again", |t| {
+            t.contains(&format!("typed-{}", 40 + round)) && t.contains("RIGHT-MARK")
+        });
+        keys(&mut terminal, b"clear; echo LEFT-MARK\r\x02l");
+        wait_active(&server, "zoom", &right);
+    }
+    let after = terminal.wait_text("both marks", |t| t.contains("LEFT-MARK"));
+    // The border where it was: the right pane starts at the same column.
+    assert_eq!(find(&after, "RIGHT-MARK"), find(&before, "RIGHT-MARK"));
+    assert_eq!(find(&after, "LEFT-MARK"), find(&before, "LEFT-MARK"));
+    assert_eq!(stty_size(&server, &left), "21 45");
+    assert_eq!(stty_size(&server, &right), "21 44");
+    detach(&mut terminal);
+}
+
+/// The number of the `row-N` line at the top of the pane (the screen's
+/// third row: the tab bar and the pane's border are above it).
+fn top_row(text: &str) -> Option<u32> {
+    text.lines()
+        .nth(2)?
+        .trim()
+        .strip_prefix("row-")?
+        .parse()
+        .ok()
+}
+
+/// Regression (issue 20 §5): PageUp in copy mode moved the cursor, not the
+/// view. As tmux's page-up, a page is the pane's height less two lines
+/// kept for context, half a page is half its height, and the cursor keeps
+/// its row on screen.
+#[test]
+fn copy_mode_pages_by_the_pane_s_height_as_tmux_does() {
+    let server = TestServer::start();
+    let ws = server.workspace("pages", &[]);
+    let pane = server.new_sh(&ws, "seq 1 1500 | sed 's/^/row-/'; exec sh");
+    server.wait_output(&pane, "row-1500");
+    let mut terminal = open(&server, "pages", ROWS, COLS);
+    terminal.wait_text("the end of the output", |t| t.contains("row-1500"));
+    prefix(&mut terminal, b"[");
+    let text = terminal.wait_text("copy mode", |t| t.contains("q leave"));
+    let bottom = top_row(&text).expect("a row at the top of the pane");
+    // 24 rows: the pane shows 21, a page is 19, half a page 10.
+    for (key, expect) in [
+        (&b"\x1b[5~"[..], bottom - 19),
+        (b"\x1b[5~", bottom - 38),
+        (b"\x1b[6~", bottom - 19),
+        (b"\x15", bottom - 29),
+        (b"\x04", bottom - 19),
+        // C-b is the prefix, as in tmux: emacs's M-v pages up instead.
+        (b"\x1bv", bottom - 38),
+        (b"\x06", bottom - 19),
+        (b"\x06", bottom),
+        (b"\x06", bottom),
+    ] {
+        keys(&mut terminal, key);
+        terminal.wait_text(&format!("row-{expect} at the top after {key:?}"), |t| {
+            top_row(t) == Some(expect)
+        });
+    }
+    keys(&mut terminal, b"q");
+    detach(&mut terminal);
+}
+
+fn root_ratio(server: &TestServer, name: &str) -> f64 {
+    active_tab(server, name)["layout"]["ratio"]
+        .as_f64()
+        .unwrap()
+}
+
+/// Issue 21 §1: tmux's pane keys. `{` `}` swap, M-arrows resize by 5 and
+/// C-arrows by 1 (again without the prefix within the repeat time), `!`
+/// breaks the pane out into a tab of its own, `m` moves it to another.
+#[test]
+fn panes_swap_resize_break_and_move_by_key() {
+    let server = TestServer::start();
+    let ws = server.workspace("pkeys", &[]);
+    let left = server.ctl_ok(&["new", &ws]);
+    let right = server.ctl_ok(&["new", &ws]);
+    let mut terminal = open(&server, "pkeys", ROWS, COLS);
+    wait_active(&server, "pkeys", &right);
+    let before = stty_size(&server, &right);
+    assert_eq!(before, "21 44");
+
+    // Swap: right is first now, and still focused.
+    prefix(&mut terminal, b"{");
+    wait_for("the swap", Duration::from_secs(15), || {
+        (pane_ids(&active_tab(&server, "pkeys")) == [right.clone(), left.clone()]).then_some(())
+    });
+    wait_active(&server, "pkeys", &right);
+    assert_eq!(stty_size(&server, &right), "21 45", "it has the left cells");
+    prefix(&mut terminal, b"}");
+    wait_for("swapped back", Duration::from_secs(15), || {
+        (pane_ids(&active_tab(&server, "pkeys")) == [left.clone(), right.clone()]).then_some(())
+    });
+
+    // M-Left: the border left of the last pane moves 5 to the left; a
+    // second M-Left without the prefix repeats it; C-Right moves it 1.
+    prefix(&mut terminal, b"\x1b[1;3D");
+    keys(&mut terminal, b"\x1b[1;3D");
+    wait_for("the border 10 cells left", Duration::from_secs(15), || {
+        ((root_ratio(&server, "pkeys") - 35.0 / 89.0).abs() < 0.001).then_some(())
+    });
+    assert_eq!(stty_size(&server, &right), "21 54");
+    assert_eq!(stty_size(&server, &left), "21 35");
+    prefix(&mut terminal, b"\x1b[1;5C");
+    wait_for("the border 1 cell right", Duration::from_secs(15), || {
+        ((root_ratio(&server, "pkeys") - 36.0 / 89.0).abs() < 0.001).then_some(())
+    });
+    // Past the repeat time the key is the pane's again.
+    std::thread::sleep(Duration::from_millis(600));
+    keys(&mut terminal, b"echo after-$((3+4))\r");
+    server.wait_output(&right, "after-7");
+    assert!((root_ratio(&server, "pkeys") - 36.0 / 89.0).abs() < 0.001);
+
+    // Break: the pane alone in a new tab, the same shell.
+    server.ctl_ok(&["send", &right, "echo pid-$$-end", "--enter"]);
+    let pid = server.wait_output(&right, "-end\n");
+    prefix(&mut terminal, b"!");
+    terminal.wait_text("the new tab", |t| t.contains("1:Tab 2"));
+    wait_for("a tab of its own", Duration::from_secs(15), || {
+        (pane_ids(&active_tab(&server, "pkeys")) == [right.clone()]).then_some(())
+    });
+    assert_eq!(stty_size(&server, &right), "21 90");
+    // Move: back into tab 0, beside its active pane.
+    prefix(&mut terminal, b"m");
+    terminal.wait_text("the question", |t| t.contains("move the pane to tab"));
+    keys(&mut terminal, b"0\r");
+    wait_for("back in the first tab", Duration::from_secs(15), || {
+        let ls = server.ls();
+        let tabs = workspace(&ls, "pkeys")["tabs"].as_array().unwrap().clone();
+        (tabs.len() == 1 && pane_ids(&tabs[0]) == [left.clone(), right.clone()]).then_some(())
+    });
+    server.ctl_ok(&["send", &right, "clear; echo pid-$$-end", "--enter"]);
+    let again = server.wait_output(&right, "-end\n");
+    let last_pid = |text: &str| {
+        text.lines()
+            .rfind(|l| l.starts_with("pid-"))
+            .map(String::from)
+    };
+    assert_eq!(last_pid(&again), last_pid(&pid), "the same process");
+
+    prefix(&mut terminal, b"?");
+    let help = terminal.wait_text("the help", |t| t.contains("split right"));
+    for line in [
+        "swap with the next pane",
+        "resize by 5",
+        "M-arrows",
+        "C-arrows",
+        "break",
+    ] {
+        assert!(help.contains(line), "{line}: {help}");
+    }
+    keys(&mut terminal, b"q");
+    detach(&mut terminal);
+}
+
+#[test]
+fn keys_bound_in_keys_root_act_without_the_prefix() {
+    let server = TestServer::start();
+    let ws = server.workspace("root", &[]);
+    let left = server.ctl_ok(&["new", &ws]);
+    let right = server.ctl_ok(&["new", &ws]);
+    let config = server.dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[keys.root]\nfocus-left = \"M-h\"\nzoom = \"M-z\"\n",
+    )
+    .unwrap();
+    let mut command = mux_command(&server, &["root"]);
+    command.env("SIGNALTTY_CONFIG", &config);
+    let mut terminal = Terminal::run(&command, ROWS, COLS);
+    terminal.wait_text("the multiplexer", |t| t.contains("? help"));
+    wait_active(&server, "root", &right);
+    keys(&mut terminal, b"\x1bh");
+    wait_active(&server, "root", &left);
+    keys(&mut terminal, b"\x1bz");
+    terminal.wait_text("zoomed without the prefix", |t| t.contains("zoomed"));
+    // Every other key still reaches the pane.
+    keys(&mut terminal, b"echo typed-$((1+1))\r");
+    server.wait_output(&left, "typed-2");
+    assert!(!server.ctl_ok(&["read", &right]).contains("typed-2"));
+    detach(&mut terminal);
+}

@@ -182,6 +182,12 @@ fn every_reply_event_and_error_matches_the_schema() {
             "tab.split_ratio",
             json!({"tab": tab["id"], "path": [], "ratio": 0.3}),
         ),
+        ("pane.swap", json!({"pane": pane, "with": shell})),
+        ("pane.break", json!({"pane": pane, "title": "out"})),
+        (
+            "pane.move",
+            json!({"pane": pane, "tab": tab["id"], "split": shell, "direction": "down"}),
+        ),
         ("pane.explain", json!({"pane": pane})),
         (
             "pane.wait",
@@ -264,6 +270,15 @@ fn every_reply_event_and_error_matches_the_schema() {
     let idle = idle_claude(&server, &ws);
     server.wait_pane(&idle, "its session id", |p| {
         p["agent"]["session_id"].is_string()
+    });
+    // Saved with its session id before the SIGKILL, or there is nothing
+    // to resume.
+    server.wait_snapshot("the agent's session on disk", |s| {
+        s["panes"].as_array().is_some_and(|panes| {
+            panes
+                .iter()
+                .any(|p| p["id"] == idle.as_str() && p["agent"]["agent_session_id"].is_string())
+        })
     });
     server.kill9();
     server.launch();

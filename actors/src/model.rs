@@ -128,6 +128,40 @@ impl Model {
         }
     }
 
+    /// A tab's record. Its layout says where its panes live: a pane that
+    /// moved here from another tab is placed in it (the pane's own record
+    /// does not know it moved).
+    pub fn upsert_tab(&mut self, record: TabRecord) {
+        for id in record.layout.pane_ids() {
+            if let Some(view) = self.panes.get_mut(id)
+                && view.record.tab_id != record.id
+            {
+                Arc::make_mut(view).record.tab_id = record.id.clone();
+            }
+        }
+        self.tabs.insert(record.id.clone(), record);
+    }
+
+    /// A pane's record as its actor published it, in the tab the layouts
+    /// place it in; returns the view it replaced.
+    pub fn upsert_pane(&mut self, mut view: PaneView) -> (Arc<PaneView>, Option<Arc<PaneView>>) {
+        let id = view.record.id.clone();
+        let placed = match self.panes.get(&id) {
+            Some(before) => Some(before.record.tab_id.clone()),
+            None => self
+                .tabs
+                .values()
+                .find(|t| t.layout.contains(&id))
+                .map(|t| t.id.clone()),
+        };
+        if let Some(tab) = placed {
+            view.record.tab_id = tab;
+        }
+        let after = Arc::new(view);
+        let before = self.panes.insert(id, after.clone());
+        (after, before)
+    }
+
     /// Removes a workspace and everything in it; returns the panes removed.
     pub fn remove_workspace(&mut self, id: &str) -> Vec<Arc<PaneView>> {
         self.workspaces.retain(|w| w.id != id);

@@ -29,6 +29,16 @@ impl Children {
         self.ids.insert(actor, id);
     }
 
+    /// Forgets a child that now has another supervisor (a pane moved to
+    /// another tab).
+    pub fn let_go(&mut self, id: &str) {
+        self.ids.retain(|_, child| child != id);
+    }
+
+    pub fn has(&self, id: &str) -> bool {
+        self.ids.values().any(|child| child == id)
+    }
+
     /// Marks a child as being closed on purpose: its end is not a failure.
     pub fn closing(&mut self, id: &str) {
         self.closing.insert(id.to_string());

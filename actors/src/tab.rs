@@ -56,6 +56,29 @@ pub enum TabMsg {
         ratio: f32,
         reply: RpcReplyPort<Result<f32, ActorError>>,
     },
+    /// Trades the places of panes `a` and `b` (tmux swap-pane), both in
+    /// this tab or one of them (the other tab of the swap does the same);
+    /// the splits and ratios stay. The tab supervises whichever came in.
+    Swap {
+        a: String,
+        b: String,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    /// Lets a pane go, running, to another tab: it leaves the layout (a
+    /// last pane stays until the tab closes). Answers whether the tab is
+    /// now empty.
+    Release {
+        pane: String,
+        reply: RpcReplyPort<Result<bool, ActorError>>,
+    },
+    /// Takes over a running pane let go by another tab, beside
+    /// `split.pane` (else the active pane), or where the layout already
+    /// holds it; it becomes the active pane.
+    Adopt {
+        pane: String,
+        split: SplitAt,
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
     Republish,
     /// Fault injection: panic inside this handler.
     DebugPanic,
@@ -130,6 +153,15 @@ impl Actor for TabActor {
                 TabMsg::SetRatio { path, ratio, reply } => {
                     let _ = reply.send(tab.set_ratio(&path, ratio));
                 }
+                TabMsg::Swap { a, b, reply } => {
+                    let _ = reply.send(tab.swap(&myself, &a, &b));
+                }
+                TabMsg::Release { pane, reply } => {
+                    let _ = reply.send(tab.release(&pane));
+                }
+                TabMsg::Adopt { pane, split, reply } => {
+                    let _ = reply.send(tab.adopt(&myself, &pane, split));
+                }
                 TabMsg::DebugPanic => panic!("fault injected into tab {}", tab.record.id),
                 TabMsg::Republish => {
                     tab.publish();
@@ -184,23 +216,7 @@ impl Tab {
         new: NewPane,
         split: SplitAt,
     ) -> Result<String, ActorError> {
-        let target = split
-            .pane
-            .or_else(|| self.record.active_pane_id.clone())
-            .or_else(|| {
-                self.record
-                    .layout
-                    .pane_ids()
-                    .last()
-                    .map(|id| id.to_string())
-            })
-            .ok_or_else(|| ActorError::BadRequest("the tab has no pane to split".into()))?;
-        if !self.record.layout.contains(&target) {
-            return Err(ActorError::BadRequest(format!(
-                "pane {target} is not in tab {}; split a pane of the same tab",
-                self.record.id
-            )));
-        }
+        let target = self.split_target(split.pane)?;
         let record = pane_record(&self.record.workspace_id, &self.record.id, &new);
         let id = record.id.clone();
         let mut layout = self.record.layout.clone();
@@ -224,6 +240,104 @@ impl Tab {
         self.record.active_pane_id = Some(id.clone());
         self.publish();
         Ok(id)
+    }
+
+    /// The pane a new one goes beside: `pane`, else the active pane, else
+    /// the last; it must be in this tab.
+    fn split_target(&self, pane: Option<String>) -> Result<String, ActorError> {
+        let target = pane
+            .or_else(|| self.record.active_pane_id.clone())
+            .or_else(|| {
+                self.record
+                    .layout
+                    .pane_ids()
+                    .last()
+                    .map(|id| id.to_string())
+            })
+            .ok_or_else(|| ActorError::BadRequest("the tab has no pane to split".into()))?;
+        if !self.record.layout.contains(&target) {
+            return Err(ActorError::BadRequest(format!(
+                "pane {target} is not in tab {}; split a pane of the same tab",
+                self.record.id
+            )));
+        }
+        Ok(target)
+    }
+
+    fn swap(&mut self, myself: &ActorRef<TabMsg>, a: &str, b: &str) -> Result<(), ActorError> {
+        let coming: Vec<&str> = [a, b]
+            .into_iter()
+            .filter(|id| !self.record.layout.contains(id))
+            .collect();
+        if coming.len() == 2 {
+            return Err(ActorError::NoSuchPane(format!("{a} or {b} in this tab")));
+        }
+        let actors = coming
+            .iter()
+            .map(|id| pane_actor(id))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.record.layout.swap_leaves(a, b);
+        for (id, actor) in coming.iter().zip(actors) {
+            self.take_over(myself, id, &actor);
+        }
+        for id in [a, b] {
+            if !self.record.layout.contains(id) {
+                self.panes.let_go(id);
+            }
+        }
+        // Focus follows a pane within the tab; one that left leaves it to
+        // the pane now in its place.
+        if let Some(active) = &self.record.active_pane_id
+            && !self.record.layout.contains(active)
+        {
+            let other = if active == a { b } else { a };
+            self.record.active_pane_id = Some(other.to_string());
+        }
+        self.publish();
+        Ok(())
+    }
+
+    fn release(&mut self, pane: &str) -> Result<bool, ActorError> {
+        if !self.record.layout.contains(pane) {
+            return Err(ActorError::NoSuchPane(pane.to_string()));
+        }
+        self.panes.let_go(pane);
+        let Some(layout) = self.record.layout.remove(pane) else {
+            return Ok(true);
+        };
+        if self.record.active_pane_id.as_deref() == Some(pane) {
+            self.record.active_pane_id = layout.pane_ids().first().map(|id| id.to_string());
+        }
+        self.record.layout = layout;
+        self.publish();
+        Ok(false)
+    }
+
+    fn adopt(
+        &mut self,
+        myself: &ActorRef<TabMsg>,
+        pane: &str,
+        split: SplitAt,
+    ) -> Result<(), ActorError> {
+        let actor = pane_actor(pane)?;
+        if !self.record.layout.contains(pane) {
+            let target = self.split_target(split.pane)?;
+            let mut layout = self.record.layout.clone();
+            layout
+                .split(&target, pane, split.direction, 0.5)
+                .map_err(|e| ActorError::BadRequest(e.to_string()))?;
+            self.record.layout = layout;
+        }
+        self.take_over(myself, pane, &actor);
+        self.record.active_pane_id = Some(pane.to_string());
+        self.publish();
+        Ok(())
+    }
+
+    /// Becomes the supervisor of a running pane (ractor moves the link).
+    fn take_over(&mut self, myself: &ActorRef<TabMsg>, id: &str, actor: &ActorRef<PaneMsg>) {
+        actor.get_cell().link(myself.get_cell());
+        self.panes.add(actor.get_id(), id.to_string());
     }
 
     async fn close_pane(&mut self, pane_id: &str) -> Result<bool, ActorError> {
@@ -300,6 +414,10 @@ impl Tab {
             error!(pane = %pane_id, error = %e, "could not start a tombstone");
         }
     }
+}
+
+fn pane_actor(id: &str) -> Result<ActorRef<PaneMsg>, ActorError> {
+    names::lookup::<PaneMsg>(&names::pane(id)).ok_or_else(|| ActorError::NoSuchPane(id.to_string()))
 }
 
 fn spawn_error(id: &str, err: ractor::SpawnErr) -> ActorError {

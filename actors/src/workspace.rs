@@ -68,6 +68,31 @@ pub enum WorkspaceMsg {
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     SetAutoResume(bool, RpcReplyPort<()>),
+    /// Trades the places of two panes of this workspace, each given with
+    /// its tab (tmux swap-pane); both keep running.
+    SwapPanes {
+        a: (String, String),
+        b: (String, String),
+        reply: RpcReplyPort<Result<(), ActorError>>,
+    },
+    /// Moves a running pane from tab `from` into tab `to`, beside
+    /// `split.pane` (tmux join-pane); it becomes the active pane and `to`
+    /// the active tab. A tab left empty closes: answers whether `from` did.
+    MovePane {
+        pane: String,
+        from: String,
+        to: String,
+        split: SplitAt,
+        reply: RpcReplyPort<Result<bool, ActorError>>,
+    },
+    /// Moves a running pane out of tab `from` into a new tab of its own,
+    /// which becomes the active tab (tmux break-pane); answers its id.
+    BreakPane {
+        pane: String,
+        from: String,
+        title: Option<String>,
+        reply: RpcReplyPort<Result<String, ActorError>>,
+    },
     Republish,
     /// Fault injection: panic inside this handler.
     DebugPanic,
@@ -157,6 +182,26 @@ impl Actor for WorkspaceActor {
                 }
                 WorkspaceMsg::Focus { tab, pane, reply } => {
                     let _ = reply.send(ws.focus(tab, pane).await);
+                }
+                WorkspaceMsg::SwapPanes { a, b, reply } => {
+                    let _ = reply.send(ws.swap_panes(a, b).await);
+                }
+                WorkspaceMsg::MovePane {
+                    pane,
+                    from,
+                    to,
+                    split,
+                    reply,
+                } => {
+                    let _ = reply.send(ws.move_pane(&pane, &from, &to, split).await);
+                }
+                WorkspaceMsg::BreakPane {
+                    pane,
+                    from,
+                    title,
+                    reply,
+                } => {
+                    let _ = reply.send(ws.break_pane(&myself, &pane, &from, title).await);
                 }
                 WorkspaceMsg::DebugPanic => {
                     panic!("fault injected into workspace {}", ws.record.id)
@@ -351,6 +396,103 @@ impl Workspace {
         Ok(())
     }
 
+    fn tab_of_mine(&self, tab: &str) -> Result<ActorRef<TabMsg>, ActorError> {
+        if !self.record.tabs.iter().any(|t| t == tab) {
+            return Err(ActorError::NoSuchTab(tab.to_string()));
+        }
+        tab_actor(tab)
+    }
+
+    async fn swap_panes(
+        &mut self,
+        (a_tab, a): (String, String),
+        (b_tab, b): (String, String),
+    ) -> Result<(), ActorError> {
+        let first = self.tab_of_mine(&a_tab)?;
+        let second = self.tab_of_mine(&b_tab)?;
+        tab_swap(&first, &a, &b).await?;
+        if a_tab != b_tab
+            && let Err(e) = tab_swap(&second, &a, &b).await
+        {
+            // Undone, so that no pane is in two tabs.
+            let _ = tab_swap(&first, &a, &b).await;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    async fn move_pane(
+        &mut self,
+        pane: &str,
+        from: &str,
+        to: &str,
+        split: SplitAt,
+    ) -> Result<bool, ActorError> {
+        let source = self.tab_of_mine(from)?;
+        let target = self.tab_of_mine(to)?;
+        let empty = tab_release(&source, pane).await?;
+        if let Err(e) = tab_adopt(&target, pane, split).await {
+            // Back in its tab, beside the active pane.
+            let _ = tab_adopt(&source, pane, here()).await;
+            return Err(e);
+        }
+        self.record.active_tab_id = Some(to.to_string());
+        if empty {
+            self.close_tab(from).await?;
+        } else {
+            self.publish();
+        }
+        Ok(empty)
+    }
+
+    async fn break_pane(
+        &mut self,
+        myself: &ActorRef<WorkspaceMsg>,
+        pane: &str,
+        from: &str,
+        title: Option<String>,
+    ) -> Result<String, ActorError> {
+        let source = self.tab_of_mine(from)?;
+        let tab_id = names::new_id();
+        let record = TabRecord {
+            title: title.unwrap_or_else(|| format!("Tab {}", self.record.tabs.len() + 1)),
+            ..TabRecord::new(tab_id.clone(), self.record.id.clone(), pane)
+        };
+        let empty = tab_release(&source, pane).await?;
+        let adopted = match self
+            .spawn_tab(
+                myself,
+                TabArgs {
+                    record,
+                    panes: Vec::new(),
+                    context: self.context.clone(),
+                },
+            )
+            .await
+        {
+            Ok(()) => match tab_actor(&tab_id) {
+                Ok(tab) => tab_adopt(&tab, pane, here()).await,
+                Err(e) => Err(e),
+            },
+            Err(e) => Err(e),
+        };
+        if let Err(e) = adopted {
+            // Back first, so that the new tab's end takes no pane with it.
+            let _ = tab_adopt(&source, pane, here()).await;
+            self.stop_tab(&tab_id).await;
+            publish(SnapshotMsg::RemoveTab(tab_id));
+            return Err(e);
+        }
+        self.record.tabs.push(tab_id.clone());
+        self.record.active_tab_id = Some(tab_id.clone());
+        if empty {
+            self.close_tab(from).await?;
+        } else {
+            self.publish();
+        }
+        Ok(tab_id)
+    }
+
     /// Stops a tab and its panes, on purpose.
     async fn stop_tab(&mut self, tab: &str) {
         self.tabs.closing(tab);
@@ -378,6 +520,37 @@ fn use_stamp() -> u64 {
 
 fn tab_actor(tab: &str) -> Result<ActorRef<TabMsg>, ActorError> {
     names::lookup::<TabMsg>(&names::tab(tab)).ok_or_else(|| ActorError::NoSuchTab(tab.to_string()))
+}
+
+/// Where a pane goes in a tab whose layout already holds it, or beside
+/// the active pane.
+fn here() -> SplitAt {
+    SplitAt {
+        pane: None,
+        direction: signaltty_persistence::Direction::Right,
+    }
+}
+
+async fn tab_swap(tab: &ActorRef<TabMsg>, a: &str, b: &str) -> Result<(), ActorError> {
+    let (a, b) = (a.to_string(), b.to_string());
+    ractor::call_t!(tab, |reply| TabMsg::Swap { a, b, reply }, TAB_CALL_MS)
+        .map_err(|e| ActorError::Unavailable(e.to_string()))?
+}
+
+async fn tab_release(tab: &ActorRef<TabMsg>, pane: &str) -> Result<bool, ActorError> {
+    let pane = pane.to_string();
+    ractor::call_t!(tab, |reply| TabMsg::Release { pane, reply }, TAB_CALL_MS)
+        .map_err(|e| ActorError::Unavailable(e.to_string()))?
+}
+
+async fn tab_adopt(tab: &ActorRef<TabMsg>, pane: &str, split: SplitAt) -> Result<(), ActorError> {
+    let pane = pane.to_string();
+    ractor::call_t!(
+        tab,
+        |reply| TabMsg::Adopt { pane, split, reply },
+        TAB_CALL_MS
+    )
+    .map_err(|e| ActorError::Unavailable(e.to_string()))?
 }
 
 /// A failed tab's arguments, from the snapshot actor's last records: the

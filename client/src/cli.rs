@@ -211,6 +211,10 @@ pub enum Ctl {
     /// Create or close tabs
     #[command(subcommand)]
     Tab(TabCmd),
+    /// Rearrange running panes: swap two, break one out into a tab of its
+    /// own, move one into another tab (the processes keep running)
+    #[command(subcommand)]
+    Pane(PaneCmd),
     /// Create a pane; prints its id
     New(NewPane),
     /// Type text into a pane
@@ -483,6 +487,31 @@ pub enum TabCmd {
     },
     /// Close a tab and its panes
     Close { tab: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PaneCmd {
+    /// Trade the places of two panes of one workspace (tmux swap-pane)
+    Swap { pane: String, with: String },
+    /// Move a pane into a new tab of its own (tmux break-pane); prints the
+    /// tab's id
+    Break {
+        pane: String,
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Move a pane into another tab of its workspace, beside --split (else
+    /// that tab's active pane); a tab left empty closes (tmux join-pane)
+    Move {
+        pane: String,
+        #[arg(long)]
+        tab: String,
+        /// The pane to put it beside [default: the tab's active pane]
+        #[arg(long)]
+        split: Option<String>,
+        #[arg(long, value_enum, default_value = "right")]
+        direction: SplitDirection,
+    },
 }
 
 #[derive(Debug, Args)]

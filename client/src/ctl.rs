@@ -12,7 +12,9 @@ use signaltty_protocol::{
     params,
 };
 
-use crate::cli::{AgentCmd, Cli, Ctl, DebugCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
+use crate::cli::{
+    AgentCmd, Cli, Ctl, DebugCmd, PaneCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd,
+};
 use crate::client::{Client, ClientError};
 use crate::clock;
 
@@ -216,6 +218,7 @@ impl Session {
                 self.done::<method::Ls>(params::Empty {}, &|ls, out| Ok(print_tree(ls, out)?))
             }
             Ctl::Workspace(cmd) => self.workspace(cmd),
+            Ctl::Pane(cmd) => self.pane(cmd),
             Ctl::Tab(TabCmd::New {
                 workspace,
                 title,
@@ -505,6 +508,45 @@ impl Session {
                 self.done::<method::WorkspaceClose>(p, &|closed, out| {
                     Ok(print_closed(closed, out)?)
                 })
+            }
+        }
+    }
+
+    /// Rearranging running panes (tmux swap-pane, break-pane, join-pane).
+    fn pane(&mut self, cmd: &PaneCmd) -> Result<ExitCode> {
+        match cmd {
+            PaneCmd::Swap { pane, with } => {
+                let p = params::PaneSwap {
+                    pane: pane.as_str().into(),
+                    with: with.as_str().into(),
+                };
+                self.done::<method::PaneSwap>(p, &nothing)
+            }
+            PaneCmd::Break { pane, title } => {
+                let p = params::PaneBreak {
+                    pane: pane.as_str().into(),
+                    title: title.clone().map(Into::into),
+                };
+                self.done::<method::PaneBreak>(p, &|broken, out| {
+                    Ok(writeln!(out, "{}", broken.tab)?)
+                })
+            }
+            PaneCmd::Move {
+                pane,
+                tab,
+                split,
+                direction,
+            } => {
+                let p = params::PaneMove {
+                    pane: pane.as_str().into(),
+                    tab: tab.as_str().into(),
+                    split: split.clone().map(Into::into),
+                    direction: Some(match direction {
+                        SplitDirection::Right => Direction::Right,
+                        SplitDirection::Down => Direction::Down,
+                    }),
+                };
+                self.done::<method::PaneMove>(p, &nothing)
             }
         }
     }

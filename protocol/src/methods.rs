@@ -117,6 +117,9 @@ methods! {
     Rename = "rename", crate::params::Rename => crate::RenameReply;
     Focus = "focus", crate::params::Focus => crate::Done;
     TabSplitRatio = "tab.split_ratio", crate::params::SplitRatio => crate::RatioReply;
+    PaneSwap = "pane.swap", crate::params::PaneSwap => crate::SwapReply;
+    PaneBreak = "pane.break", crate::params::PaneBreak => crate::BreakReply;
+    PaneMove = "pane.move", crate::params::PaneMove => crate::MoveReply;
     PaneExplain = "pane.explain", crate::params::PaneExplain => crate::ExplainReply;
     PaneWait = "pane.wait", crate::params::PaneWait => crate::WaitReply;
     PaneSendKeys = "pane.send_keys", crate::params::PaneSendKeys => crate::Done;

@@ -259,6 +259,39 @@ pub struct SplitRatio {
     pub ratio: f32,
 }
 
+/// → [`super::SwapReply`]. Trades the places of two panes of one
+/// workspace, in one tab or two (tmux swap-pane); both keep running and
+/// each keeps its focus.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PaneSwap {
+    pub pane: Text<field::Pane>,
+    pub with: Text<field::With>,
+}
+
+/// → [`super::BreakReply`]. Moves a running pane out of its tab into a new
+/// tab of its own, which becomes the active tab (tmux break-pane).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PaneBreak {
+    pub pane: Text<field::Pane>,
+    /// The new tab's title [default: `Tab N`].
+    #[serde(default)]
+    pub title: Option<Text<field::TabTitle>>,
+}
+
+/// → [`super::MoveReply`]. Moves a running pane into another tab of its
+/// workspace (tmux join-pane / move-pane), beside `split` (else that tab's
+/// active pane) in `direction` (else `right`); it becomes the active pane.
+/// A tab left with no pane closes.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PaneMove {
+    pub pane: Text<field::Pane>,
+    pub tab: Text<field::Tab>,
+    #[serde(default)]
+    pub split: Option<Text<field::Split>>,
+    #[serde(default, deserialize_with = "crate::names::strict")]
+    pub direction: Option<crate::Direction>,
+}
+
 /// → `{"id"}` of the notification. Without a pane it concerns no pane.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Notify {

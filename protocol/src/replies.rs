@@ -154,6 +154,31 @@ pub struct RatioReply {
     pub ratio: f32,
 }
 
+/// The result of `pane.swap`: the tab each pane is in now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SwapReply {
+    pub pane: String,
+    pub tab: String,
+    pub with: String,
+    pub with_tab: String,
+}
+
+/// The result of `pane.break`: the pane's new tab.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BreakReply {
+    pub pane: String,
+    pub tab: String,
+}
+
+/// The result of `pane.move`: where the pane is, and the tab that closed
+/// because it left it empty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MoveReply {
+    pub pane: String,
+    pub tab: String,
+    pub closed_tab: Option<String>,
+}
+
 /// The result of `pane.read`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ReadReply {

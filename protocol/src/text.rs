@@ -348,6 +348,8 @@ fields! {
     Split = "split", MAX_NAME_BYTES;
     /// A pane, tab or workspace.
     Target = "target", MAX_NAME_BYTES;
+    /// The pane another trades places with.
+    With = "with", MAX_NAME_BYTES;
     WorkspaceName = "the workspace name", MAX_NAME_BYTES;
     /// A working directory.
     Cwd = "the working directory (cwd)", MAX_PATH_BYTES;

@@ -253,6 +253,28 @@ impl Layout {
         }
     }
 
+    /// Trades the places of panes `a` and `b`: every split keeps its
+    /// direction and ratio, only the two leaves change. With one of them
+    /// in this layout, it is replaced by the other (a swap between two
+    /// tabs is this, once in each). Returns whether anything changed.
+    pub fn swap_leaves(&mut self, a: &str, b: &str) -> bool {
+        match self {
+            Layout::Pane { pane_id } if pane_id == a => {
+                *pane_id = b.to_string();
+                true
+            }
+            Layout::Pane { pane_id } if pane_id == b => {
+                *pane_id = a.to_string();
+                true
+            }
+            Layout::Pane { .. } => false,
+            Layout::Split { first, second, .. } => {
+                let in_first = first.swap_leaves(a, b);
+                second.swap_leaves(a, b) || in_first
+            }
+        }
+    }
+
     fn find_leaf_mut(&mut self, target: &str, depth: usize) -> Option<(&mut Layout, usize)> {
         match self {
             Layout::Pane { pane_id } if pane_id == target => Some((self, depth)),
@@ -390,6 +412,19 @@ mod tests {
         // A layout at the bound still survives a JSON round trip.
         let json = serde_json::to_string(&l).unwrap();
         assert_eq!(serde_json::from_str::<Layout>(&json).unwrap(), l);
+    }
+
+    #[test]
+    fn swapping_leaves_keeps_every_split_and_ratio() {
+        let mut l = three();
+        assert!(l.swap_leaves("a", "c"));
+        assert_eq!(l.pane_ids(), ["c", "b", "a"]);
+        let mut back = l.clone();
+        assert!(back.swap_leaves("c", "a"));
+        assert_eq!(back, three(), "the splits and ratios did not move");
+        assert!(l.swap_leaves("b", "elsewhere"), "one of them: replaced");
+        assert_eq!(l.pane_ids(), ["c", "elsewhere", "a"]);
+        assert!(!l.swap_leaves("x", "y"));
     }
 
     #[test]

@@ -221,7 +221,7 @@ impl SnapshotState {
                 self.model_changed = true;
             }
             SnapshotMsg::Tab(record) => {
-                self.model.tabs.insert(record.id.clone(), record);
+                self.model.upsert_tab(record);
                 self.model_changed = true;
             }
             SnapshotMsg::Pane(view) => {
@@ -232,11 +232,7 @@ impl SnapshotState {
                         &view,
                         &self.model,
                     );
-                    let after = Arc::new(*view);
-                    let before = self
-                        .model
-                        .panes
-                        .insert(after.record.id.clone(), after.clone());
+                    let (after, before) = self.model.upsert_pane(*view);
                     self.tell(Change::Pane {
                         before,
                         after: Some(after),

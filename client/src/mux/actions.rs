@@ -28,6 +28,10 @@ impl Mux {
             Action::FocusUp => self.move_focus(Towards::Up),
             Action::FocusRight => self.move_focus(Towards::Right),
             Action::Zoom => self.toggle_zoom(),
+            Action::Swap(next) => self.swap(next),
+            Action::Resize(towards, cells) => self.resize(towards, u16::from(cells)),
+            Action::BreakPane => self.break_pane(),
+            Action::MoveToTab => self.ask_move_to_tab(),
             Action::Close => self.ask_close(),
             Action::NewTab => self.new_tab(),
             Action::NextTab => self.step_tab(1),
@@ -264,6 +268,106 @@ impl Mux {
             (None, focused) => focused,
         };
         self.reconcile();
+    }
+
+    /// Trades places with the previous or next pane of the tab, in layout
+    /// order and wrapping (tmux swap-pane -U / -D); focus stays with the
+    /// pane.
+    fn swap(&mut self, next: bool) {
+        let (Some(focused), Some(tab)) = (self.focused_pane(), self.active_tab()) else {
+            return;
+        };
+        let order = tab.layout.pane_ids();
+        let Some(at) = order.iter().position(|id| *id == focused) else {
+            return;
+        };
+        if order.len() < 2 {
+            return self.say("no other pane in this tab to swap with");
+        }
+        let step = if next { 1 } else { order.len() - 1 };
+        let with = order[(at + step) % order.len()].to_string();
+        let result = self.server.request::<method::PaneSwap>(params::PaneSwap {
+            pane: focused.into(),
+            with: with.into(),
+        });
+        self.zoomed = None;
+        self.after(result);
+    }
+
+    /// Moves a border of the focused pane `cells` towards `towards`, as
+    /// tmux's resize-pane: the border after the pane if it has one, else
+    /// the one before it. Drawn at once; the server saves the ratio.
+    fn resize(&mut self, towards: Towards, cells: u16) {
+        let (Some(focused), Some(tab)) =
+            (self.focused_pane(), self.active_tab().map(|t| t.id.clone()))
+        else {
+            return;
+        };
+        self.zoomed = None;
+        let layout = self.screen_layout_unzoomed();
+        let Some(split) = layout.geometry.border_for(&focused, towards).cloned() else {
+            return self.say("no border to move that way");
+        };
+        let (col, row) = match towards {
+            Towards::Left => (split.handle.x.saturating_sub(cells), 0),
+            Towards::Right => (split.handle.x.saturating_add(cells), 0),
+            Towards::Up => (0, split.handle.y.saturating_sub(cells)),
+            Towards::Down => (0, split.handle.y.saturating_add(cells)),
+        };
+        let ratio = split.ratio_at(col, row);
+        self.set_local_ratio(&tab, &split.path, ratio);
+        let result = self
+            .server
+            .request::<method::TabSplitRatio>(params::SplitRatio {
+                tab: tab.into(),
+                path: split.path,
+                ratio,
+            });
+        if let Err(e) = result {
+            self.complain(e);
+        }
+        self.reconcile();
+    }
+
+    /// The focused pane into a tab of its own (tmux break-pane), which
+    /// the server makes the active tab.
+    fn break_pane(&mut self) {
+        let Some(pane) = self.focused_pane() else {
+            return;
+        };
+        let result = self.server.request::<method::PaneBreak>(params::PaneBreak {
+            pane: pane.into(),
+            title: None,
+        });
+        self.zoomed = None;
+        self.after(result);
+    }
+
+    /// Moves the focused pane beside the active pane of tab `number` of
+    /// the workspace (tmux join-pane).
+    pub(super) fn move_to_tab(&mut self, number: &str) {
+        let Some(pane) = self.focused_pane() else {
+            return;
+        };
+        let tab = number.trim().parse::<usize>().ok().and_then(|n| {
+            self.view
+                .workspace(&self.workspace)
+                .and_then(|ws| ws.tabs.get(n))
+                .map(|t| t.id.clone())
+        });
+        let Some(tab) = tab else {
+            return self.complain(format!(
+                "{number:?} is no tab here; give a tab's number, as the tab bar shows it"
+            ));
+        };
+        let result = self.server.request::<method::PaneMove>(params::PaneMove {
+            pane: pane.into(),
+            tab: tab.into(),
+            split: None,
+            direction: None,
+        });
+        self.zoomed = None;
+        self.after(result);
     }
 
     fn ask_close(&mut self) {

@@ -6,8 +6,8 @@ use signaltty_protocol::{Attention, Direction, LsPane, LsTab, LsWorkspace};
 use signaltty_screen::{Attrs, Color};
 
 use super::frame::{Frame, Pen, width};
-use super::geometry::{Rect, Split};
-use super::keys::{Action, Bindings};
+use super::geometry::{Rect, Split, Towards};
+use super::keys::{Action, Bindings, Key};
 use super::panes::PaneStatus;
 use super::render::Hit;
 use super::view::{self, View, attention_name, lifecycle_name};
@@ -551,10 +551,16 @@ fn boxed(frame: &mut Frame, w: u16, h: u16, title: &str) -> Rect {
 pub fn help(frame: &mut Frame, bindings: &Bindings) {
     let mut lines: Vec<(String, String)> = Vec::new();
     for action in Action::all() {
-        if matches!(action, Action::Tab(n) if n > 0) {
+        if matches!(action, Action::Tab(n) if n > 0)
+            || matches!(action, Action::Resize(t, _) if t != Towards::Up)
+        {
             continue;
         }
         let (keys, what) = match action {
+            Action::Resize(_, cells) => (
+                resize_keys(bindings, cells),
+                format!("resize by {cells} (repeats)"),
+            ),
             Action::Tab(_) => {
                 let keys: Vec<String> = (0..10)
                     .filter_map(|n| {
@@ -619,6 +625,29 @@ pub fn help(frame: &mut Frame, bindings: &Bindings) {
             Pen::default(),
         );
     }
+}
+
+/// The keys of the four resizes by `cells`: `M-arrows` as bound by
+/// default, else each key.
+fn resize_keys(bindings: &Bindings, cells: u8) -> String {
+    let towards = [Towards::Up, Towards::Down, Towards::Left, Towards::Right];
+    let keys: Vec<Vec<Key>> = towards
+        .iter()
+        .map(|t| bindings.keys_of(Action::Resize(*t, cells)))
+        .collect();
+    for (arrow, name) in [
+        (Key::AltArrow as fn(Towards) -> Key, "M-arrows"),
+        (Key::CtrlArrow, "C-arrows"),
+    ] {
+        if keys.iter().zip(towards).all(|(k, t)| k == &[arrow(t)]) {
+            return name.into();
+        }
+    }
+    keys.iter()
+        .flatten()
+        .map(|k| k.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub fn picker(frame: &mut Frame, view: &View, current: &str, selected: usize) {

@@ -7,6 +7,8 @@
 //! prefix = "C-a"
 //! split-right = "|"
 //! split-down = ["-", "\""]
+//! [keys.root]            # no prefix needed (none by default)
+//! zoom = "M-z"
 //! ```
 //!
 //! A file that does not parse, an unknown action or a bad key name stops
@@ -42,7 +44,7 @@ struct File {
     #[serde(default)]
     mouse: Option<bool>,
     #[serde(default)]
-    keys: BTreeMap<String, KeySpec>,
+    keys: KeysTable,
     /// The server's settings: not ours to read.
     #[serde(default, rename = "workspace")]
     _workspace: Option<toml::Table>,
@@ -50,6 +52,15 @@ struct File {
     _notify: Option<toml::Table>,
     #[serde(default, rename = "worktree")]
     _worktree: Option<toml::Table>,
+}
+
+/// `[keys]`: actions after the prefix, and `[keys.root]`: without it.
+#[derive(Debug, Default, Deserialize)]
+struct KeysTable {
+    #[serde(default)]
+    root: BTreeMap<String, KeySpec>,
+    #[serde(flatten)]
+    after_prefix: BTreeMap<String, KeySpec>,
 }
 
 /// The settings at the config path, or the defaults when there is none.
@@ -76,7 +87,8 @@ pub fn load_from(path: &Path) -> Result<MuxConfig> {
         )
     };
     let file: File = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
-    let bindings = Bindings::from_config(&file.keys).map_err(|e| bad(format!("[keys] {e}")))?;
+    let bindings = Bindings::from_config(&file.keys.after_prefix, &file.keys.root)
+        .map_err(|e| bad(format!("[keys] {e}")))?;
     Ok(MuxConfig {
         mouse: file.mouse.unwrap_or(true),
         bindings,
@@ -103,13 +115,38 @@ mod tests {
         assert!(!config.mouse);
         assert_eq!(config.bindings.prefix, Key::Ctrl('a'));
         assert_eq!(config.bindings.action(Key::Char('d')), Some(Action::Detach));
+        assert_eq!(
+            config.bindings.root(Key::Char('d')),
+            None,
+            "none by default"
+        );
+        std::fs::write(
+            &path,
+            "[keys]\nzoom = \"Z\"\n[keys.root]\nzoom = \"M-z\"\nresize-left-5 = \"M-Left\"\n",
+        )
+        .unwrap();
+        let config = load_from(&path).unwrap();
+        assert_eq!(config.bindings.action(Key::Char('Z')), Some(Action::Zoom));
+        assert_eq!(config.bindings.root(Key::Alt('z')), Some(Action::Zoom));
+        assert_eq!(
+            config
+                .bindings
+                .root(Key::AltArrow(crate::mux::geometry::Towards::Left)),
+            Some(Action::Resize(crate::mux::geometry::Towards::Left, 5))
+        );
     }
 
     #[test]
     fn a_bad_file_is_an_error_naming_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.toml");
-        for bad in ["mouse = 3", "[keys]\nnope = \"x\"", "mous = true"] {
+        for bad in [
+            "mouse = 3",
+            "[keys]\nnope = \"x\"",
+            "mous = true",
+            "[keys.root]\nzoom = \"C-b\"",
+            "[keys.root]\nzoom = \"x\"\nclose = \"x\"",
+        ] {
             std::fs::write(&path, bad).unwrap();
             let err = load_from(&path).unwrap_err().to_string();
             assert!(

@@ -91,7 +91,6 @@ impl CopyMode {
                 }
             };
         }
-        let page = self.height.saturating_sub(1).max(1);
         match key {
             Key::Char('q') => return Outcome::Leave,
             Key::Escape if self.anchor.take().is_none() => return Outcome::Leave,
@@ -102,10 +101,11 @@ impl CopyMode {
             Key::Right | Key::Char('l') => {
                 self.cursor.1 = (self.cursor.1 + 1).min(self.width() - 1)
             }
-            Key::PageUp | Key::Ctrl('b') => self.move_by(-(page as i64)),
-            Key::PageDown | Key::Ctrl('f') => self.move_by(page as i64),
-            Key::Ctrl('u') => self.move_by(-(page as i64 / 2).max(1)),
-            Key::Ctrl('d') => self.move_by((page as i64 / 2).max(1)),
+            // tmux's page-up and page-down (vi and emacs keys alike).
+            Key::PageUp | Key::Ctrl('b') | Key::Alt('v') => self.page(-self.page_lines()),
+            Key::PageDown | Key::Ctrl('f') | Key::Ctrl('v') => self.page(self.page_lines()),
+            Key::Ctrl('u') => self.page(-self.half_page_lines()),
+            Key::Ctrl('d') => self.page(self.half_page_lines()),
             Key::Char('g') | Key::Home => self.move_to(0),
             Key::Char('G') | Key::End => self.move_to(self.lines.len().saturating_sub(1)),
             Key::Char('0') => self.cursor.1 = 0,
@@ -212,6 +212,41 @@ impl CopyMode {
         (self.top + self.height)
             .min(self.lines.len())
             .saturating_sub(1)
+    }
+
+    /// A page, as tmux counts it: the height less two lines that stay in
+    /// view for context.
+    fn page_lines(&self) -> i64 {
+        if self.height > 2 {
+            self.height as i64 - 2
+        } else {
+            1
+        }
+    }
+
+    fn half_page_lines(&self) -> i64 {
+        if self.height > 2 {
+            self.height as i64 / 2
+        } else {
+            1
+        }
+    }
+
+    /// Scrolls the view by `delta` lines with the cursor on the same row
+    /// of it, as tmux does; where the history ends the view stops and the
+    /// cursor goes on the rest of the way.
+    fn page(&mut self, delta: i64) {
+        let max_top = self.lines.len().saturating_sub(self.height);
+        let row = self.cursor.0 - self.top;
+        let top = offset(self.top, delta);
+        let row = if top > max_top || (delta < 0 && self.top < delta.unsigned_abs() as usize) {
+            offset(row, delta)
+        } else {
+            row
+        };
+        self.top = top.min(max_top);
+        let last = self.lines.len().saturating_sub(1);
+        self.cursor.0 = (self.top + row.min(self.height - 1)).min(last);
     }
 
     fn move_by(&mut self, delta: i64) {
@@ -429,6 +464,29 @@ mod tests {
         copy.key(Key::Char('h'));
         assert_eq!(copy.key(Key::Enter), Outcome::Copy("beta\ngamma".into()));
         assert_eq!(osc52("hi"), "\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn a_page_is_the_height_less_two_lines_and_the_cursor_keeps_its_row() {
+        let mut copy = CopyMode::new("p", &history(), 20, 10);
+        copy.key(Key::Up);
+        assert_eq!((copy.top, copy.cursor.0), (90, 98));
+        copy.key(Key::PageUp);
+        assert_eq!((copy.top, copy.cursor.0), (82, 90));
+        copy.key(Key::Ctrl('u'));
+        assert_eq!((copy.top, copy.cursor.0), (77, 85));
+        copy.key(Key::Ctrl('d'));
+        copy.key(Key::PageDown);
+        assert_eq!((copy.top, copy.cursor.0), (90, 98));
+        copy.key(Key::PageDown);
+        assert_eq!((copy.top, copy.cursor.0), (90, 99), "the cursor goes on");
+        copy.key(Key::Char('g'));
+        copy.key(Key::Char('j'));
+        copy.key(Key::PageUp);
+        assert_eq!((copy.top, copy.cursor.0), (0, 0), "at the top too");
+        let mut tiny = CopyMode::new("p", &history(), 20, 1);
+        tiny.key(Key::PageUp);
+        assert_eq!((tiny.top, tiny.cursor.0), (98, 98));
     }
 
     #[test]

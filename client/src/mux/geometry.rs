@@ -153,6 +153,33 @@ impl Geometry {
         }
     }
 
+    /// The border a resize of pane `id` along `towards` moves, as tmux's
+    /// resize-pane picks it: of the splits across that axis around the
+    /// pane, the nearest with the pane before its border (so the border
+    /// after the pane), else the nearest with the pane after it.
+    pub fn border_for(&self, id: &str, towards: Towards) -> Option<&Split> {
+        let pane = self.pane(id)?.rect;
+        let direction = match towards {
+            Towards::Left | Towards::Right => Direction::Right,
+            Towards::Up | Towards::Down => Direction::Down,
+        };
+        let around = || {
+            self.splits.iter().filter(move |s| {
+                s.direction == direction
+                    && s.area.contains(pane.x, pane.y)
+                    && s.area.contains(pane.right() - 1, pane.bottom() - 1)
+            })
+        };
+        let before = |s: &Split| match direction {
+            Direction::Right => pane.x < s.handle.x,
+            Direction::Down => pane.y < s.handle.y,
+        };
+        around()
+            .filter(|s| before(s))
+            .max_by_key(|s| s.path.len())
+            .or_else(|| around().filter(|s| !before(s)).max_by_key(|s| s.path.len()))
+    }
+
     /// The panes next to `id` in `towards`: the nearest on that side that
     /// overlap it across, in screen order (top to bottom, left to right).
     pub fn neighbours(&self, id: &str, towards: Towards) -> Vec<&str> {
@@ -197,8 +224,8 @@ impl Geometry {
     }
 }
 
-/// A direction to move focus in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A direction to move focus, or a border, in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Towards {
     Left,
     Right,
@@ -392,6 +419,25 @@ mod tests {
         assert_eq!(g.neighbours("c", Towards::Up), ["b"]);
         assert_eq!(g.neighbours("c", Towards::Left), ["a"]);
         assert!(g.neighbours("a", Towards::Left).is_empty());
+    }
+
+    #[test]
+    fn a_resize_moves_the_border_after_the_pane_else_the_one_before() {
+        let g = Geometry::of(
+            &layout(),
+            Rect {
+                x: 0,
+                y: 0,
+                w: 81,
+                h: 22,
+            },
+        );
+        let path = |id: &str, towards| g.border_for(id, towards).map(|s| s.path.clone());
+        assert_eq!(path("a", Towards::Left), Some(vec![]));
+        assert_eq!(path("b", Towards::Right), Some(vec![]), "b is last: before");
+        assert_eq!(path("b", Towards::Down), Some(vec![Branch::Second]));
+        assert_eq!(path("c", Towards::Up), Some(vec![Branch::Second]));
+        assert_eq!(path("a", Towards::Up), None, "a spans the height");
     }
 
     #[test]

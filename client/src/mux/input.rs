@@ -10,6 +10,7 @@
 
 use std::time::Duration;
 
+use super::geometry::Towards;
 use super::keys::Key;
 
 /// How long a lone ESC waits for the rest of a sequence.
@@ -288,6 +289,19 @@ fn csi(bytes: &[u8]) -> Step {
 
 fn csi_key(params: &[u8], last: u8) -> Key {
     let plain = !params.contains(&b';');
+    let arrow = match last {
+        b'A' => Some(Towards::Up),
+        b'B' => Some(Towards::Down),
+        b'C' => Some(Towards::Right),
+        b'D' => Some(Towards::Left),
+        _ => None,
+    };
+    // xterm's modified cursor keys: ESC [ 1 ; 3 (Alt) or 5 (Control) X.
+    match (arrow, params) {
+        (Some(towards), b"1;3") => return Key::AltArrow(towards),
+        (Some(towards), b"1;5") => return Key::CtrlArrow(towards),
+        _ => {}
+    }
     match last {
         b'A' if plain => Key::Up,
         b'B' if plain => Key::Down,
@@ -387,7 +401,7 @@ mod tests {
 
     #[test]
     fn keys_keep_their_exact_bytes() {
-        let typed: &[u8] = "ls -la\r\x02%\x1b[A\x1bOB\x1b[5~é漢\x1bx\x1b[1;5C".as_bytes();
+        let typed: &[u8] = "ls -la\r\x02%\x1b[A\x1bOB\x1b[5~é漢\x1bx\x1b[1;3D\x1b[1;5C".as_bytes();
         let out = tokens(&[typed]);
         assert_eq!(raw(&out), typed);
         let keys: Vec<Key> = out
@@ -402,7 +416,8 @@ mod tests {
         assert!(keys.contains(&Key::PageUp));
         assert!(keys.contains(&Key::Char('漢')));
         assert!(keys.contains(&Key::Alt('x')));
-        assert_eq!(keys.last(), Some(&Key::Other), "C-Right has no name here");
+        assert!(keys.contains(&Key::AltArrow(Towards::Left)));
+        assert_eq!(keys.last(), Some(&Key::CtrlArrow(Towards::Right)));
     }
 
     #[test]

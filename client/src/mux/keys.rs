@@ -5,6 +5,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::geometry::Towards;
+
 /// One key press, as the multiplexer tells keys apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Key {
@@ -29,6 +31,10 @@ pub enum Key {
     Backspace,
     Escape,
     F(u8),
+    /// Meta (Alt) plus an arrow: `M-Left`.
+    AltArrow(Towards),
+    /// Control plus an arrow: `C-Left`.
+    CtrlArrow(Towards),
     /// A sequence the multiplexer has no name for; it is still forwarded.
     Other,
 }
@@ -54,6 +60,15 @@ impl Key {
         let mut chars = name.chars();
         if let (Some(c), None) = (chars.next(), chars.next()) {
             return Ok(Key::Char(c));
+        }
+        if let Some((modifier, arrow)) = name.split_once('-')
+            && let Some(towards) = arrow_named(arrow)
+        {
+            match modifier {
+                "C" => return Ok(Key::CtrlArrow(towards)),
+                "M" => return Ok(Key::AltArrow(towards)),
+                _ => {}
+            }
         }
         if let Some(rest) = name.strip_prefix("C-").or_else(|| name.strip_prefix("^")) {
             return match single(rest).map(|c| c.to_ascii_lowercase()) {
@@ -84,10 +99,31 @@ impl Key {
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, key)| *key)
             .ok_or_else(|| {
-                format!("{name:?} is not a key name; use a character, C-x, M-x, F1-F12 or one of Up Down Left Right Home End PageUp PageDown Insert Delete Tab BTab Enter Backspace Escape Space")
+                format!("{name:?} is not a key name; use a character, C-x, M-x, C-Left, M-Left, F1-F12 or one of Up Down Left Right Home End PageUp PageDown Insert Delete Tab BTab Enter Backspace Escape Space")
             })
     }
 }
+
+fn arrow_named(name: &str) -> Option<Towards> {
+    ARROWS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, towards)| *towards)
+}
+
+fn arrow_name(towards: Towards) -> &'static str {
+    ARROWS
+        .iter()
+        .find(|(_, t)| *t == towards)
+        .map_or("?", |(name, _)| name)
+}
+
+const ARROWS: [(&str, Towards); 4] = [
+    ("Up", Towards::Up),
+    ("Down", Towards::Down),
+    ("Left", Towards::Left),
+    ("Right", Towards::Right),
+];
 
 fn single(s: &str) -> Option<char> {
     let mut chars = s.chars();
@@ -124,6 +160,8 @@ impl fmt::Display for Key {
             Key::Ctrl(c) => write!(f, "C-{c}"),
             Key::Alt(c) => write!(f, "M-{c}"),
             Key::F(n) => write!(f, "F{n}"),
+            Key::AltArrow(towards) => write!(f, "M-{}", arrow_name(*towards)),
+            Key::CtrlArrow(towards) => write!(f, "C-{}", arrow_name(*towards)),
             Key::Other => f.write_str("?"),
             other => {
                 let name = NAMED
@@ -133,6 +171,19 @@ impl fmt::Display for Key {
                 f.write_str(name)
             }
         }
+    }
+}
+
+/// How long a repeatable binding goes on taking its key without the
+/// prefix (tmux's `repeat-time`).
+pub const REPEAT_TIME: std::time::Duration = std::time::Duration::from_millis(500);
+
+fn direction_word(towards: Towards) -> &'static str {
+    match towards {
+        Towards::Left => "left",
+        Towards::Right => "right",
+        Towards::Up => "up",
+        Towards::Down => "down",
     }
 }
 
@@ -148,6 +199,13 @@ pub enum Action {
     FocusUp,
     FocusRight,
     Zoom,
+    /// Trade places with the previous (`false`) or next pane of the tab.
+    Swap(bool),
+    /// Move a border of the focused pane by this many cells (tmux
+    /// resize-pane): repeatable without the prefix for a moment.
+    Resize(Towards, u8),
+    BreakPane,
+    MoveToTab,
     Close,
     NewTab,
     NextTab,
@@ -177,12 +235,23 @@ impl Action {
             Action::FocusUp,
             Action::FocusRight,
             Action::Zoom,
+            Action::Swap(false),
+            Action::Swap(true),
+        ]
+        .into_iter()
+        .chain(
+            [1, 5]
+                .into_iter()
+                .flat_map(|cells| ARROWS.map(|(_, towards)| Action::Resize(towards, cells))),
+        )
+        .chain([
+            Action::BreakPane,
+            Action::MoveToTab,
             Action::Close,
             Action::NewTab,
             Action::NextTab,
             Action::PrevTab,
-        ]
-        .into_iter()
+        ])
         .chain((0..10).map(Action::Tab))
         .chain([
             Action::Workspaces,
@@ -203,6 +272,10 @@ impl Action {
     pub fn name(self) -> String {
         match self {
             Action::Tab(n) => format!("tab-{n}"),
+            Action::Resize(towards, 1) => format!("resize-{}", direction_word(towards)),
+            Action::Resize(towards, cells) => {
+                format!("resize-{}-{cells}", direction_word(towards))
+            }
             other => other.fixed_name().to_string(),
         }
     }
@@ -218,6 +291,11 @@ impl Action {
             Action::FocusUp => "focus-up",
             Action::FocusRight => "focus-right",
             Action::Zoom => "zoom",
+            Action::Swap(false) => "swap-prev",
+            Action::Swap(true) => "swap-next",
+            Action::Resize(..) => "resize-DIRECTION",
+            Action::BreakPane => "break-pane",
+            Action::MoveToTab => "move-to-tab",
             Action::Close => "close",
             Action::NewTab => "new-tab",
             Action::NextTab => "next-tab",
@@ -248,6 +326,17 @@ impl Action {
             Action::FocusUp => "focus the pane above".into(),
             Action::FocusRight => "focus the pane to the right".into(),
             Action::Zoom => "zoom / unzoom the pane".into(),
+            Action::Swap(false) => "swap with the previous pane".into(),
+            Action::Swap(true) => "swap with the next pane".into(),
+            Action::Resize(towards, cells) => {
+                let unit = if cells == 1 { "cell" } else { "cells" };
+                format!(
+                    "move a border {} {cells} {unit} (repeats)",
+                    direction_word(towards)
+                )
+            }
+            Action::BreakPane => "break the pane out into a new tab".into(),
+            Action::MoveToTab => "move the pane to tab N (asks)".into(),
             Action::Close => "close the pane (asks)".into(),
             Action::NewTab => "new tab".into(),
             Action::NextTab => "next tab".into(),
@@ -267,10 +356,13 @@ impl Action {
     }
 
     fn from_name(name: &str) -> Option<Action> {
-        if let Some(n) = name.strip_prefix("tab-").and_then(|n| n.parse::<u8>().ok()) {
-            return (n < 10).then_some(Action::Tab(n));
-        }
-        Action::all().find(|a| !matches!(a, Action::Tab(_)) && a.fixed_name() == name)
+        Action::all().find(|a| a.name() == name)
+    }
+
+    /// Pressed again without the prefix within [`REPEAT_TIME`], it acts
+    /// again (tmux's `bind -r`).
+    pub fn repeats(self) -> bool {
+        matches!(self, Action::Resize(..))
     }
 
     fn default_keys(self, prefix: Key) -> Vec<Key> {
@@ -285,6 +377,12 @@ impl Action {
             Action::FocusUp => vec![Key::Up, Key::Char('k')],
             Action::FocusRight => vec![Key::Right, Key::Char('l')],
             Action::Zoom => chars("z"),
+            Action::Swap(false) => chars("{"),
+            Action::Swap(true) => chars("}"),
+            Action::Resize(towards, 1) => vec![Key::CtrlArrow(towards)],
+            Action::Resize(towards, _) => vec![Key::AltArrow(towards)],
+            Action::BreakPane => chars("!"),
+            Action::MoveToTab => chars("m"),
             Action::Close => chars("x"),
             Action::NewTab => chars("c"),
             Action::NextTab => chars("n"),
@@ -304,11 +402,13 @@ impl Action {
     }
 }
 
-/// The prefix and what each key after it does.
+/// The prefix and what each key after it does, and the keys that act
+/// without it (`[keys.root]`, none by default).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bindings {
     pub prefix: Key,
     by_key: BTreeMap<Key, Action>,
+    root: BTreeMap<Key, Action>,
 }
 
 /// A key name, or a list of them, under `[keys]`.
@@ -324,6 +424,7 @@ impl Default for Bindings {
         let mut bindings = Bindings {
             prefix: Key::Ctrl('b'),
             by_key: BTreeMap::new(),
+            root: BTreeMap::new(),
         };
         for action in Action::all() {
             for key in action.default_keys(bindings.prefix) {
@@ -337,9 +438,13 @@ impl Default for Bindings {
 impl Bindings {
     /// tmux's defaults with `[keys]` applied: `prefix` sets the prefix,
     /// every other entry replaces an action's keys (an empty list unbinds
-    /// it). Unknown actions, bad key names and a key bound twice are
-    /// errors that name what is wrong.
-    pub fn from_config(keys: &BTreeMap<String, KeySpec>) -> Result<Bindings, String> {
+    /// it); `root` (`[keys.root]`) binds keys that act without the prefix.
+    /// Unknown actions, bad key names and a key bound twice are errors
+    /// that name what is wrong.
+    pub fn from_config(
+        keys: &BTreeMap<String, KeySpec>,
+        root: &BTreeMap<String, KeySpec>,
+    ) -> Result<Bindings, String> {
         let prefix = match keys.get("prefix") {
             Some(KeySpec::One(name)) => Key::parse(name).map_err(|e| format!("prefix: {e}"))?,
             Some(KeySpec::Many(_)) => return Err("prefix is one key, not a list".into()),
@@ -348,40 +453,31 @@ impl Bindings {
         let mut chosen: BTreeMap<Action, Vec<Key>> = Action::all()
             .map(|action| (action, action.default_keys(prefix)))
             .collect();
-        for (name, spec) in keys.iter().filter(|(name, _)| *name != "prefix") {
-            let action = Action::from_name(name).ok_or_else(|| {
-                format!(
-                    "{name:?} is not an action; the actions are {}",
-                    action_names()
-                )
-            })?;
-            let names = match spec {
-                KeySpec::One(name) => vec![name.clone()],
-                KeySpec::Many(names) => names.clone(),
-            };
-            let parsed = names
-                .iter()
-                .map(|n| Key::parse(n).map_err(|e| format!("{}: {e}", action.name())))
-                .collect::<Result<Vec<Key>, String>>()?;
-            chosen.insert(action, parsed);
+        chosen.extend(parse_table(
+            keys.iter().filter(|(name, _)| *name != "prefix"),
+        )?);
+        let by_key = keyed(chosen)?;
+        let root = keyed(parse_table(root.iter())?).map_err(|e| format!("root: {e}"))?;
+        if let Some(action) = root.get(&prefix) {
+            return Err(format!(
+                "root: {prefix} is the prefix; bind {} to another key",
+                action.name()
+            ));
         }
-        let mut by_key = BTreeMap::new();
-        for (action, keys) in chosen {
-            for key in keys {
-                if let Some(other) = by_key.insert(key, action) {
-                    return Err(format!(
-                        "{key} is bound to both {} and {}; bind it to one",
-                        other.name(),
-                        action.name()
-                    ));
-                }
-            }
-        }
-        Ok(Bindings { prefix, by_key })
+        Ok(Bindings {
+            prefix,
+            by_key,
+            root,
+        })
     }
 
     pub fn action(&self, key: Key) -> Option<Action> {
         self.by_key.get(&key).copied()
+    }
+
+    /// What `key` does without the prefix, if `[keys.root]` binds it.
+    pub fn root(&self, key: Key) -> Option<Action> {
+        self.root.get(&key).copied()
     }
 
     /// The keys bound to `action`, in order.
@@ -402,6 +498,48 @@ impl Bindings {
         let key = self.keys_of(action).into_iter().next()?;
         Some(format!("{} {key}", self.prefix))
     }
+}
+
+/// `action = key` entries, each key name parsed.
+fn parse_table<'a>(
+    entries: impl Iterator<Item = (&'a String, &'a KeySpec)>,
+) -> Result<BTreeMap<Action, Vec<Key>>, String> {
+    let mut chosen = BTreeMap::new();
+    for (name, spec) in entries {
+        let action = Action::from_name(name).ok_or_else(|| {
+            format!(
+                "{name:?} is not an action; the actions are {}",
+                action_names()
+            )
+        })?;
+        let names = match spec {
+            KeySpec::One(name) => vec![name.clone()],
+            KeySpec::Many(names) => names.clone(),
+        };
+        let parsed = names
+            .iter()
+            .map(|n| Key::parse(n).map_err(|e| format!("{}: {e}", action.name())))
+            .collect::<Result<Vec<Key>, String>>()?;
+        chosen.insert(action, parsed);
+    }
+    Ok(chosen)
+}
+
+/// Each key's action; a key bound twice is an error.
+fn keyed(chosen: BTreeMap<Action, Vec<Key>>) -> Result<BTreeMap<Key, Action>, String> {
+    let mut by_key = BTreeMap::new();
+    for (action, keys) in chosen {
+        for key in keys {
+            if let Some(other) = by_key.insert(key, action) {
+                return Err(format!(
+                    "{key} is bound to both {} and {}; bind it to one",
+                    other.name(),
+                    action.name()
+                ));
+            }
+        }
+    }
+    Ok(by_key)
 }
 
 fn action_names() -> String {
@@ -461,7 +599,7 @@ mod tests {
 
     fn config(text: &str) -> Result<Bindings, String> {
         let keys: BTreeMap<String, KeySpec> = toml::from_str(text).unwrap();
-        Bindings::from_config(&keys)
+        Bindings::from_config(&keys, &BTreeMap::new())
     }
 
     #[test]

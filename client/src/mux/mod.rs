@@ -73,8 +73,9 @@ pub enum Event {
     ServerGone,
     /// A pane's screen changed (see each link's dirty flag).
     PaneDirty,
-    /// A pane's connection ended.
-    PaneClosed(String),
+    /// A pane's connection ended: the pane, and which connection it was
+    /// (a zoom and an unzoom in one go drop one and open another).
+    PaneClosed(String, u64),
     Bell(String),
     Signal(i32),
     /// A request made in the background finished.
@@ -191,6 +192,9 @@ pub struct Mux {
     input_due: Option<Instant>,
     /// The bytes of the prefix as typed, for sending it on.
     prefix_raw: Vec<u8>,
+    /// Until when a repeatable binding's key acts again without the
+    /// prefix (tmux's `repeat-time`).
+    repeat_until: Option<Instant>,
     message: Option<Message>,
     mouse: mouse::MouseState,
     /// The user's terminal has focus.
@@ -227,6 +231,7 @@ impl Mux {
             input: InputParser::default(),
             input_due: None,
             prefix_raw: Vec::new(),
+            repeat_until: None,
             message: None,
             mouse: mouse::MouseState::default(),
             focused_outside: true,
@@ -321,10 +326,15 @@ impl Mux {
             Event::Changed => self.changed = true,
             Event::ServerGone => self.on_server_gone(),
             Event::PaneDirty => self.render.panes = true,
-            Event::PaneClosed(id) => {
+            Event::PaneClosed(id, serial) => {
                 // Attached again after the next listing (a pane replaced
                 // by a tombstone is one), never in a tight loop.
-                if self.links.remove(&id).is_some() {
+                if self
+                    .links
+                    .get(&id)
+                    .is_some_and(|link| link.serial == serial)
+                {
+                    self.links.remove(&id);
                     self.unreachable.insert(id);
                     self.render.chrome = true;
                 }
@@ -356,7 +366,7 @@ impl Mux {
         for token in tokens {
             if let Token::Key { key, raw } = &token
                 && matches!(self.mode, Mode::Normal)
-                && *key != self.config.bindings.prefix
+                && !self.takes_key(*key)
                 && !self.focused_is_tombstone()
             {
                 // The common case, typing: gathered into one write.
@@ -386,10 +396,40 @@ impl Mux {
         }
     }
 
+    /// Whether the multiplexer acts on `key` typed in normal mode rather
+    /// than sending it to the pane: the prefix, a `[keys.root]` binding,
+    /// or a repeatable binding within its repeat time.
+    fn takes_key(&self, key: Key) -> bool {
+        key == self.config.bindings.prefix
+            || self.config.bindings.root(key).is_some()
+            || self.repeat_action(key).is_some()
+    }
+
+    fn repeat_action(&self, key: Key) -> Option<Action> {
+        self.repeat_until.filter(|until| Instant::now() < *until)?;
+        let action = self.config.bindings.action(key)?;
+        (matches!(self.mode, Mode::Normal) && action.repeats()).then_some(action)
+    }
+
+    /// Acts after the prefix; a repeatable action opens the repeat time.
+    fn act_after_prefix(&mut self, action: Action) {
+        self.act(action);
+        self.repeat_until = action.repeats().then(|| Instant::now() + keys::REPEAT_TIME);
+    }
+
     fn on_key(&mut self, key: Key, raw: Vec<u8>) {
         if let Mode::Lost { .. } = self.mode {
             // Nothing reaches a pane until the connection is back.
             return self.modal_key(key);
+        }
+        if let Some(action) = self.repeat_action(key) {
+            return self.act_after_prefix(action);
+        }
+        self.repeat_until = None;
+        if matches!(self.mode, Mode::Normal)
+            && let Some(action) = self.config.bindings.root(key)
+        {
+            return self.act(action);
         }
         if key == self.config.bindings.prefix && !matches!(self.mode, Mode::Prefix) {
             if let Mode::Prompt(_) = self.mode {
@@ -406,7 +446,7 @@ impl Mux {
             Mode::Prefix => {
                 self.render.chrome = true;
                 match self.config.bindings.action(key) {
-                    Some(action) => self.act(action),
+                    Some(action) => self.act_after_prefix(action),
                     None => self.say(format!(
                         "{} {key} does nothing; {} lists the keys",
                         self.config.bindings.prefix,

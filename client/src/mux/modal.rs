@@ -39,9 +39,14 @@ pub struct Prompt {
 }
 
 pub enum Purpose {
-    Rename { kind: TargetKind, target: String },
+    Rename {
+        kind: TargetKind,
+        target: String,
+    },
     NewWorkspace,
     NewWorktree,
+    /// The number of the tab to move the focused pane to.
+    MoveToTab,
 }
 
 impl Mux {
@@ -95,6 +100,7 @@ impl Mux {
             }
             Purpose::NewWorkspace => self.new_workspace(text.trim()),
             Purpose::NewWorktree => self.new_worktree(text.trim()),
+            Purpose::MoveToTab => self.move_to_tab(&text),
         }
     }
 
@@ -136,6 +142,14 @@ impl Mux {
             label: "new worktree (and branch):".into(),
             edit: LineEdit::default(),
             purpose: Purpose::NewWorktree,
+        });
+    }
+
+    pub(super) fn ask_move_to_tab(&mut self) {
+        self.mode = Mode::Prompt(Prompt {
+            label: "move the pane to tab number:".into(),
+            edit: LineEdit::default(),
+            purpose: Purpose::MoveToTab,
         });
     }
 

@@ -164,7 +164,8 @@ impl Mux {
         }
     }
 
-    fn set_local_ratio(&mut self, tab: &str, path: &[Branch], ratio: f32) {
+    /// Draws a ratio at once, before the server's listing says it.
+    pub(super) fn set_local_ratio(&mut self, tab: &str, path: &[Branch], ratio: f32) {
         let workspace = self.workspace.clone();
         if let Some(tab) = self
             .view

@@ -6,7 +6,7 @@
 
 use std::io::Write;
 use std::os::unix::net::UnixStream;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -21,6 +21,10 @@ use crate::client::{Connection, Endpoint, connect_stream};
 /// How long input to a pane may wait on its socket before it is dropped:
 /// a stuck server must not freeze the multiplexer.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Numbers links, so that the end of a dropped connection is never taken
+/// for the end of the one that replaced it.
+static LINKS_OPENED: AtomicU64 = AtomicU64::new(0);
 
 /// What the server last said about a pane's process.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +73,8 @@ pub struct PaneLink {
     /// The size this client last asked the pane to be.
     pub asked: (u16, u16),
     pub broken: bool,
+    /// Which connection to the pane this is (see [`Event::PaneClosed`]).
+    pub serial: u64,
 }
 
 impl PaneLink {
@@ -112,11 +118,12 @@ impl PaneLink {
         let reader_shared = shared.clone();
         let id = pane.to_string();
         let mut reader = attached.reader;
+        let serial = LINKS_OPENED.fetch_add(1, Ordering::Relaxed);
         std::thread::Builder::new()
             .name("mux-pane".into())
             .spawn(move || {
                 read_frames(&mut reader, &reader_shared, &id, &events);
-                let _ = events.send(Event::PaneClosed(id));
+                let _ = events.send(Event::PaneClosed(id, serial));
             })?;
         Ok(PaneLink {
             writer: attached.writer,
@@ -124,6 +131,7 @@ impl PaneLink {
             shared,
             asked: size,
             broken: false,
+            serial,
         })
     }
 

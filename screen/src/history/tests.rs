@@ -501,5 +501,8 @@ fn a_resize_after_wide_text_in_a_narrow_region_keeps_every_character() {
     }
     pair.step(&Step::Resize(Size { rows: 3, cols: 13 }));
     let tail = pair.screen.history_for_tail(usize::MAX);
-    assert_eq!(canonical(&tail), canonical(&pair.reference.tail(usize::MAX)));
+    assert_eq!(
+        canonical(&tail),
+        canonical(&pair.reference.tail(usize::MAX))
+    );
 }

@@ -1,14 +1,18 @@
-//! Requests that arrange what the user sees: names, where the user is, and
-//! how a tab's splits are shared out. Each resolves its target against the
-//! snapshot actor's model and asks the actor that owns it.
+//! Requests that arrange what the user sees: names, where the user is, how
+//! a tab's splits are shared out, and which tab each pane is in (swap,
+//! break, move: the processes keep running). Each resolves its target
+//! against the snapshot actor's model and asks the actor that owns it.
 
 use signaltty_actors::model::Model;
 use signaltty_actors::pane::PaneMsg;
-use signaltty_actors::tab::TabMsg;
+use signaltty_actors::tab::{SplitAt, TabMsg};
 use signaltty_actors::workspace::WorkspaceMsg;
 use signaltty_actors::{ActorError, names};
+use signaltty_persistence::Direction;
 use signaltty_protocol::params::{self, TargetKind};
-use signaltty_protocol::{Done, ErrorCode, RatioReply, RenameReply, WireError};
+use signaltty_protocol::{
+    BreakReply, Done, ErrorCode, MoveReply, RatioReply, RenameReply, SwapReply, WireError,
+};
 use signaltty_screen::MAX_TITLE_CHARS;
 
 use crate::ctx::{CALL_MS, Ctx, model, pane_actor, unavailable, wire_error, workspace_actor};
@@ -195,6 +199,151 @@ pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<RatioReply,
     .map_err(unavailable)?
     .map_err(wire_error)?;
     Ok(RatioReply { ratio })
+}
+
+/// A pane, and the tab and workspace it is in.
+struct Placed {
+    id: String,
+    tab: String,
+    workspace: String,
+}
+
+fn placed(model: &Model, query: &str) -> Result<Placed, WireError> {
+    let view = model.resolve_pane(query).map_err(wire_error)?;
+    Ok(Placed {
+        id: view.record.id.clone(),
+        tab: view.record.tab_id.clone(),
+        workspace: view.record.workspace_id.clone(),
+    })
+}
+
+fn bad(message: String) -> WireError {
+    WireError::new(ErrorCode::BadParams, message)
+}
+
+/// Panes change tabs within their workspace only: a running process keeps
+/// the workspace it was started in.
+fn same_workspace(pane: &Placed, workspace: &str, what: &str) -> Result<(), WireError> {
+    if pane.workspace == workspace {
+        return Ok(());
+    }
+    Err(bad(format!(
+        "pane {} is in workspace {}, {what} in workspace {workspace}; panes move between \
+         the tabs of one workspace",
+        pane.id, pane.workspace
+    )))
+}
+
+async fn ask_workspace<T>(
+    workspace: &str,
+    msg: impl FnOnce(ractor::RpcReplyPort<Result<T, ActorError>>) -> WorkspaceMsg,
+) -> Result<T, WireError>
+where
+    T: Send + 'static,
+{
+    ractor::call_t!(workspace_actor(workspace)?, msg, CALL_MS)
+        .map_err(unavailable)?
+        .map_err(wire_error)
+}
+
+pub async fn swap(ctx: &Ctx, p: params::PaneSwap) -> Result<SwapReply, WireError> {
+    let model = model(ctx).await;
+    let (a, b) = (placed(&model, &p.pane)?, placed(&model, &p.with)?);
+    if a.id == b.id {
+        return Err(bad(format!(
+            "pane {} cannot swap with itself; name two panes",
+            a.id
+        )));
+    }
+    same_workspace(&a, &b.workspace, &format!("pane {}", b.id))?;
+    let (first, second) = ((a.tab.clone(), a.id.clone()), (b.tab.clone(), b.id.clone()));
+    ask_workspace(&a.workspace, |reply| WorkspaceMsg::SwapPanes {
+        a: first,
+        b: second,
+        reply,
+    })
+    .await?;
+    Ok(SwapReply {
+        pane: a.id,
+        tab: b.tab,
+        with: b.id,
+        with_tab: a.tab,
+    })
+}
+
+pub async fn break_out(ctx: &Ctx, p: params::PaneBreak) -> Result<BreakReply, WireError> {
+    let title = match p.title {
+        Some(title) => Some(non_empty(checked_name(&title)?, "tab")?),
+        None => None,
+    };
+    let model = model(ctx).await;
+    let pane = placed(&model, &p.pane)?;
+    let alone = model
+        .tabs
+        .get(&pane.tab)
+        .is_none_or(|tab| tab.layout.pane_ids().len() < 2);
+    if alone {
+        return Err(bad(format!(
+            "pane {} is alone in its tab already; there is nothing to break it out of",
+            pane.id
+        )));
+    }
+    let (id, from) = (pane.id.clone(), pane.tab.clone());
+    let tab = ask_workspace(&pane.workspace, |reply| WorkspaceMsg::BreakPane {
+        pane: id,
+        from,
+        title,
+        reply,
+    })
+    .await?;
+    Ok(BreakReply { pane: pane.id, tab })
+}
+
+pub async fn move_pane(ctx: &Ctx, p: params::PaneMove) -> Result<MoveReply, WireError> {
+    let model = model(ctx).await;
+    let pane = placed(&model, &p.pane)?;
+    let to = model.resolve_tab(&p.tab).map_err(wire_error)?;
+    same_workspace(&pane, &to.workspace_id, &format!("tab {}", to.id))?;
+    let beside = match &p.split {
+        Some(query) => {
+            let beside = placed(&model, query)?;
+            if beside.tab != to.id {
+                return Err(bad(format!(
+                    "pane {} is not in tab {}; split a pane of the tab it moves to",
+                    beside.id, to.id
+                )));
+            }
+            if beside.id == pane.id {
+                return Err(bad(format!("pane {} cannot move beside itself", pane.id)));
+            }
+            Some(beside.id)
+        }
+        None if to.id == pane.tab => {
+            return Err(bad(format!(
+                "pane {} is in tab {} already; name a pane of it to move it beside",
+                pane.id, to.id
+            )));
+        }
+        None => None,
+    };
+    let split = SplitAt {
+        pane: beside,
+        direction: p.direction.unwrap_or(Direction::Right),
+    };
+    let (id, from, dest) = (pane.id.clone(), pane.tab.clone(), to.id.clone());
+    let closed = ask_workspace(&pane.workspace, |reply| WorkspaceMsg::MovePane {
+        pane: id,
+        from,
+        to: dest,
+        split,
+        reply,
+    })
+    .await?;
+    Ok(MoveReply {
+        pane: pane.id,
+        tab: to.id.clone(),
+        closed_tab: closed.then_some(pane.tab),
+    })
 }
 
 fn tab_actor(id: &str) -> Result<ractor::ActorRef<TabMsg>, WireError> {

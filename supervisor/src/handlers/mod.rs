@@ -67,6 +67,9 @@ pub async fn dispatch(ctx: &Ctx, call: Call) -> Result<Value, WireError> {
         Call::TabSplitRatio(p) => {
             answer::<method::TabSplitRatio>(arrange::split_ratio(ctx, p).await)
         }
+        Call::PaneSwap(p) => answer::<method::PaneSwap>(arrange::swap(ctx, p).await),
+        Call::PaneBreak(p) => answer::<method::PaneBreak>(arrange::break_out(ctx, p).await),
+        Call::PaneMove(p) => answer::<method::PaneMove>(arrange::move_pane(ctx, p).await),
         Call::PaneExplain(p) => answer::<method::PaneExplain>(aware::explain(ctx, p).await),
         Call::PaneWait(p) => answer::<method::PaneWait>(aware::wait(ctx, p).await),
         Call::PaneSendKeys(p) => answer::<method::PaneSendKeys>(agents::send_keys(ctx, p).await),
