@@ -45,13 +45,23 @@ impl Follower {
 
     /// The next event that `matches`, skipping others.
     fn next(&self, what: &str, matches: impl Fn(&Value) -> bool) -> (Instant, Value) {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        self.find_within(Duration::from_secs(20), matches)
+            .unwrap_or_else(|| panic!("no {what} event within 20 s"))
+    }
+
+    /// The first event that `matches` within `wait`, skipping others.
+    fn find_within(
+        &self,
+        wait: Duration,
+        matches: impl Fn(&Value) -> bool,
+    ) -> Option<(Instant, Value)> {
+        let deadline = Instant::now() + wait;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok((at, event)) if matches(&event) => return (at, event),
+                Ok((at, event)) if matches(&event) => return Some((at, event)),
                 Ok(_) => {}
-                Err(_) => panic!("no {what} event within 20 s"),
+                Err(_) => return None,
             }
         }
     }
@@ -64,13 +74,22 @@ impl Drop for Follower {
     }
 }
 
-/// The follower's stream is open once a change made now reaches it.
+/// The follower's stream is open once a change made now reaches it: a
+/// probe pane opened before `ctl events` subscribed goes unheard, so open
+/// probes until one is.
 fn wait_following(server: &TestServer, follower: &Follower, ws: &str) {
-    let probe = server.ctl_ok(&["new", ws, "--", "sleep", "1000"]);
-    follower.next("the probe's pane_new", |e| {
-        e["event"] == "pane_new" && e["pane"] == probe.as_str()
-    });
-    server.ctl_ok(&["close", &probe]);
+    wait_for(
+        "the follower to hear a probe",
+        Duration::from_secs(30),
+        || {
+            let probe = server.ctl_ok(&["new", ws, "--", "sleep", "1000"]);
+            let heard = follower.find_within(Duration::from_millis(500), |e| {
+                e["event"] == "pane_new" && e["pane"] == probe.as_str()
+            });
+            server.ctl_ok(&["close", &probe]);
+            heard.map(drop)
+        },
+    );
 }
 
 #[test]
