@@ -22,18 +22,10 @@ pub enum PersistError {
     #[error("invalid snapshot: {0}")]
     Invalid(String),
 
-    /// An id that could not safely be used as a file name or record key.
-    #[error("invalid {kind} id {id:?}: {reason}")]
-    BadId {
-        kind: &'static str,
-        id: String,
-        reason: &'static str,
-    },
-
-    /// A layout edit that would break the tree (unknown target, duplicate
-    /// pane, too deep).
-    #[error("layout: {0}")]
-    Layout(String),
+    /// A record broke a rule of its own: a bad id, a layout edit that
+    /// would break the tree, an invalid record.
+    #[error(transparent)]
+    Record(#[from] signaltty_types::TypesError),
 
     /// The snapshot could not be turned into JSON.
     #[error("cannot encode snapshot: {0}")]
@@ -54,17 +46,6 @@ pub enum PersistError {
     /// The state dir path exists but is not a directory.
     #[error("state directory {} exists and is not a directory", .0.display())]
     NotADirectory(PathBuf),
-}
-
-impl From<signaltty_types::TypesError> for PersistError {
-    fn from(e: signaltty_types::TypesError) -> Self {
-        use signaltty_types::TypesError;
-        match e {
-            TypesError::Invalid(why) => PersistError::Invalid(why),
-            TypesError::BadId { kind, id, reason } => PersistError::BadId { kind, id, reason },
-            TypesError::Layout(why) => PersistError::Layout(why),
-        }
-    }
 }
 
 impl PersistError {

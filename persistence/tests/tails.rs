@@ -9,6 +9,7 @@ use std::thread;
 
 use common::{mode, state_dir};
 use signaltty_persistence::{PersistError, TailStore, TailWrite};
+use signaltty_types::TypesError;
 
 #[test]
 fn write_then_read_round_trips() {
@@ -49,7 +50,7 @@ fn hostile_ids_cannot_escape_the_history_dir() {
     for id in ["../snapshot", "../../x", "a/b", "", ".atomicwrite1", "p\0"] {
         assert!(matches!(
             store.write(id, "x"),
-            Err(PersistError::BadId { .. })
+            Err(PersistError::Record(TypesError::BadId { .. }))
         ));
         assert!(store.read(id).is_err());
         assert!(store.delete(id).is_err());
