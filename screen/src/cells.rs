@@ -160,6 +160,10 @@ pub struct Modes {
     pub alt_screen: bool,
     /// The wheel on the alternate screen becomes cursor keys (1007).
     pub alternate_scroll: bool,
+    /// The kitty keyboard protocol's active flags ([`crate::kitty`]).
+    pub kitty_flags: u8,
+    /// xterm's modifyOtherKeys level (0, 1 or 2).
+    pub modify_other_keys: u8,
 }
 
 /// The cursor's shape (DECSCUSR).
@@ -249,6 +253,8 @@ impl Screen {
             app_cursor: mode.contains(TermMode::APP_CURSOR),
             alt_screen: mode.contains(TermMode::ALT_SCREEN),
             alternate_scroll: mode.contains(TermMode::ALTERNATE_SCROLL),
+            kitty_flags: self.engine.keyboard.flags(),
+            modify_other_keys: self.engine.keyboard.modify_other_keys(),
         }
     }
 

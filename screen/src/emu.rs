@@ -33,6 +33,7 @@ use alacritty_terminal::vte::ansi::{
 use unicode_width::UnicodeWidthChar;
 
 use crate::history::History;
+use crate::keyboard::Keyboard;
 use crate::used::Used;
 
 /// Collects the `Term`'s events; `Term` owns its listener and offers no way
@@ -152,6 +153,8 @@ pub(crate) struct Emu<'a> {
     /// The last character written, which `CSI b` repeats (vte's
     /// `preceding_char`, kept here for the fast path).
     pub(crate) printed: &'a mut Option<char>,
+    /// The keyboard protocols the program asked for (see `keyboard`).
+    pub(crate) keyboard: &'a mut Keyboard,
 }
 
 impl Emu<'_> {
@@ -653,6 +656,7 @@ impl Handler for Emu<'_> {
         shrink_inactive_alt(self.term);
         self.history.clear();
         *self.tracked = Tracked::new(self.term.screen_lines(), self.term.columns());
+        self.keyboard.reset();
         // `Term` forgets its title on RIS without telling anyone.
         self.listener.send_event(Event::ResetTitle);
     }
@@ -684,7 +688,9 @@ impl Handler for Emu<'_> {
         if swaps_screens(&mode) && !self.term.mode().contains(TermMode::ALT_SCREEN) {
             grow_inactive_alt(self.term);
         }
-        Handler::set_private_mode(&mut *self.term, mode)
+        Handler::set_private_mode(&mut *self.term, mode);
+        self.keyboard
+            .switch_screen(self.term.mode().contains(TermMode::ALT_SCREEN));
     }
 
     fn unset_private_mode(&mut self, mode: PrivateMode) {
@@ -694,6 +700,8 @@ impl Handler for Emu<'_> {
         if swaps {
             shrink_inactive_alt(self.term);
         }
+        self.keyboard
+            .switch_screen(self.term.mode().contains(TermMode::ALT_SCREEN));
     }
 
     fn report_private_mode(&mut self, mode: PrivateMode) {
@@ -778,27 +786,29 @@ impl Handler for Emu<'_> {
     }
 
     fn report_keyboard_mode(&mut self) {
-        Handler::report_keyboard_mode(&mut *self.term)
+        let report = self.keyboard.flags_report();
+        self.listener.send_event(Event::PtyWrite(report));
     }
 
     fn push_keyboard_mode(&mut self, mode: KeyboardModes) {
-        Handler::push_keyboard_mode(&mut *self.term, mode)
+        self.keyboard.push(mode.bits());
     }
 
     fn pop_keyboard_modes(&mut self, to_pop: u16) {
-        Handler::pop_keyboard_modes(&mut *self.term, to_pop)
+        self.keyboard.pop(to_pop);
     }
 
     fn set_keyboard_mode(&mut self, mode: KeyboardModes, behavior: KeyboardModesApplyBehavior) {
-        Handler::set_keyboard_mode(&mut *self.term, mode, behavior)
+        self.keyboard.set(mode.bits(), behavior);
     }
 
     fn set_modify_other_keys(&mut self, mode: ModifyOtherKeys) {
-        Handler::set_modify_other_keys(&mut *self.term, mode)
+        self.keyboard.set_modify_other_keys(mode);
     }
 
     fn report_modify_other_keys(&mut self) {
-        Handler::report_modify_other_keys(&mut *self.term)
+        let report = self.keyboard.modify_other_keys_report();
+        self.listener.send_event(Event::PtyWrite(report));
     }
 
     fn set_scp(&mut self, char_path: ScpCharPath, update_mode: ScpUpdateMode) {

@@ -107,6 +107,7 @@ mod fast;
 mod freeze;
 mod fresh;
 mod history;
+mod keyboard;
 mod keys;
 mod osc;
 mod paint;
@@ -134,7 +135,9 @@ use crate::emu::{Emu, Listener, Tracked, shrink_inactive_alt, with_primary};
 use crate::fast::Parser;
 pub use crate::freeze::FrozenScreen;
 use crate::history::History;
-pub use crate::keys::{KeyPress, MAX_KEY_NAME, NamedKey, UnknownKey};
+use crate::keyboard::Keyboard;
+pub use crate::keyboard::{KeyboardFollower, MAX_KEYBOARD_STACK, kitty};
+pub use crate::keys::{KeyEvent, KeyPress, MAX_KEY_NAME, NamedKey, UnknownKey, decode_key};
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
 pub use crate::transcript::Since;
@@ -268,6 +271,7 @@ struct Engine {
     used: Used,
     /// The last character written, for `CSI b`.
     printed: Option<char>,
+    keyboard: Keyboard,
 }
 
 impl Engine {
@@ -288,6 +292,7 @@ impl Engine {
                 .unwrap_or_else(PoisonError::into_inner),
             used: &mut self.used,
             printed: &mut self.printed,
+            keyboard: &mut self.keyboard,
         };
         self.parser.advance(&mut emu, bytes);
         self.drain(events);
@@ -390,6 +395,7 @@ impl Screen {
                 history: Mutex::new(History::new(scrollback_lines)),
                 used: Used::new(usize::from(size.rows), usize::from(size.cols)),
                 printed: None,
+                keyboard: Keyboard::default(),
             },
             scanner: Scanner::new(),
             interpreter: Interpreter::new(),
@@ -637,10 +643,11 @@ impl Screen {
     /// alternate screen saved there, unless a resize moved the cursor);
     /// while the primary screen is active, what DECSC saved on the
     /// alternate screen (alacritty keeps it for the next visit) is not
-    /// transferred.
+    /// transferred, nor are the kitty keyboard flags it keeps.
     pub fn replay(&self) -> Vec<u8> {
         let mut term = self.engine.lock();
-        serialize::replay(&mut term, &self.engine.tracked, &self.engine.title)
+        let engine = &self.engine;
+        serialize::replay(&mut term, &engine.tracked, &engine.keyboard, &engine.title)
     }
 
     /// Whether the alternate screen (full-screen programs) is active.

@@ -18,13 +18,19 @@ use alacritty_terminal::vte::ansi::{
 };
 
 use crate::emu::{Listener, Tracked, with_primary};
+use crate::keyboard::Keyboard;
 use crate::paint::{Writer, paint};
 use crate::sanitize::{MAX_TITLE_CHARS, sanitize};
 use crate::sgr::Pen;
 
 /// Builds the replay. `term` is only mutated temporarily (to read the
 /// primary screen while the alternate one is active) and restored.
-pub(crate) fn replay(term: &mut Term<Listener>, tracked: &Tracked, title: &str) -> Vec<u8> {
+pub(crate) fn replay(
+    term: &mut Term<Listener>,
+    tracked: &Tracked,
+    keyboard: &Keyboard,
+    title: &str,
+) -> Vec<u8> {
     let columns = term.columns();
     let lines = term.screen_lines();
     let mode = *term.mode();
@@ -39,6 +45,9 @@ pub(crate) fn replay(term: &mut Term<Listener>, tracked: &Tracked, title: &str) 
     // region, absolute addressing, autowrap on, no insert, cursor hidden
     // while painting.
     w.out.push_str("\x1b[?1049l\x1b[0m\x1b]8;;\x1b\\\x1b(B\x1b)B\x1b*B\x1b+B\x0f\x1b[r\x1b[?6l\x1b[?7h\x1b[4l\x1b[?25l\x1b[H\x1b[2J");
+    // Keyboard protocols are pushed, not set: a target that shows several
+    // panes in turn keeps its own stack, so these assume a fresh one.
+    keyboard.replay_primary(&mut w.out);
 
     if mode.contains(TermMode::ALT_SCREEN) {
         let primary_cursor = with_primary(term, |primary| {
@@ -55,6 +64,7 @@ pub(crate) fn replay(term: &mut Term<Listener>, tracked: &Tracked, title: &str) 
         w.pen(Pen::of(&primary_cursor.template));
         designate(&mut w, &primary_cursor.charsets);
         w.out.push_str("\x1b[?1049h\x1b(B\x1b)B\x1b*B\x1b+B");
+        keyboard.replay_alternate(&mut w.out);
         w.pen(Pen::default());
         w.link(None);
         w.out.push_str("\x1b[0m\x1b[H\x1b[2J");

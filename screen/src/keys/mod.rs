@@ -2,13 +2,18 @@
 //! tmux's `C-c` and `BTab` too), and the bytes a program reading a terminal
 //! gets for each, in the modes it asked for.
 //!
-//! The encoding is xterm's, which every agent CLI reads: cursor keys as
+//! The encoding is xterm's, which every agent CLI reads, unless the program
+//! asked for the kitty keyboard protocol or modifyOtherKeys (`modern`):
+//! cursor keys as
 //! `ESC [ A`, or `ESC O A` once the program set DECCKM; modified cursor and
 //! function keys as `ESC [ 1 ; m A` with xterm's modifier number; Ctrl with
 //! a character as its control code; Alt as an ESC before the key.
 
+mod modern;
+
 use std::fmt;
 
+pub use self::modern::{KeyEvent, decode_key};
 use crate::Modes;
 
 /// The longest key name accepted (`shift+pagedown` and the like fit).
@@ -125,10 +130,18 @@ impl KeyPress {
         Ok(press)
     }
 
-    /// The bytes the program gets for this key in `modes`.
+    /// The bytes the program gets for this key in `modes`: the kitty
+    /// protocol's or modifyOtherKeys' form if the program asked for one
+    /// and the key has one, else xterm's.
     pub fn encode(&self, modes: &Modes) -> Vec<u8> {
+        if let Some(bytes) = self.kitty(modes.kitty_flags) {
+            return bytes;
+        }
+        if let Some(bytes) = self.modify_other_keys(modes.modify_other_keys) {
+            return bytes;
+        }
         let mut out = Vec::new();
-        let modifier = 1 + u8::from(self.shift) + 2 * u8::from(self.alt) + 4 * u8::from(self.ctrl);
+        let modifier = self.modifier();
         match self.key {
             NamedKey::Char(c) => self.encode_char(c, &mut out),
             NamedKey::Space => self.encode_char(' ', &mut out),
