@@ -22,7 +22,8 @@ use signal_hook::consts::SIGWINCH;
 use signaltty_protocol::{Revive, ReviveAction, StateFrame, frame, params};
 
 use crate::client::{Client, ClientError, Connection, Endpoint, connect_stream};
-use crate::term::{RawTerminal, SignalGuard, TerminalHandle, watch_signals};
+use crate::term::{KeyboardUndo, RawTerminal, SignalGuard, TerminalHandle, watch_signals};
+use signaltty_screen::{KeyEvent, KeyboardFollower, Modes, decode_key};
 
 /// Parses a detach key such as `C-]`, `^a` or `ctrl-b`.
 pub fn parse_key(spec: &str) -> Result<u8> {
@@ -79,6 +80,12 @@ fn attach_loop(endpoint: &Endpoint, pane: &str, options: Options) -> Result<End>
     let mut connection = Some(connect_stream(endpoint)?);
     let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
     let signals = Signals::install(terminal.handle())?;
+    // Across reattaches: each snapshot pushes the pane's keyboard modes
+    // onto the same terminal again.
+    let mut keyboard = Keyboard {
+        follower: KeyboardFollower::default(),
+        undo: terminal.keyboard_undo(),
+    };
     loop {
         let stream = match connection.take() {
             Some(stream) => stream,
@@ -89,7 +96,7 @@ fn attach_loop(endpoint: &Endpoint, pane: &str, options: Options) -> Result<End>
             endpoint: endpoint.clone(),
             pane: pane.to_string(),
         };
-        match session(stream, keys, options, &terminal, &signals)? {
+        match session(stream, keys, options, &terminal, &signals, &mut keyboard)? {
             End::Reattach => continue,
             other => return Ok(other),
         }
@@ -137,12 +144,30 @@ impl PaneNow {
     }
 }
 
+/// The keyboard protocols the pane's output set on this terminal, and
+/// what takes them back when attach gives the terminal back.
+struct Keyboard {
+    follower: KeyboardFollower,
+    undo: KeyboardUndo,
+}
+
+impl Keyboard {
+    fn follow(&mut self, output: &[u8]) {
+        let before = (self.follower.flags(), self.follower.modify_other_keys());
+        self.follower.feed(output);
+        if (self.follower.flags(), self.follower.modify_other_keys()) != before {
+            self.undo.set(self.follower.undo());
+        }
+    }
+}
+
 fn session(
     connection: Connection,
     mut keys: KeyContext,
     options: Options,
     terminal: &RawTerminal,
     signals: &Signals,
+    keyboard: &mut Keyboard,
 ) -> Result<End> {
     let (rows, cols) = terminal.size();
     let mut attached = crate::stream::attach(
@@ -165,11 +190,14 @@ fn session(
     signals.watch(stream.try_clone()?, writer.clone());
 
     let mut out = std::io::stdout().lock();
-    keyboard(stream.try_clone()?, writer, now.clone(), stop.clone(), keys);
+    read_keys(stream.try_clone()?, writer, now.clone(), stop.clone(), keys);
     let mut shown: Option<(String, Option<i32>)> = Some((reply.state.clone(), reply.exit_code));
     while let Some((kind, payload)) = crate::stream::read_frame(&mut attached.reader) {
         match kind {
-            frame::OUTPUT | frame::SNAPSHOT => out.write_all(&payload)?,
+            frame::OUTPUT | frame::SNAPSHOT => {
+                keyboard.follow(&payload);
+                out.write_all(&payload)?;
+            }
             frame::STATE => {
                 if let Ok(frame) = serde_json::from_slice::<StateFrame>(&payload) {
                     now.set(frame.state == "LIVE", frame.revive.clone());
@@ -231,7 +259,7 @@ struct KeyContext {
 
 /// Forwards keystrokes; the detach key ends the session, and a pane with
 /// no process reads its one-key actions instead.
-fn keyboard(
+fn read_keys(
     stream: UnixStream,
     writer: Arc<Mutex<UnixStream>>,
     now: Arc<PaneNow>,
@@ -249,7 +277,7 @@ fn keyboard(
                     Ok(n) => n,
                 };
                 let input = &buf[..n];
-                if let Some(at) = input.iter().position(|&b| b == keys.detach_key) {
+                if let Some(at) = detach_at(input, keys.detach_key) {
                     send(&writer, frame::INPUT, &input[..at]);
                     stop.detached.store(true, Ordering::SeqCst);
                     break;
@@ -290,6 +318,28 @@ fn keyboard(
     if let Err(e) = spawned {
         eprintln!("signaltty: could not read the keyboard: {e}");
     }
+}
+
+/// Where the detach key starts in `input`: its byte, or the kitty
+/// protocol's or modifyOtherKeys' form of it (`C-]` as `CSI 93 ; 5 u`)
+/// once the pane asked the terminal for one.
+fn detach_at(input: &[u8], detach_key: u8) -> Option<usize> {
+    let byte = input.iter().position(|&b| b == detach_key);
+    let modern = (0..input.len())
+        .filter(|&at| input[at..].starts_with(b"\x1b["))
+        .find(|&at| {
+            let Some(end) = input[at + 2..]
+                .iter()
+                .position(|b| (0x40..=0x7e).contains(b))
+            else {
+                return false;
+            };
+            match decode_key(&input[at..at + 2 + end + 1]) {
+                Some(KeyEvent::Press(press)) => press.encode(&Modes::default()) == [detach_key],
+                _ => false,
+            }
+        });
+    byte.into_iter().chain(modern).min()
 }
 
 fn act(keys: &KeyContext, action: ReviveAction) -> Result<(), ClientError> {
@@ -365,6 +415,17 @@ impl Signals {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_detach_key_is_found_in_every_encoding() {
+        assert_eq!(detach_at(b"ls\x1d", 0x1d), Some(2));
+        assert_eq!(detach_at(b"ls\x1b[93;5u", 0x1d), Some(2));
+        assert_eq!(detach_at(b"\x1b[93;5:1u", 0x1d), Some(0));
+        assert_eq!(detach_at(b"x\x1b[27;5;93~", 0x1d), Some(1));
+        assert_eq!(detach_at(b"\x1b[93;5:3u", 0x1d), None, "a release");
+        assert_eq!(detach_at(b"\x1b[93u\x1b[13;2u\x1b[", 0x1d), None);
+        assert_eq!(detach_at(b"\x1b[98;5u", 0x02), Some(0));
+    }
 
     #[test]
     fn detach_keys_parse() {

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// What leaves every mode a program (or a client) may have turned on:
 /// alternate screen, cursor keys, keypad, mouse, focus events, paste, the
@@ -12,6 +13,25 @@ pub const RESET: &[u8] = b"\x1b[0m\x1b[?1049l\x1b[?25h\x1b[?1l\x1b>\x1b[?1000l\x
 pub struct RawTerminal {
     fd: i32,
     saved: libc::termios,
+    undo: KeyboardUndo,
+}
+
+/// The bytes that take back the keyboard protocols a client set on the
+/// terminal (kitty flags it pushed, modifyOtherKeys), shared with whoever
+/// sets them: they are stacked modes, which [`RESET`] cannot reset without
+/// popping the user's shell's own, so each client undoes exactly its own.
+#[derive(Clone, Debug, Default)]
+pub struct KeyboardUndo(Arc<Mutex<Vec<u8>>>);
+
+impl KeyboardUndo {
+    /// What to write when the terminal is given back, replacing what was.
+    pub fn set(&self, bytes: Vec<u8>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = bytes;
+    }
+
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
 }
 
 /// A terminal's size, readable from any thread.
@@ -58,7 +78,17 @@ impl RawTerminal {
         if unsafe { libc::tcsetattr(fd, libc::TCSANOW, &raw) } != 0 {
             return Err(std::io::Error::last_os_error());
         }
-        Ok(RawTerminal { fd, saved })
+        Ok(RawTerminal {
+            fd,
+            saved,
+            undo: KeyboardUndo::default(),
+        })
+    }
+
+    /// Where to leave the bytes that undo keyboard protocols set on this
+    /// terminal; they are written first when it is given back.
+    pub fn keyboard_undo(&self) -> KeyboardUndo {
+        self.undo.clone()
     }
 
     pub fn size(&self) -> (u16, u16) {
@@ -75,6 +105,9 @@ impl Drop for RawTerminal {
         // What was drawn has no picture of "before" to go back to: reset
         // every mode and clear.
         let mut out = std::io::stdout();
+        // Before RESET, which leaves the alternate screen: a stack pushed
+        // there is popped there.
+        let _ = out.write_all(&self.undo.take());
         let _ = out.write_all(RESET);
         let _ = out.flush();
         // SAFETY: tcsetattr reads the termios we saved.

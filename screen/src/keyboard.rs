@@ -218,8 +218,10 @@ fn pop_all(stack: &[u8], out: &mut String) {
 /// Whether a private mode switches a real terminal between its primary
 /// and alternate screens (47, 1047, 1049; alacritty only knows 1049).
 fn swaps_screens(mode: &PrivateMode) -> bool {
-    matches!(mode, PrivateMode::Named(NamedPrivateMode::SwapScreenAndSetRestoreCursor))
-        || matches!(mode, PrivateMode::Unknown(47 | 1047))
+    matches!(
+        mode,
+        PrivateMode::Named(NamedPrivateMode::SwapScreenAndSetRestoreCursor)
+    ) || matches!(mode, PrivateMode::Unknown(47 | 1047))
 }
 
 /// Follows the keyboard protocols a stream of program output sets on the
@@ -346,7 +348,10 @@ mod tests {
             f.feed(b"\x1b[>1u");
         }
         assert_eq!(f.keyboard.primary.len(), MAX_KEYBOARD_STACK);
-        assert_eq!(f.undo(), format!("\x1b[<{}u", MAX_KEYBOARD_STACK - 1).as_bytes());
+        assert_eq!(
+            f.undo(),
+            format!("\x1b[<{}u", MAX_KEYBOARD_STACK - 1).as_bytes()
+        );
     }
 
     #[test]
@@ -400,7 +405,11 @@ mod tests {
         assert_eq!(events, replies);
         let (copy, _) = screen_fed(&screen.replay());
         assert_eq!(copy.modes(), modes);
-        assert_eq!(screen.freeze().thaw().modes(), modes, "a frozen pane keeps them");
+        assert_eq!(
+            screen.freeze().thaw().modes(),
+            modes,
+            "a frozen pane keeps them"
+        );
         let (alt, _) = screen_fed(b"\x1b[>1u\x1b[?1049h\x1b[>5u");
         assert_eq!(alt.modes().kitty_flags, 5);
         let (copy, _) = screen_fed(&alt.replay());

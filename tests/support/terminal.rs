@@ -9,13 +9,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
-use signaltty_screen::{Screen, Size, Style};
+use signaltty_screen::{Screen, ScreenEvent, Size, Style};
 
 use super::wait_for;
 
+type Writer = Arc<Mutex<Box<dyn Write + Send>>>;
+
 pub struct Terminal {
     master: Box<dyn MasterPty + Send>,
-    writer: Box<dyn Write + Send>,
+    writer: Writer,
     child: Box<dyn portable_pty::Child + Send + Sync>,
     screen: Arc<Mutex<Screen>>,
     /// While set, the terminal stops reading: the program's writes block.
@@ -25,6 +27,18 @@ pub struct Terminal {
 impl Terminal {
     /// Runs `command` (its program, args and env) in a fresh PTY.
     pub fn run(command: &Command, rows: u16, cols: u16) -> Terminal {
+        Terminal::start(command, rows, cols, false)
+    }
+
+    /// As [`Terminal::run`], but the terminal answers the program's
+    /// queries as its emulator does (cursor position, device attributes,
+    /// and the kitty keyboard protocol's `CSI ? u`: a terminal that speaks
+    /// it).
+    pub fn answering(command: &Command, rows: u16, cols: u16) -> Terminal {
+        Terminal::start(command, rows, cols, true)
+    }
+
+    fn start(command: &Command, rows: u16, cols: u16, answers: bool) -> Terminal {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -47,8 +61,8 @@ impl Terminal {
         let screen = Arc::new(Mutex::new(Screen::new(Size { rows, cols }, 1000)));
         let paused = Arc::new(AtomicBool::new(false));
         let mut reader = pair.master.try_clone_reader().expect("reader");
-        let writer = pair.master.take_writer().expect("writer");
-        let (feed, pause) = (screen.clone(), paused.clone());
+        let writer: Writer = Arc::new(Mutex::new(pair.master.take_writer().expect("writer")));
+        let (feed, pause, answer) = (screen.clone(), paused.clone(), writer.clone());
         std::thread::spawn(move || {
             let mut buf = [0u8; 16384];
             let mut events = Vec::new();
@@ -62,7 +76,14 @@ impl Terminal {
                         if let Ok(mut screen) = feed.lock() {
                             screen.feed(&buf[..n], &mut events);
                         }
-                        events.clear();
+                        for event in events.drain(..) {
+                            if let (true, ScreenEvent::Reply(bytes)) = (answers, event)
+                                && let Ok(mut writer) = answer.lock()
+                            {
+                                let _ = writer.write_all(&bytes);
+                                let _ = writer.flush();
+                            }
+                        }
                     }
                 }
             }
@@ -79,6 +100,14 @@ impl Terminal {
     /// The modes the program turned on (mouse reporting, paste…).
     pub fn modes(&self) -> signaltty_screen::Modes {
         self.screen.lock().map(|s| s.modes()).unwrap_or_default()
+    }
+
+    /// Feeds the emulator as if the program had written `bytes`, to look
+    /// at state the program left behind (the alternate screen it left).
+    pub fn feed_screen(&self, bytes: &[u8]) {
+        if let Ok(mut screen) = self.screen.lock() {
+            screen.feed(bytes, &mut Vec::new());
+        }
     }
 
     /// The visible screen, trailing blanks trimmed.
@@ -114,8 +143,9 @@ impl Terminal {
     }
 
     pub fn type_bytes(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).expect("type");
-        self.writer.flush().expect("flush");
+        let mut writer = self.writer.lock().expect("the terminal's writer");
+        writer.write_all(bytes).expect("type");
+        writer.flush().expect("flush");
     }
 
     pub fn resize(&self, rows: u16, cols: u16) {

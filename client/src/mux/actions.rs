@@ -17,7 +17,11 @@ impl Mux {
     pub(super) fn act(&mut self, action: Action) {
         match action {
             Action::SendPrefix => {
-                let raw = self.prefix_raw.clone();
+                let modes = self.focused_modes();
+                let raw = self
+                    .keyboard
+                    .for_pane(&self.prefix_raw, &modes)
+                    .into_owned();
                 self.send_focused(&raw);
             }
             Action::SplitRight => self.split(Direction::Right),

@@ -4,11 +4,15 @@
 //! carries the exact bytes it was made of, so whatever the multiplexer does
 //! not handle itself reaches the pane unchanged. Sequences the multiplexer
 //! handles are taken out: SGR mouse reports, bracketed paste markers (the
-//! paste inside is passed through in pieces, never buffered whole) and
-//! focus events. An escape sequence cut by a read waits for the rest; a
+//! paste inside is passed through in pieces, never buffered whole), focus
+//! events and the terminal's answers about its keyboard protocol. Keys in
+//! the kitty protocol's or modifyOtherKeys' form are named as their legacy
+//! bytes would be, and keep their own. An escape sequence cut by a read waits for the rest; a
 //! lone ESC is a key once [`ESCAPE_WAIT`] passes without more.
 
 use std::time::Duration;
+
+use signaltty_screen::{KeyEvent, Modes, decode_key};
 
 use super::geometry::Towards;
 use super::keys::Key;
@@ -32,6 +36,17 @@ pub enum Token {
     Paste(Vec<u8>),
     PasteEnd,
     Focus(bool),
+    /// A key event that acts on nothing: a key let go, or a modifier
+    /// alone (kitty's event types and all-keys flag). Only a pane that
+    /// asked for those gets it.
+    Inert(Vec<u8>),
+    /// The terminal's answer to `CSI ? u`: it speaks the kitty keyboard
+    /// protocol, with these flags active.
+    KeyboardFlags(u8),
+    /// The terminal's answer to `CSI c` (primary device attributes), which
+    /// every terminal gives: asked after `CSI ? u`, it ends the wait for
+    /// that answer.
+    DeviceAttributes,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -282,9 +297,40 @@ fn csi(bytes: &[u8]) -> Step {
         (b"201", b'~') => Token::PasteEnd,
         (b"", b'I') => Token::Focus(true),
         (b"", b'O') => Token::Focus(false),
+        ([b'?', flags @ ..], b'u') => match std::str::from_utf8(flags).map(str::parse) {
+            Ok(Ok(flags)) => Token::KeyboardFlags(flags),
+            _ => key(Key::Other, raw),
+        },
+        ([b'?', ..], b'c') => Token::DeviceAttributes,
+        _ if is_modern_key(params, last) => modern_key(raw),
         _ => key(csi_key(params, last), raw),
     };
     Step::Token(token, used)
+}
+
+/// A key as the kitty protocol or modifyOtherKeys sends it: `CSI … u`,
+/// `CSI 27 ; m ; code ~`, or any key with kitty's `:event` after its
+/// modifiers.
+fn is_modern_key(params: &[u8], last: u8) -> bool {
+    last == b'u' || (last == b'~' && params.starts_with(b"27;")) || params.contains(&b':')
+}
+
+/// A modern key as the multiplexer names it: the key its legacy bytes
+/// would be (so `C-b` is the prefix however it came), its own bytes kept.
+fn modern_key(raw: &[u8]) -> Token {
+    match decode_key(raw) {
+        Some(KeyEvent::Press(press)) => {
+            let legacy = press.encode(&Modes::default());
+            let named = match parse(&legacy) {
+                _ if legacy == b"\x1b" => Key::Escape,
+                Step::Token(Token::Key { key, .. }, used) if used == legacy.len() => key,
+                _ => Key::Other,
+            };
+            key(named, raw)
+        }
+        Some(KeyEvent::Inert) => Token::Inert(raw.to_vec()),
+        None => key(Key::Other, raw),
+    }
 }
 
 fn csi_key(params: &[u8], last: u8) -> Key {
@@ -492,6 +538,42 @@ mod tests {
         assert_eq!(
             tokens(&[b"\x1b[I\x1b[O"]),
             vec![Token::Focus(true), Token::Focus(false)]
+        );
+    }
+
+    #[test]
+    fn kitty_and_modify_other_keys_keys_are_named_as_their_legacy_bytes() {
+        let cases: &[(&[u8], Key)] = &[
+            (b"\x1b[98;5u", Key::Ctrl('b')),
+            (b"\x1b[98;5:2u", Key::Ctrl('b')),
+            (b"\x1b[27;5;98~", Key::Ctrl('b')),
+            (b"\x1b[27u", Key::Escape),
+            (b"\x1b[13;2u", Key::Enter),
+            (b"\x1b[120;3u", Key::Alt('x')),
+            (b"\x1b[1;3:1D", Key::AltArrow(Towards::Left)),
+            (b"\x1b[97u", Key::Char('a')),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(tokens(&[bytes]), vec![key(*want, bytes)], "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn releases_and_the_terminals_answers_are_tokens_of_their_own() {
+        assert_eq!(
+            tokens(&[b"\x1b[98;5:3u\x1b[57441;2u"]),
+            vec![
+                Token::Inert(b"\x1b[98;5:3u".to_vec()),
+                Token::Inert(b"\x1b[57441;2u".to_vec())
+            ]
+        );
+        assert_eq!(
+            tokens(&[b"\x1b[?7u\x1b[?62;22c\x1b[?u"]),
+            vec![
+                Token::KeyboardFlags(7),
+                Token::DeviceAttributes,
+                key(Key::Other, b"\x1b[?u")
+            ]
         );
     }
 }

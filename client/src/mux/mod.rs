@@ -34,6 +34,7 @@ mod edit;
 mod frame;
 mod geometry;
 mod input;
+mod keyboard;
 mod keys;
 mod modal;
 mod mouse;
@@ -108,7 +109,8 @@ pub fn run(endpoint: &Endpoint, workspace: Option<&str>) -> Result<ExitCode> {
         let _ = signals.send(Event::Signal(signal));
     })?;
     read_stdin(events.clone())?;
-    let mut mux = Mux::new(server, config, workspace, events, terminal.size());
+    let keyboard = keyboard::OuterKeyboard::new(terminal.keyboard_undo());
+    let mut mux = Mux::new(server, config, workspace, events, terminal.size(), keyboard);
     mux.start();
     let end = mux.run(&inbox);
     mux.stop();
@@ -203,6 +205,8 @@ pub struct Mux {
     /// The server said something changed: list again.
     changed: bool,
     end: Option<End>,
+    /// The user's terminal's keyboard protocol, following the focused pane.
+    keyboard: keyboard::OuterKeyboard,
 }
 
 impl Mux {
@@ -212,8 +216,10 @@ impl Mux {
         workspace: String,
         events: Sender<Event>,
         size: (u16, u16),
+        keyboard: keyboard::OuterKeyboard,
     ) -> Mux {
         Mux {
+            keyboard,
             server,
             config,
             events,
@@ -249,6 +255,7 @@ impl Mux {
             modes.push_str("\x1b[?1000h\x1b[?1002h\x1b[?1006h");
         }
         self.write(modes.as_bytes());
+        self.write(keyboard::QUERY);
         self.refresh();
         self.focus_workspace();
         self.draw();
@@ -280,6 +287,7 @@ impl Mux {
             if let Some(end) = self.end {
                 return end;
             }
+            self.follow_keyboard();
             self.draw_if_due();
         }
     }
@@ -361,22 +369,47 @@ impl Mux {
         }
     }
 
+    /// Keeps the user's terminal sending keys as the focused pane asked.
+    fn follow_keyboard(&mut self) {
+        let modes = self.focused_pane().map(|id| self.modes_of(&id));
+        let bytes = self.keyboard.follow(modes.as_ref());
+        if !bytes.is_empty() {
+            self.write(&bytes);
+        }
+    }
+
     fn on_tokens(&mut self, tokens: Vec<Token>) {
         let mut typed: Vec<u8> = Vec::new();
+        let mut modes = self.focused_modes();
         for token in tokens {
-            if let Token::Key { key, raw } = &token
-                && matches!(self.mode, Mode::Normal)
-                && !self.takes_key(*key)
-                && !self.focused_is_tombstone()
+            if let Token::Key { raw, .. } | Token::Inert(raw) = &token
+                && self.types(&token)
             {
                 // The common case, typing: gathered into one write.
-                typed.extend_from_slice(raw);
+                typed.extend_from_slice(&self.keyboard.for_pane(raw, &modes));
                 continue;
             }
             self.send_focused(&std::mem::take(&mut typed));
             self.on_token(token);
+            modes = self.focused_modes();
         }
         self.send_focused(&typed);
+    }
+
+    /// Whether `token` is typing into the focused pane.
+    fn types(&self, token: &Token) -> bool {
+        let typing = matches!(self.mode, Mode::Normal) && !self.focused_is_tombstone();
+        match token {
+            Token::Key { key, .. } => typing && !self.takes_key(*key),
+            Token::Inert(_) => typing,
+            _ => false,
+        }
+    }
+
+    fn focused_modes(&self) -> signaltty_screen::Modes {
+        self.focused_pane()
+            .map(|id| self.modes_of(&id))
+            .unwrap_or_default()
     }
 
     fn on_token(&mut self, token: Token) {
@@ -393,6 +426,10 @@ impl Mux {
                 }
             }
             Token::Key { key, raw } => self.on_key(key, raw),
+            // A key let go outside of typing acts on nothing.
+            Token::Inert(_) => {}
+            Token::KeyboardFlags(_) => self.keyboard.speaks_kitty(),
+            Token::DeviceAttributes => self.keyboard.answered_attributes(),
         }
     }
 

@@ -332,7 +332,11 @@ mod tests {
         let modes = kitty_modes(kitty::DISAMBIGUATE | kitty::ALL_KEYS);
         for name in ["shift+enter", "ctrl+c", "alt+x", "esc", "ctrl+alt+d", "tab"] {
             let bytes = press(name).encode(&modes);
-            assert_eq!(decode_key(&bytes), Some(KeyEvent::Press(press(name))), "{name}");
+            assert_eq!(
+                decode_key(&bytes),
+                Some(KeyEvent::Press(press(name))),
+                "{name}"
+            );
         }
     }
 }

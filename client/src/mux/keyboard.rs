@@ -1,0 +1,225 @@
+//! The user's terminal's keyboard protocol, kept to what the focused pane
+//! asked for.
+//!
+//! A program that enables the kitty keyboard protocol (Claude Code and
+//! Codex do, for Shift+Enter) or modifyOtherKeys asked *its* terminal,
+//! which here is the pane's screen on the server. For its keys to arrive
+//! encoded that way, the user's terminal has to send them so: the
+//! multiplexer asks it once whether it speaks the kitty protocol (`CSI ? u`,
+//! then `CSI c`, which every terminal answers, so a missing answer to the
+//! first is known without a timeout), then pushes the focused pane's flags
+//! onto it and pops them when focus moves or the multiplexer exits. A
+//! terminal without the kitty protocol gets modifyOtherKeys instead, and
+//! its `CSI 27 ; m ; code ~` keys are re-encoded as the pane asked.
+//!
+//! Keys always go to the focused pane. When what the terminal sends is not
+//! what the pane asked for (focus just moved, or the terminal cannot), the
+//! key is decoded and encoded again for the pane; a key let go is dropped.
+
+use std::borrow::Cow;
+
+use signaltty_screen::{KeyEvent, Modes, decode_key, kitty};
+
+use crate::term::KeyboardUndo;
+
+/// Asked once at start: the kitty flags, then device attributes.
+pub const QUERY: &[u8] = b"\x1b[?u\x1b[c";
+
+/// What the user's terminal was found to speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Support {
+    /// No answer yet: nothing is changed on it.
+    Unknown,
+    Kitty,
+    /// Answered device attributes but not `CSI ? u`.
+    Legacy,
+}
+
+/// A keyboard encoding: kitty flags and a modifyOtherKeys level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Encoding {
+    kitty_flags: u8,
+    modify_other_keys: u8,
+}
+
+impl Encoding {
+    fn of(modes: &Modes) -> Encoding {
+        Encoding {
+            kitty_flags: modes.kitty_flags,
+            modify_other_keys: modes.modify_other_keys,
+        }
+    }
+}
+
+pub struct OuterKeyboard {
+    support: Support,
+    /// What the terminal sends now (what this multiplexer set on it).
+    set: Encoding,
+    undo: KeyboardUndo,
+}
+
+impl OuterKeyboard {
+    /// `undo` is where the bytes that put the terminal back are kept for
+    /// whoever gives the terminal back, however the multiplexer ends.
+    pub fn new(undo: KeyboardUndo) -> OuterKeyboard {
+        OuterKeyboard {
+            support: Support::Unknown,
+            set: Encoding::default(),
+            undo,
+        }
+    }
+
+    /// The terminal answered `CSI ? u`.
+    pub fn speaks_kitty(&mut self) {
+        self.support = Support::Kitty;
+    }
+
+    /// The terminal answered `CSI c`; without a kitty answer before it,
+    /// it does not speak the protocol.
+    pub fn answered_attributes(&mut self) {
+        if self.support == Support::Unknown {
+            self.support = Support::Legacy;
+        }
+    }
+
+    /// The encoding to set on the terminal for a pane with `pane` modes.
+    fn wanted(&self, pane: &Modes) -> Encoding {
+        match self.support {
+            Support::Unknown => Encoding::default(),
+            Support::Kitty => Encoding::of(pane),
+            Support::Legacy => Encoding {
+                kitty_flags: 0,
+                modify_other_keys: if pane.kitty_flags & (kitty::DISAMBIGUATE | kitty::ALL_KEYS)
+                    != 0
+                {
+                    2
+                } else {
+                    pane.modify_other_keys
+                },
+            },
+        }
+    }
+
+    /// The bytes that make the terminal send keys as `focused` (the
+    /// focused pane's modes, `None` for no pane) asked; empty when it
+    /// already does.
+    pub fn follow(&mut self, focused: Option<&Modes>) -> Vec<u8> {
+        let wanted = focused.map_or_else(Encoding::default, |modes| self.wanted(modes));
+        if wanted == self.set {
+            return Vec::new();
+        }
+        let mut out = String::new();
+        if wanted.kitty_flags != self.set.kitty_flags {
+            if self.set.kitty_flags != 0 {
+                out.push_str("\x1b[<u");
+            }
+            if wanted.kitty_flags != 0 {
+                out.push_str(&format!("\x1b[>{}u", wanted.kitty_flags));
+            }
+        }
+        if wanted.modify_other_keys != self.set.modify_other_keys {
+            match wanted.modify_other_keys {
+                0 => out.push_str("\x1b[>4m"),
+                level => out.push_str(&format!("\x1b[>4;{level}m")),
+            }
+        }
+        self.set = wanted;
+        self.undo.set(self.undo_bytes());
+        out.into_bytes()
+    }
+
+    /// What takes back what this multiplexer set.
+    fn undo_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        if self.set.kitty_flags != 0 {
+            out.extend_from_slice(b"\x1b[<u");
+        }
+        if self.set.modify_other_keys != 0 {
+            out.extend_from_slice(b"\x1b[>4m");
+        }
+        out
+    }
+
+    /// A key's bytes as the pane with `pane` modes asked for them; they
+    /// pass unchanged when the terminal sends what the pane asked for.
+    /// A pane that asked for nothing gets legacy bytes whatever arrives.
+    pub fn for_pane<'a>(&self, raw: &'a [u8], pane: &Modes) -> Cow<'a, [u8]> {
+        let asked = Encoding::of(pane);
+        if asked == self.set && asked != Encoding::default() {
+            return Cow::Borrowed(raw);
+        }
+        match decode_key(raw) {
+            Some(KeyEvent::Press(press)) => Cow::Owned(press.encode(pane)),
+            Some(KeyEvent::Inert) => Cow::Borrowed(&[]),
+            // Legacy bytes: what the terminal sent is all there is.
+            None => Cow::Borrowed(raw),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pane(kitty_flags: u8, modify_other_keys: u8) -> Modes {
+        Modes {
+            kitty_flags,
+            modify_other_keys,
+            ..Modes::default()
+        }
+    }
+
+    fn kitty_terminal() -> (OuterKeyboard, KeyboardUndo) {
+        let undo = KeyboardUndo::default();
+        let mut outer = OuterKeyboard::new(undo.clone());
+        outer.speaks_kitty();
+        outer.answered_attributes();
+        (outer, undo)
+    }
+
+    #[test]
+    fn nothing_changes_before_the_terminal_answers() {
+        let mut outer = OuterKeyboard::new(KeyboardUndo::default());
+        assert_eq!(outer.follow(Some(&pane(1, 0))), b"");
+    }
+
+    #[test]
+    fn a_kitty_terminal_follows_the_focused_pane_and_is_put_back() {
+        let (mut outer, undo) = kitty_terminal();
+        assert_eq!(outer.follow(Some(&pane(0, 0))), b"");
+        assert_eq!(outer.follow(Some(&pane(1, 0))), b"\x1b[>1u");
+        assert_eq!(undo.take(), b"\x1b[<u");
+        assert_eq!(outer.follow(Some(&pane(1, 0))), b"", "already so");
+        assert_eq!(outer.follow(Some(&pane(7, 0))), b"\x1b[<u\x1b[>7u");
+        assert_eq!(outer.follow(None), b"\x1b[<u");
+        assert_eq!(undo.take(), b"");
+    }
+
+    #[test]
+    fn a_terminal_without_kitty_gets_modify_other_keys() {
+        let undo = KeyboardUndo::default();
+        let mut outer = OuterKeyboard::new(undo.clone());
+        outer.answered_attributes();
+        assert_eq!(outer.follow(Some(&pane(1, 0))), b"\x1b[>4;2m");
+        assert_eq!(undo.take(), b"\x1b[>4m");
+        // Its Shift+Enter reaches the kitty pane as kitty's.
+        assert_eq!(
+            outer.for_pane(b"\x1b[27;2;13~", &pane(1, 0)).as_ref(),
+            b"\x1b[13;2u"
+        );
+        assert_eq!(outer.follow(Some(&pane(0, 0))), b"\x1b[>4m");
+    }
+
+    #[test]
+    fn keys_are_encoded_again_only_for_a_pane_that_asked_otherwise() {
+        let (mut outer, _) = kitty_terminal();
+        outer.follow(Some(&pane(3, 0)));
+        assert_eq!(outer.set.kitty_flags, 3);
+        let release = b"\x1b[13;2:3u";
+        assert_eq!(outer.for_pane(release, &pane(3, 0)).as_ref(), release);
+        assert_eq!(outer.for_pane(release, &pane(0, 0)).as_ref(), b"");
+        assert_eq!(outer.for_pane(b"\x1b[99;5u", &pane(0, 0)).as_ref(), b"\x03");
+        assert_eq!(outer.for_pane(b"\x1b[13;2u", &pane(0, 0)).as_ref(), b"\r");
+        assert_eq!(outer.for_pane(b"ls", &pane(0, 0)).as_ref(), b"ls");
+    }
+}
