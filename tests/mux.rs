@@ -86,8 +86,16 @@ fn find(text: &str, needle: &str) -> Option<(usize, usize)> {
 }
 
 /// `stty size` of a shell pane, as it answers.
-fn stty_size(server: &TestServer, pane: &str) -> String {
-    wait_for("the pane's size", Duration::from_secs(15), || {
+/// Waits until the pane's program reads `want` (`rows cols`) from `stty
+/// size`: a resize reaches the PTY a little after the layout changes.
+fn wait_size(server: &TestServer, pane: &str, want: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let mut seen = String::new();
+    while seen != want {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pane {pane} is {seen:?} after 15s, not {want:?}"
+        );
         server.ctl_ok(&[
             "send",
             pane,
@@ -96,11 +104,10 @@ fn stty_size(server: &TestServer, pane: &str) -> String {
         ]);
         std::thread::sleep(Duration::from_millis(200));
         let screen = server.ctl_ok(&["read", pane]);
-        screen
-            .lines()
-            .find_map(|l| l.strip_prefix("size="))
-            .map(str::to_string)
-    })
+        if let Some(size) = screen.lines().find_map(|l| l.strip_prefix("size=")) {
+            seen = size.to_string();
+        }
+    }
 }
 
 fn detach(terminal: &mut Terminal) {
@@ -133,8 +140,8 @@ fn panes_sit_side_by_side_at_the_columns_their_ratios_give() {
     assert_eq!(find(&text, "RIGHT-MARK").map(|p| p.1), Some(23), "{text}");
     // Each PTY has exactly its cells: 24 rows less the tab bar, the
     // status line and the pane's own top border.
-    assert_eq!(stty_size(&server, &left), "21 22");
-    assert_eq!(stty_size(&server, &right), "21 67");
+    wait_size(&server, &left, "21 22");
+    wait_size(&server, &right, "21 67");
     detach(&mut terminal);
 }
 
@@ -188,13 +195,13 @@ fn splits_focus_moves_and_zoom_follow_the_keys() {
         prefix(&mut terminal, key);
         wait_active(&server, "keys", expect);
     }
-    assert_eq!(stty_size(&server, &right), "10 44");
+    wait_size(&server, &right, "10 44");
     prefix(&mut terminal, b"z");
     terminal.wait_text("the zoom badge", |t| t.contains("zoomed"));
-    assert_eq!(stty_size(&server, &right), "21 90");
+    wait_size(&server, &right, "21 90");
     prefix(&mut terminal, b"z");
     terminal.wait_text("unzoomed", |t| !t.contains("zoomed"));
-    assert_eq!(stty_size(&server, &right), "10 44");
+    wait_size(&server, &right, "10 44");
     detach(&mut terminal);
 }
 
@@ -448,8 +455,8 @@ fn the_mouse_focuses_panes_and_drags_the_border() {
             .unwrap();
         ((ratio - 30.0 / 89.0).abs() < 0.01).then_some(())
     });
-    assert_eq!(stty_size(&server, &left), "21 30");
-    assert_eq!(stty_size(&server, &right), "21 59");
+    wait_size(&server, &left, "21 30");
+    wait_size(&server, &right, "21 59");
     // A click on the tab bar picks a tab.
     server.ctl_ok(&["tab", "new", &ws, "--title", "second"]);
     let text = terminal.wait_text("the second tab", |t| t.contains("1:second"));
@@ -499,11 +506,11 @@ fn the_outer_terminal_resized_resizes_every_visible_pane() {
     let right = server.ctl_ok(&["new", &ws]);
     let mut terminal = open(&server, "resize", ROWS, COLS);
     // 89 columns to share: 44.5 rounds to 45 on the left.
-    assert_eq!(stty_size(&server, &left), "21 45");
-    assert_eq!(stty_size(&server, &right), "21 44");
+    wait_size(&server, &left, "21 45");
+    wait_size(&server, &right, "21 44");
     terminal.resize(30, 61);
-    assert_eq!(stty_size(&server, &left), "27 30");
-    assert_eq!(stty_size(&server, &right), "27 30");
+    wait_size(&server, &left, "27 30");
+    wait_size(&server, &right, "27 30");
     detach(&mut terminal);
 }
 
@@ -737,8 +744,8 @@ fn zoom_twice_gives_the_exact_layout_back() {
     // The border where it was: the right pane starts at the same column.
     assert_eq!(find(&after, "RIGHT-MARK"), find(&before, "RIGHT-MARK"));
     assert_eq!(find(&after, "LEFT-MARK"), find(&before, "LEFT-MARK"));
-    assert_eq!(stty_size(&server, &left), "21 45");
-    assert_eq!(stty_size(&server, &right), "21 44");
+    wait_size(&server, &left, "21 45");
+    wait_size(&server, &right, "21 44");
     detach(&mut terminal);
 }
 
@@ -807,8 +814,7 @@ fn panes_swap_resize_break_and_move_by_key() {
     let right = server.ctl_ok(&["new", &ws]);
     let mut terminal = open(&server, "pkeys", ROWS, COLS);
     wait_active(&server, "pkeys", &right);
-    let before = stty_size(&server, &right);
-    assert_eq!(before, "21 44");
+    wait_size(&server, &right, "21 44");
 
     // Swap: right is first now, and still focused.
     prefix(&mut terminal, b"{");
@@ -816,7 +822,7 @@ fn panes_swap_resize_break_and_move_by_key() {
         (pane_ids(&active_tab(&server, "pkeys")) == [right.clone(), left.clone()]).then_some(())
     });
     wait_active(&server, "pkeys", &right);
-    assert_eq!(stty_size(&server, &right), "21 45", "it has the left cells");
+    wait_size(&server, &right, "21 45");
     prefix(&mut terminal, b"}");
     wait_for("swapped back", Duration::from_secs(15), || {
         (pane_ids(&active_tab(&server, "pkeys")) == [left.clone(), right.clone()]).then_some(())
@@ -829,8 +835,8 @@ fn panes_swap_resize_break_and_move_by_key() {
     wait_for("the border 10 cells left", Duration::from_secs(15), || {
         ((root_ratio(&server, "pkeys") - 35.0 / 89.0).abs() < 0.001).then_some(())
     });
-    assert_eq!(stty_size(&server, &right), "21 54");
-    assert_eq!(stty_size(&server, &left), "21 35");
+    wait_size(&server, &right, "21 54");
+    wait_size(&server, &left, "21 35");
     prefix(&mut terminal, b"\x1b[1;5C");
     wait_for("the border 1 cell right", Duration::from_secs(15), || {
         ((root_ratio(&server, "pkeys") - 36.0 / 89.0).abs() < 0.001).then_some(())
@@ -849,7 +855,7 @@ fn panes_swap_resize_break_and_move_by_key() {
     wait_for("a tab of its own", Duration::from_secs(15), || {
         (pane_ids(&active_tab(&server, "pkeys")) == [right.clone()]).then_some(())
     });
-    assert_eq!(stty_size(&server, &right), "21 90");
+    wait_size(&server, &right, "21 90");
     // Move: back into tab 0, beside its active pane.
     prefix(&mut terminal, b"m");
     terminal.wait_text("the question", |t| t.contains("move the pane to tab"));
@@ -868,17 +874,17 @@ fn panes_swap_resize_break_and_move_by_key() {
     };
     assert_eq!(last_pid(&again), last_pid(&pid), "the same process");
 
+    // The help is drawn in more than one write: wait for all of it.
     prefix(&mut terminal, b"?");
-    let help = terminal.wait_text("the help", |t| t.contains("split right"));
-    for line in [
+    let lines = [
+        "split right",
         "swap with the next pane",
         "resize by 5",
         "M-arrows",
         "C-arrows",
         "break",
-    ] {
-        assert!(help.contains(line), "{line}: {help}");
-    }
+    ];
+    terminal.wait_text("the help", |t| lines.iter().all(|line| t.contains(line)));
     keys(&mut terminal, b"q");
     detach(&mut terminal);
 }
