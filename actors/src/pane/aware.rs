@@ -27,8 +27,8 @@ use signaltty_persistence::{AgentRecord, Attention, Lifecycle};
 use signaltty_screen::Style;
 use tracing::{debug, info};
 
-use super::procfs::{self, Foreground};
 use super::{Pane, PaneMsg};
+use crate::procfs::{self, Foreground};
 use signaltty_adapters::AgentFacts;
 
 /// How soon after output the pane is looked at.
@@ -171,7 +171,7 @@ impl Pane {
             let target = myself.clone();
             let spawn = self.spawn;
             tokio::task::spawn_blocking(move || {
-                let facts = procfs::read(pgid);
+                let facts = procfs::foreground(pgid);
                 let _ = target.cast(PaneMsg::Foreground { spawn, pgid, facts });
             });
         }

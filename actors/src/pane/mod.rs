@@ -12,7 +12,6 @@ mod flood;
 mod freezer;
 pub mod input;
 pub mod process;
-pub mod procfs;
 pub mod prompt;
 pub mod pty;
 pub mod reaper;
@@ -241,7 +240,7 @@ pub enum PaneMsg {
     Foreground {
         spawn: u64,
         pgid: i32,
-        facts: Option<procfs::Foreground>,
+        facts: Option<crate::procfs::Foreground>,
     },
     /// What the agent's own files said about its session.
     Discovered {
