@@ -31,11 +31,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ractor::ActorRef;
 use signaltty_screen::{FrozenScreen, Screen, ScreenEvent, Size, Style};
 use tracing::debug;
 
-use super::{Pane, PaneMsg};
+use super::{Myself, Pane, SelfMsg};
 
 /// How long a pane's live screen must go unneeded, with no client
 /// watching, before it is frozen: long enough that a pane printing now and
@@ -284,14 +283,14 @@ impl PaneScreen {
 impl Pane {
     /// After each message: a live screen gets a freeze check scheduled,
     /// one at a time.
-    pub(super) fn schedule_freeze_check(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn schedule_freeze_check(&mut self, myself: &Myself) {
         if !self.screen.is_frozen() && !self.screen.check_due {
             self.screen.check_due = true;
-            myself.send_after(FREEZE_AFTER, || PaneMsg::FreezeCheck);
+            myself.after(FREEZE_AFTER, SelfMsg::FreezeCheck);
         }
     }
 
-    pub(super) fn freeze_check(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn freeze_check(&mut self, myself: &Myself) {
         self.screen.check_due = false;
         let unneeded_for = self.screen.needed_at.elapsed();
         match check(
@@ -311,7 +310,7 @@ impl Pane {
             }
             Check::Again(after) => {
                 self.screen.check_due = true;
-                myself.send_after(after, || PaneMsg::FreezeCheck);
+                myself.after(after, SelfMsg::FreezeCheck);
             }
             Check::Done => {}
         }

@@ -7,13 +7,12 @@
 //! waiter never outlives the client that asked — even on a pane that
 //! prints nothing.
 
-use ractor::ActorRef;
 use regex::Regex;
 use signaltty_persistence::Lifecycle;
 use signaltty_screen::Style;
 use tokio::sync::oneshot;
 
-use super::{Pane, PaneMsg};
+use super::{Myself, Pane, SelfMsg};
 use crate::error::ActorError;
 
 /// The most clients that may wait on one pane at once.
@@ -61,7 +60,7 @@ impl Pane {
     /// Registers a wait; answers at once if the condition already holds.
     pub(super) fn add_waiter(
         &mut self,
-        myself: &ActorRef<PaneMsg>,
+        myself: &Myself,
         what: WaitFor,
         client: oneshot::Sender<WaitMet>,
     ) -> Result<(), ActorError> {
@@ -155,7 +154,7 @@ async fn relay(
     id: u64,
     answer: oneshot::Receiver<WaitMet>,
     mut client: oneshot::Sender<WaitMet>,
-    pane: ActorRef<PaneMsg>,
+    pane: Myself,
 ) {
     tokio::select! {
         met = answer => {
@@ -165,7 +164,7 @@ async fn relay(
             }
         }
         () = client.closed() => {
-            let _ = pane.cast(PaneMsg::WaiterGone(id));
+            pane.send(SelfMsg::WaiterGone(id));
         }
     }
 }
