@@ -423,7 +423,7 @@ impl Pane {
             verdict,
             rules,
             session_file: self.aware.session_file.clone(),
-            waiting: self.waiting(),
+            waiting: self.waiters.count(),
         }
     }
 }

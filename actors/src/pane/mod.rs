@@ -372,9 +372,7 @@ pub struct Pane {
     input: InputQueue,
     context: PaneContext,
     aware: aware::Awareness,
-    waiters: Vec<wait::Waiter>,
-    /// The id of the last waiter registered.
-    last_waiter: u64,
+    waiters: wait::Waiters,
     prompts: prompt::Prompts,
 }
 
@@ -424,8 +422,7 @@ impl Actor for PaneActor {
             input: InputQueue::default(),
             context: args.context,
             aware: aware::Awareness::default(),
-            waiters: Vec::new(),
-            last_waiter: 0,
+            waiters: wait::Waiters::default(),
             prompts: prompt::Prompts::default(),
         };
         pane.record.pty_size = PtySize {
@@ -569,7 +566,14 @@ impl Pane {
                 let _ = reply.send(self.explain());
             }
             PaneMsg::Wait { what, met, reply } => {
-                let _ = reply.send(self.add_waiter(&myself, what, met));
+                let now = wait::Now::of(
+                    &self.record,
+                    self.process.is_some(),
+                    self.prompts.pending(),
+                    &mut self.screen,
+                );
+                let added = self.waiters.add(&myself, &self.record.id, what, met, now);
+                let _ = reply.send(added);
             }
             PaneMsg::Prompt { text, queue, reply } => {
                 let _ = reply.send(self.prompt(&myself, text, queue));
@@ -609,7 +613,7 @@ impl Pane {
                 self.on_discovered(myself, kind, found);
             }
             SelfMsg::Rediscover => self.discover(myself),
-            SelfMsg::WaiterGone(id) => self.drop_waiter(id),
+            SelfMsg::WaiterGone(id) => self.waiters.forget(id),
             SelfMsg::FreezeCheck => self.freeze_check(myself),
             SelfMsg::SubmitPrompt { spawn } if spawn == self.spawn => self.submit_prompt(),
             SelfMsg::PromptSettled { delivery } => self.prompt_settled(delivery),
@@ -717,6 +721,17 @@ impl Pane {
                 },
             );
         }
+    }
+
+    /// Answers every wait whose condition holds now (see `wait.rs`).
+    fn check_waiters(&mut self, new_lines: usize) {
+        let now = wait::Now::of(
+            &self.record,
+            self.process.is_some(),
+            self.prompts.pending(),
+            &mut self.screen,
+        );
+        self.waiters.check(now, new_lines);
     }
 
     fn schedule_catch_up(&mut self, myself: &Myself) {

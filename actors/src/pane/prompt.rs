@@ -51,6 +51,14 @@ pub(super) struct Prompts {
     delivery: u64,
 }
 
+impl Prompts {
+    /// A prompt was typed whose turn has not been seen to start, or one
+    /// waits in the queue: the agent's work is not over.
+    pub(super) fn pending(&self) -> bool {
+        self.awaiting_turn || !self.queue.is_empty()
+    }
+}
+
 impl Pane {
     /// Types `text` into the agent now, or queues it (`queue`) while the
     /// agent works.
@@ -136,12 +144,6 @@ impl Pane {
             self.prompts.awaiting_turn = false;
             self.check_waiters(0);
         }
-    }
-
-    /// A prompt was typed whose turn has not been seen to start, or one
-    /// waits in the queue: the agent's work is not over.
-    pub(super) fn prompts_pending(&self) -> bool {
-        self.prompts.awaiting_turn || !self.prompts.queue.is_empty()
     }
 
     /// Pastes `text` and schedules the Enter that submits it.
