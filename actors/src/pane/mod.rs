@@ -587,7 +587,7 @@ impl Pane {
             }
             PaneMsg::WorktreeSeen(seen) => self.worktree_seen(seen),
         }
-        self.schedule_freeze_check(&myself);
+        self.screen.schedule_check(&myself);
         self.deliver_queued_prompt(&myself);
     }
 
@@ -625,6 +625,18 @@ impl Pane {
             | SelfMsg::Foreground { .. }
             | SelfMsg::Discovered { .. }
             | SelfMsg::SubmitPrompt { .. } => {}
+        }
+    }
+
+    fn freeze_check(&mut self, myself: &Myself) {
+        // A revival's first words are read back from the ring if it
+        // fails; nobody else reads what went before an attach.
+        if self
+            .screen
+            .freeze_check(myself, self.subscribers.watching())
+            && self.revival.is_none()
+        {
+            self.ring.release();
         }
     }
 
