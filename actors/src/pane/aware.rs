@@ -26,6 +26,7 @@ use signaltty_persistence::{AgentRecord, Attention, Lifecycle};
 use signaltty_screen::Style;
 use tracing::{debug, info};
 
+use super::attention::Axes;
 use super::{Myself, Pane, SelfMsg};
 use crate::procfs::{self, Foreground};
 use signaltty_adapters::AgentFacts;
@@ -230,9 +231,9 @@ impl Pane {
         agent.ended = true;
         self.aware.turn = false;
         self.aware.screen_set = false;
-        self.set_lifecycle(Lifecycle::Unknown);
+        self.record.set_lifecycle(Lifecycle::Unknown);
         if self.subscribers.is_empty() {
-            self.raise(Attention::Unread);
+            self.record.raise(Attention::Unread);
         }
         self.publish();
     }
@@ -334,15 +335,15 @@ impl Pane {
         let mut changed = false;
         match state {
             ScreenState::Blocked(needs) => {
-                changed |= self.set_lifecycle(Lifecycle::Blocked);
-                changed |= self.raise(match needs {
+                changed |= self.record.set_lifecycle(Lifecycle::Blocked);
+                changed |= self.record.raise(match needs {
                     AgentNeeds::Permission => Attention::PermissionRequired,
                     _ => Attention::InputRequired,
                 });
             }
             ScreenState::Working => {
                 self.aware.turn = true;
-                changed |= self.set_lifecycle(Lifecycle::Working);
+                changed |= self.record.set_lifecycle(Lifecycle::Working);
             }
             ScreenState::Idle => {
                 let ended = std::mem::take(&mut self.aware.turn);
@@ -353,10 +354,10 @@ impl Pane {
                 } else {
                     Lifecycle::Idle
                 };
-                changed |= self.set_lifecycle(next);
+                changed |= self.record.set_lifecycle(next);
                 if ended {
                     if unseen {
-                        changed |= self.raise(Attention::Unread);
+                        changed |= self.record.raise(Attention::Unread);
                     }
                     // A new conversation may have started with the turn.
                     self.aware.discovery_tries = 0;

@@ -41,6 +41,7 @@ use tracing::{Instrument, info, info_span};
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView, program_name};
 use crate::snapshot::{SnapshotMsg, publish};
+use attention::{Axes, Heard};
 use flood::OutputGates;
 use freezer::PaneScreen;
 use input::{InputPiece, InputQueue};
@@ -735,6 +736,34 @@ impl Pane {
         }
     }
 
+    /// The user has seen the pane: its attention clears and its
+    /// notifications are marked read. Lifecycle is left alone.
+    fn seen(&mut self) {
+        publish(SnapshotMsg::MarkRead(self.record.id.clone()));
+        if self.record.seen() {
+            self.publish();
+        }
+    }
+
+    /// Records a notification from `source` and raises attention to match.
+    fn notify(&mut self, source: &str, severity: Severity, title: &str, body: &str) {
+        let notification = self.record.notification(source, severity, title, body);
+        publish(SnapshotMsg::Notify(notification));
+        self.publish();
+    }
+
+    fn apply_hook(&mut self, source: &str, event: &str, effect: HookEffect, message: Option<&str>) {
+        let watched = !self.subscribers.is_empty();
+        match self.record.hook(source, event, effect, message, watched) {
+            Heard::Nothing => {}
+            Heard::Changed => self.publish(),
+            Heard::Notify(notification) => {
+                publish(SnapshotMsg::Notify(notification));
+                self.publish();
+            }
+        }
+    }
+
     /// Answers every wait whose condition holds now (see `wait.rs`).
     fn check_waiters(&mut self, new_lines: usize) {
         let now = wait::Now::of(
@@ -926,7 +955,7 @@ impl Pane {
                         process.write(piece);
                     }
                 }
-                ScreenEvent::Bell => changed |= self.raise(Attention::Unread),
+                ScreenEvent::Bell => changed |= self.record.raise(Attention::Unread),
                 ScreenEvent::Notify {
                     source,
                     title,
@@ -948,7 +977,7 @@ impl Pane {
         // that ends, a prompt; see `aware.rs`).
         let fresh = self.screen.fresh_lines() - fresh_before;
         if fresh > 0 && self.subscribers.is_empty() && self.current_kind() == AgentKind::Generic {
-            changed |= self.raise(Attention::Unread);
+            changed |= self.record.raise(Attention::Unread);
         }
         self.check_waiters(usize::try_from(fresh).unwrap_or(usize::MAX));
         if changed {
@@ -997,12 +1026,12 @@ impl Pane {
         self.state = PaneState::Exited;
         self.record.running = false;
         self.record.exit_code = Some(code);
-        self.set_lifecycle(if code == 0 {
+        self.record.set_lifecycle(if code == 0 {
             Lifecycle::Exited
         } else {
             Lifecycle::Failed
         });
-        self.raise(if code == 0 {
+        self.record.raise(if code == 0 {
             Attention::Unread
         } else {
             Attention::Error
