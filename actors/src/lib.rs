@@ -13,7 +13,7 @@
 //!   supervises its children and replaces a failed one from its last record;
 //! - [`names`]: ids, and the registry names actors are reached by;
 //! - [`procfs`]: what `/proc` says about a process, to recognise a pane's
-//!   processes after a crash;
+//!   processes after a crash and to tell which agent runs in a pane;
 //! - [`rate`]: the rate limit and throttle that keep a pane's output from
 //!   turning into unbounded work for the snapshot actor;
 //! - [`notifier`]: runs the user's notification command when a pane nobody

@@ -1,18 +1,29 @@
 //! What `/proc` says about a process: enough to recognise a pane's
-//! processes again after the server that started them died.
+//! processes again after the server that started them died, and to tell
+//! which agent a pane's foreground process is.
 //!
 //! A pane's child leads its own session (its pid is the session id), and
 //! everything it starts stays in that session unless it leaves on purpose
 //! (`setsid`). The child's start time tells it from a later process that
-//! got the same pid. Reads are bounded: a process's environment is read up
-//! to [`MAX_ENVIRON`] bytes.
+//! got the same pid.
+//!
+//! Every read is bounded (see the `MAX_` constants), and blocks: callers on
+//! the runtime read on a blocking thread, and only when something changed
+//! (a pane's foreground process group), so an idle pane costs nothing.
 
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use signaltty_adapters::{AgentProcess, ProcessFacts, store_env_names};
 
 /// The most of a process's environment that is read.
 pub const MAX_ENVIRON: u64 = 256 * 1024;
+/// The most bytes read of a command line, and of a stat or children line.
+const MAX_CMDLINE: u64 = 64 * 1024;
+const MAX_STAT: u64 = 4 * 1024;
+const MAX_CHILDREN: usize = 64;
+const MAX_THREADS: usize = 256;
 
 /// The fields of `/proc/PID/stat` that matter here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,14 +43,51 @@ impl ProcStat {
     }
 }
 
+/// A pane's foreground process group leader, as `/proc` shows it.
+#[derive(Debug, Clone)]
+pub struct Foreground {
+    pub pid: i32,
+    pub exe: Option<String>,
+    pub argv: Vec<String>,
+    /// `SIGNALTTY_AGENT` from its environment.
+    pub agent_env: Option<String>,
+    /// `HOME` and the variables that move agents' session stores.
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<String>,
+    pub start_ticks: u64,
+    pub started_at_ms: u64,
+}
+
+impl Foreground {
+    pub fn facts(&self) -> ProcessFacts<'_> {
+        ProcessFacts {
+            exe: self.exe.as_deref(),
+            argv: &self.argv,
+            agent_env: self.agent_env.as_deref(),
+        }
+    }
+
+    /// The process as the adapters' session discovery wants it.
+    pub fn agent_process(&self, fallback_cwd: &str) -> AgentProcess {
+        AgentProcess {
+            pid: self.pid,
+            started_at_ms: self.started_at_ms,
+            start_ticks: self.start_ticks,
+            cwd: self.cwd.clone().unwrap_or_else(|| fallback_cwd.to_string()),
+            env: self.env.clone(),
+            children: Vec::new(),
+        }
+    }
+}
+
 fn proc_dir(pid: i32) -> PathBuf {
     PathBuf::from(format!("/proc/{pid}"))
 }
 
 /// The process's stat, if it exists.
 pub fn stat(pid: i32) -> Option<ProcStat> {
-    let text = std::fs::read_to_string(proc_dir(pid).join("stat")).ok()?;
-    parse_stat(pid, &text)
+    let bytes = read_bounded(&proc_dir(pid).join("stat"), MAX_STAT)?;
+    parse_stat(pid, &String::from_utf8_lossy(&bytes))
 }
 
 /// Parses `/proc/PID/stat`. The command name (field 2) is in parentheses
@@ -65,16 +113,7 @@ pub fn owner(pid: i32) -> Option<u32> {
 /// The process's environment as it was started, as `NAME=VALUE` entries
 /// (at most [`MAX_ENVIRON`] bytes of it).
 pub fn environ(pid: i32) -> Option<Vec<String>> {
-    let file = std::fs::File::open(proc_dir(pid).join("environ")).ok()?;
-    let mut bytes = Vec::new();
-    file.take(MAX_ENVIRON).read_to_end(&mut bytes).ok()?;
-    Some(
-        bytes
-            .split(|&b| b == 0)
-            .filter(|entry| !entry.is_empty())
-            .map(|entry| String::from_utf8_lossy(entry).into_owned())
-            .collect(),
-    )
+    read_bounded(&proc_dir(pid).join("environ"), MAX_ENVIRON).map(|bytes| split_nul(&bytes))
 }
 
 /// Every pid in `/proc` now.
@@ -85,6 +124,110 @@ pub fn pids() -> Vec<i32> {
     entries
         .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
         .collect()
+}
+
+/// Reads what `/proc/PID` says of a foreground process; `None` once the
+/// process is gone.
+pub fn foreground(pid: i32) -> Option<Foreground> {
+    let dir = proc_dir(pid);
+    let argv = split_nul(&read_bounded(&dir.join("cmdline"), MAX_CMDLINE)?);
+    let (agent_env, env) = store_env(environ(pid).unwrap_or_default());
+    let start_ticks = stat(pid)?.start_ticks;
+    Some(Foreground {
+        pid,
+        exe: link(&dir.join("exe")),
+        argv,
+        agent_env,
+        env,
+        cwd: link(&dir.join("cwd")),
+        start_ticks,
+        started_at_ms: started_at_ms(start_ticks),
+    })
+}
+
+/// `SIGNALTTY_AGENT`, and the variables that say where agents keep their
+/// sessions, out of an environment.
+fn store_env(environ: Vec<String>) -> (Option<String>, Vec<(String, String)>) {
+    let wanted = store_env_names();
+    let mut env = Vec::new();
+    let mut agent_env = None;
+    for entry in environ {
+        let Some((name, value)) = entry.split_once('=') else {
+            continue;
+        };
+        if name == "SIGNALTTY_AGENT" {
+            agent_env = Some(value.to_string());
+        } else if wanted.contains(&name) {
+            env.push((name.to_string(), value.to_string()));
+        }
+    }
+    (agent_env, env)
+}
+
+/// The direct children of `pid`, from each of its threads'
+/// `/proc/PID/task/TID/children` — read when a session is looked for,
+/// since a loader starts its agent after it became the foreground. At
+/// most [`MAX_CHILDREN`], from at most [`MAX_THREADS`] threads.
+pub fn children(pid: i32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(proc_dir(pid).join("task")) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for task in tasks.take(MAX_THREADS).flatten() {
+        let bytes = read_bounded(&task.path().join("children"), MAX_STAT).unwrap_or_default();
+        found.extend(
+            String::from_utf8_lossy(&bytes)
+                .split_whitespace()
+                .filter_map(|p| p.parse::<i32>().ok()),
+        );
+    }
+    found.truncate(MAX_CHILDREN);
+    found
+}
+
+fn link(path: &Path) -> Option<String> {
+    std::fs::read_link(path)
+        .ok()
+        .map(|p| p.display().to_string())
+}
+
+fn read_bounded(path: &Path, max: u64) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(max)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
+}
+
+fn split_nul(bytes: &[u8]) -> Vec<String> {
+    bytes
+        .split(|b| *b == 0)
+        .filter(|part| !part.is_empty())
+        .map(|part| String::from_utf8_lossy(part).into_owned())
+        .collect()
+}
+
+/// A start time in clock ticks since boot, as milliseconds since the epoch.
+fn started_at_ms(ticks: u64) -> u64 {
+    // SAFETY: sysconf takes a plain constant.
+    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
+        .ok()
+        .filter(|hz| *hz > 0)
+        .unwrap_or(100);
+    let mut boot = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: one timespec we own.
+    if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut boot) } != 0 {
+        return 0;
+    }
+    let since_boot_ms = u64::try_from(boot.tv_sec).unwrap_or(0) * 1000
+        + u64::try_from(boot.tv_nsec).unwrap_or(0) / 1_000_000;
+    let age_ms = since_boot_ms.saturating_sub(ticks * 1000 / hz);
+    crate::now_millis().saturating_sub(age_ms)
 }
 
 #[cfg(test)]
@@ -115,5 +258,35 @@ mod tests {
         for (name, value) in std::env::vars().take(5) {
             assert!(environ.contains(&format!("{name}={value}")), "{name}");
         }
+    }
+
+    #[test]
+    fn this_process_reads_back() {
+        let me = foreground(std::process::id() as i32).unwrap();
+        assert!(!me.argv.is_empty());
+        let age = crate::now_millis().saturating_sub(me.started_at_ms);
+        assert!(age < 10 * 60 * 1000, "started {age} ms ago?");
+        assert!(foreground(i32::MAX).is_none());
+    }
+
+    #[test]
+    fn children_are_read_from_proc() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("100")
+            .spawn()
+            .unwrap();
+        let pid = i32::try_from(child.id()).unwrap();
+        // Spawned from a test thread: found through that thread's list.
+        let found = children(std::process::id() as i32);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(found.contains(&pid), "{found:?} lacks {pid}");
+        assert!(children(i32::MAX).is_empty());
+    }
+
+    #[test]
+    fn the_start_time_is_read_after_the_command_name() {
+        let stat = "42 (a) b (c) S 1 42 42 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 90964 1 2";
+        assert_eq!(parse_stat(42, stat).map(|s| s.start_ticks), Some(90964));
     }
 }

@@ -7,87 +7,121 @@
 //! from any source is sanitized before it is stored or shown.
 
 use signaltty_adapters::{AgentActivity, AgentNeeds, HookEffect};
-use signaltty_persistence::{Attention, Lifecycle, NotificationRecord, Severity};
+use signaltty_persistence::{Attention, Lifecycle, NotificationRecord, PaneRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 
-use super::Pane;
 use crate::now_millis;
-use crate::snapshot::{SnapshotMsg, publish};
 
-impl Pane {
+/// The two axes, kept where they are saved: in the pane's record. Each
+/// change says whether it changed anything; publishing is the pane's.
+pub(super) trait Axes {
     /// Raises attention to `level` unless something more severe is already
     /// outstanding; true when it changed.
-    pub(super) fn raise(&mut self, level: Attention) -> bool {
-        if level <= self.record.attention {
-            return false;
-        }
-        self.record.attention = level;
-        self.record.attention_at = now_millis();
-        true
-    }
-
+    fn raise(&mut self, level: Attention) -> bool;
     /// Clears attention; true when there was some.
+    fn clear(&mut self) -> bool;
+    fn set_lifecycle(&mut self, lifecycle: Lifecycle) -> bool;
+    /// The user has seen the pane: its attention clears, and a turn that
+    /// ended unseen is idle now. True when that changed anything.
+    fn seen(&mut self) -> bool;
+    /// A notification from `source`, with attention raised to match.
+    fn notification(
+        &mut self,
+        source: &str,
+        severity: Severity,
+        title: &str,
+        body: &str,
+    ) -> NotificationRecord;
+    /// What an agent's hook said, through its adapter's table; `watched`
+    /// while the pane has clients.
+    fn hook(
+        &mut self,
+        source: &str,
+        event: &str,
+        effect: HookEffect,
+        message: Option<&str>,
+        watched: bool,
+    ) -> Heard;
+}
+
+/// What a hook changed.
+pub(super) enum Heard {
+    Nothing,
+    Changed,
+    /// Something to act on, said in the notifications too.
+    Notify(NotificationRecord),
+}
+
+impl Axes for PaneRecord {
+    fn raise(&mut self, level: Attention) -> bool {
+        if level <= self.attention {
+            return false;
+        }
+        self.attention = level;
+        self.attention_at = now_millis();
+        true
+    }
+
     fn clear(&mut self) -> bool {
-        if self.record.attention == Attention::None {
+        if self.attention == Attention::None {
             return false;
         }
-        self.record.attention = Attention::None;
-        self.record.attention_at = now_millis();
+        self.attention = Attention::None;
+        self.attention_at = now_millis();
         true
     }
 
-    /// The user has seen the pane: its attention clears and its
-    /// notifications are marked read. Lifecycle is left alone.
-    pub(super) fn seen(&mut self) {
-        publish(SnapshotMsg::MarkRead(self.record.id.clone()));
+    fn set_lifecycle(&mut self, lifecycle: Lifecycle) -> bool {
+        if lifecycle == self.lifecycle {
+            return false;
+        }
+        self.lifecycle = lifecycle;
+        self.lifecycle_at = now_millis();
+        true
+    }
+
+    fn seen(&mut self) -> bool {
         // `done` means a turn ended that nobody has looked at yet.
-        let looked =
-            self.record.lifecycle == Lifecycle::Done && self.set_lifecycle(Lifecycle::Idle);
-        if self.clear() || looked {
-            self.publish();
-        }
+        let looked = self.lifecycle == Lifecycle::Done && self.set_lifecycle(Lifecycle::Idle);
+        self.clear() || looked
     }
 
-    pub(super) fn set_lifecycle(&mut self, lifecycle: Lifecycle) -> bool {
-        if lifecycle == self.record.lifecycle {
-            return false;
-        }
-        self.record.lifecycle = lifecycle;
-        self.record.lifecycle_at = now_millis();
-        true
-    }
-
-    /// Records a notification from `source` and raises attention to match.
-    pub(super) fn notify(&mut self, source: &str, severity: Severity, title: &str, body: &str) {
+    fn notification(
+        &mut self,
+        source: &str,
+        severity: Severity,
+        title: &str,
+        body: &str,
+    ) -> NotificationRecord {
         let title = sanitize(title, MAX_TITLE_CHARS);
         let body = sanitize(body, MAX_BODY_CHARS);
         let message = if body.is_empty() { &title } else { &body };
         if !message.is_empty() {
-            self.record.last_message = Some(message.clone());
+            self.last_message = Some(message.clone());
         }
-        publish(SnapshotMsg::Notify(NotificationRecord {
+        let notification = NotificationRecord {
             id: 0,
-            pane_id: Some(self.record.id.clone()),
-            workspace_id: Some(self.record.workspace_id.clone()),
+            pane_id: Some(self.id.clone()),
+            workspace_id: Some(self.workspace_id.clone()),
             title,
             body,
             severity,
             source: source.to_string(),
             created_at: now_millis(),
             read_at: None,
-        }));
+        };
         self.raise(attention_of(severity));
-        self.publish();
+        notification
     }
 
-    /// What an agent's hook said, through its adapter's table.
-    pub(super) fn apply_hook(
+    fn hook(
         &mut self,
         source: &str,
         event: &str,
         effect: HookEffect,
         message: Option<&str>,
-    ) {
+        watched: bool,
+    ) -> Heard {
         let mut changed = false;
         if let Some(activity) = effect.activity {
             changed |= self.set_lifecycle(lifecycle_of(activity));
@@ -101,14 +135,11 @@ impl Pane {
                     Severity::Warning
                 };
                 self.raise(attention_of_needs(needs));
-                // Something to act on: say so in the notifications too.
-                self.notify(source, severity, event, message.unwrap_or_default());
-                return;
+                let body = message.unwrap_or_default();
+                return Heard::Notify(self.notification(source, severity, event, body));
             }
             // A turn that ended is news only to someone who is not looking.
-            Some(AgentNeeds::Unread) if self.subscribers.is_empty() => {
-                changed |= self.raise(Attention::Unread)
-            }
+            Some(AgentNeeds::Unread) if !watched => changed |= self.raise(Attention::Unread),
             Some(AgentNeeds::Unread) => {}
             None => {}
         }
@@ -116,11 +147,13 @@ impl Pane {
             .map(|m| sanitize(m, MAX_BODY_CHARS))
             .filter(|m| !m.is_empty())
         {
-            self.record.last_message = Some(message);
+            self.last_message = Some(message);
             changed = true;
         }
         if changed {
-            self.publish();
+            Heard::Changed
+        } else {
+            Heard::Nothing
         }
     }
 }

@@ -19,7 +19,6 @@ use std::hash::{Hash, Hasher};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use ractor::ActorRef;
 use signaltty_adapters::{
     self as adapters, AgentKind, AgentNeeds, RuleBook, ScreenState, Verdict, hooks_report,
 };
@@ -27,8 +26,9 @@ use signaltty_persistence::{AgentRecord, Attention, Lifecycle};
 use signaltty_screen::Style;
 use tracing::{debug, info};
 
-use super::procfs::{self, Foreground};
-use super::{Pane, PaneMsg};
+use super::attention::Axes;
+use super::{Myself, Pane, SelfMsg};
+use crate::procfs::{self, Foreground};
 use signaltty_adapters::AgentFacts;
 
 /// How soon after output the pane is looked at.
@@ -117,10 +117,10 @@ pub struct Explained {
 
 impl Pane {
     /// After output: look at the pane soon, once.
-    pub(super) fn inspect_soon(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn inspect_soon(&mut self, myself: &Myself) {
         if !self.aware.inspect_due {
             self.aware.inspect_due = true;
-            myself.send_after(self.inspect_delay(), || PaneMsg::Inspect);
+            myself.after(self.inspect_delay(), SelfMsg::Inspect);
         }
     }
 
@@ -157,7 +157,7 @@ impl Pane {
             .unwrap_or(AgentKind::Generic)
     }
 
-    pub(super) fn inspect(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn inspect(&mut self, myself: &Myself) {
         self.aware.inspect_due = false;
         let Some(process) = &self.process else {
             return;
@@ -171,20 +171,15 @@ impl Pane {
             let target = myself.clone();
             let spawn = self.spawn;
             tokio::task::spawn_blocking(move || {
-                let facts = procfs::read(pgid);
-                let _ = target.cast(PaneMsg::Foreground { spawn, pgid, facts });
+                let facts = procfs::foreground(pgid);
+                target.send(SelfMsg::Foreground { spawn, pgid, facts });
             });
         }
         self.read_screen(myself);
     }
 
     /// The foreground process was read: which agent it is.
-    pub(super) fn on_foreground(
-        &mut self,
-        myself: &ActorRef<PaneMsg>,
-        pgid: i32,
-        facts: Option<Foreground>,
-    ) {
+    pub(super) fn on_foreground(&mut self, myself: &Myself, pgid: i32, facts: Option<Foreground>) {
         self.aware.reading = false;
         let kind = facts
             .as_ref()
@@ -205,7 +200,7 @@ impl Pane {
         self.read_screen(myself);
     }
 
-    fn agent_arrived(&mut self, myself: &ActorRef<PaneMsg>, kind: AgentKind) {
+    fn agent_arrived(&mut self, myself: &Myself, kind: AgentKind) {
         let agent = self.record.agent.get_or_insert_with(AgentRecord::default);
         if agent.kind != kind.as_str() {
             info!(kind = kind.as_str(), "agent detected");
@@ -236,15 +231,15 @@ impl Pane {
         agent.ended = true;
         self.aware.turn = false;
         self.aware.screen_set = false;
-        self.set_lifecycle(Lifecycle::Unknown);
+        self.record.set_lifecycle(Lifecycle::Unknown);
         if self.subscribers.is_empty() {
-            self.raise(Attention::Unread);
+            self.record.raise(Attention::Unread);
         }
         self.publish();
     }
 
     /// Reads the session id from the agent's own files, off the actor.
-    pub(super) fn discover(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn discover(&mut self, myself: &Myself) {
         let kind = self.current_kind();
         let Some(facts) = self.aware.facts.clone() else {
             return;
@@ -258,13 +253,13 @@ impl Pane {
         tokio::task::spawn_blocking(move || {
             process.children = procfs::children(process.pid);
             let found = adapters::discover_session(kind, &process);
-            let _ = target.cast(PaneMsg::Discovered { spawn, kind, found });
+            target.send(SelfMsg::Discovered { spawn, kind, found });
         });
     }
 
     pub(super) fn on_discovered(
         &mut self,
-        myself: &ActorRef<PaneMsg>,
+        myself: &Myself,
         kind: AgentKind,
         found: Option<adapters::Discovered>,
     ) {
@@ -274,7 +269,7 @@ impl Pane {
         let Some(found) = found else {
             self.aware.discovery_tries += 1;
             if self.aware.discovery_tries < DISCOVERY_TRIES {
-                myself.send_after(DISCOVERY_RETRY, || PaneMsg::Rediscover);
+                myself.after(DISCOVERY_RETRY, SelfMsg::Rediscover);
             }
             return;
         };
@@ -290,7 +285,7 @@ impl Pane {
 
     /// Reads the screen against the current kind's rules and moves the
     /// lifecycle accordingly.
-    fn read_screen(&mut self, myself: &ActorRef<PaneMsg>) {
+    fn read_screen(&mut self, myself: &Myself) {
         let kind = self.current_kind();
         let book = rule_book();
         let Some(rules) = book.rules(kind) else {
@@ -320,7 +315,7 @@ impl Pane {
             .map_or(Duration::ZERO, |since| now - since);
         match state {
             Some(ScreenState::Idle) if still_for < STILL => {
-                myself.send_after(STILL - still_for, || PaneMsg::Inspect);
+                myself.after(STILL - still_for, SelfMsg::Inspect);
                 self.aware.inspect_due = true;
             }
             Some(state) => self.apply_screen(myself, kind, state),
@@ -331,7 +326,7 @@ impl Pane {
         }
     }
 
-    fn apply_screen(&mut self, myself: &ActorRef<PaneMsg>, kind: AgentKind, state: ScreenState) {
+    fn apply_screen(&mut self, myself: &Myself, kind: AgentKind, state: ScreenState) {
         let activity = state.activity();
         if self.aware.hooked && hooks_report(kind, activity) && !self.aware.screen_set {
             return;
@@ -340,15 +335,15 @@ impl Pane {
         let mut changed = false;
         match state {
             ScreenState::Blocked(needs) => {
-                changed |= self.set_lifecycle(Lifecycle::Blocked);
-                changed |= self.raise(match needs {
+                changed |= self.record.set_lifecycle(Lifecycle::Blocked);
+                changed |= self.record.raise(match needs {
                     AgentNeeds::Permission => Attention::PermissionRequired,
                     _ => Attention::InputRequired,
                 });
             }
             ScreenState::Working => {
                 self.aware.turn = true;
-                changed |= self.set_lifecycle(Lifecycle::Working);
+                changed |= self.record.set_lifecycle(Lifecycle::Working);
             }
             ScreenState::Idle => {
                 let ended = std::mem::take(&mut self.aware.turn);
@@ -359,10 +354,10 @@ impl Pane {
                 } else {
                     Lifecycle::Idle
                 };
-                changed |= self.set_lifecycle(next);
+                changed |= self.record.set_lifecycle(next);
                 if ended {
                     if unseen {
-                        changed |= self.raise(Attention::Unread);
+                        changed |= self.record.raise(Attention::Unread);
                     }
                     // A new conversation may have started with the turn.
                     self.aware.discovery_tries = 0;
@@ -429,7 +424,7 @@ impl Pane {
             verdict,
             rules,
             session_file: self.aware.session_file.clone(),
-            waiting: self.waiting(),
+            waiting: self.waiters.count(),
         }
     }
 }

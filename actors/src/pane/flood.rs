@@ -13,11 +13,10 @@
 
 use std::time::{Duration, Instant};
 
-use ractor::ActorRef;
 use signaltty_persistence::Severity;
 use signaltty_screen::ScreenEvent;
 
-use super::{Pane, PaneMsg};
+use super::{Myself, Pane, SelfMsg};
 use crate::rate::{Admit, RateLimit, Throttle, Throttled};
 
 /// Notifications from output that pass at once before the rest is held.
@@ -88,7 +87,7 @@ impl Pane {
     /// allows, else counted for the next summary.
     pub(super) fn notify_from_output(
         &mut self,
-        myself: &ActorRef<PaneMsg>,
+        myself: &Myself,
         source: &'static str,
         title: String,
         body: String,
@@ -102,7 +101,7 @@ impl Pane {
                     body,
                 });
                 if first {
-                    myself.send_after(retry, || PaneMsg::HeldNotificationsDue);
+                    myself.after(retry, SelfMsg::HeldNotificationsDue);
                 }
             }
         }
@@ -110,7 +109,7 @@ impl Pane {
 
     /// Records one notification standing for all those held back, once the
     /// rate allows it.
-    pub(super) fn report_held_notifications(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn report_held_notifications(&mut self, myself: &Myself) {
         match self.gates.notifications.summary(Instant::now()) {
             Ok(0) => {}
             Ok(count) => {
@@ -126,18 +125,18 @@ impl Pane {
                 self.notify(last.source, Severity::Info, &last.title, &body);
             }
             Err(wait) => {
-                myself.send_after(wait, || PaneMsg::HeldNotificationsDue);
+                myself.after(wait, SelfMsg::HeldNotificationsDue);
             }
         }
     }
 
     /// Output changed the record: publish it now, or fold it into one
     /// publish at the end of the throttle's interval.
-    pub(super) fn publish_soon(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn publish_soon(&mut self, myself: &Myself) {
         match self.gates.record.request(Instant::now()) {
             Throttled::Now => self.publish(),
             Throttled::Schedule(after) => {
-                myself.send_after(after, || PaneMsg::PublishDue);
+                myself.after(after, SelfMsg::PublishDue);
             }
             Throttled::Scheduled => {}
         }

@@ -18,8 +18,8 @@
 //! attaching later starts from the end.
 //!
 //! Every use of the screen goes through [`PaneScreen`], so nothing can
-//! read a frozen screen by mistake; the pane schedules the checks
-//! ([`Pane::freeze_check`]).
+//! read a frozen screen by mistake; the screen schedules its own checks
+//! ([`PaneScreen::freeze_check`]), told only whether a client watches.
 //!
 //! Freeing is not enough for the server's RSS to fall: the allocator keeps
 //! what a flood's peak used (the rows a flood scrolls are copied before
@@ -31,11 +31,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ractor::ActorRef;
 use signaltty_screen::{FrozenScreen, Screen, ScreenEvent, Size, Style};
 use tracing::debug;
 
-use super::{Pane, PaneMsg};
+use super::{Myself, SelfMsg};
 
 /// How long a pane's live screen must go unneeded, with no client
 /// watching, before it is frozen: long enough that a pane printing now and
@@ -281,39 +280,34 @@ impl PaneScreen {
     }
 }
 
-impl Pane {
+impl PaneScreen {
     /// After each message: a live screen gets a freeze check scheduled,
     /// one at a time.
-    pub(super) fn schedule_freeze_check(&mut self, myself: &ActorRef<PaneMsg>) {
-        if !self.screen.is_frozen() && !self.screen.check_due {
-            self.screen.check_due = true;
-            myself.send_after(FREEZE_AFTER, || PaneMsg::FreezeCheck);
+    pub(super) fn schedule_check(&mut self, myself: &Myself) {
+        if !self.is_frozen() && !self.check_due {
+            self.check_due = true;
+            myself.after(FREEZE_AFTER, SelfMsg::FreezeCheck);
         }
     }
 
-    pub(super) fn freeze_check(&mut self, myself: &ActorRef<PaneMsg>) {
-        self.screen.check_due = false;
-        let unneeded_for = self.screen.needed_at.elapsed();
-        match check(
-            self.screen.is_frozen(),
-            self.subscribers.watching(),
-            unneeded_for,
-        ) {
+    /// Freezes the screen if nobody `watched` it and nothing needed it
+    /// for [`FREEZE_AFTER`], else looks again once that may be so; true
+    /// when it froze now.
+    pub(super) fn freeze_check(&mut self, myself: &Myself, watched: bool) -> bool {
+        self.check_due = false;
+        match check(self.is_frozen(), watched, self.needed_at.elapsed()) {
             Check::Freeze => {
-                self.screen.freeze();
-                // A revival's first words are read back from the ring if
-                // it fails; nobody else reads what went before an attach.
-                if self.revival.is_none() {
-                    self.ring.release();
-                }
+                self.freeze();
                 debug!("screen frozen");
                 trim_soon();
+                true
             }
             Check::Again(after) => {
-                self.screen.check_due = true;
-                myself.send_after(after, || PaneMsg::FreezeCheck);
+                self.check_due = true;
+                myself.after(after, SelfMsg::FreezeCheck);
+                false
             }
-            Check::Done => {}
+            Check::Done => false,
         }
     }
 }

@@ -12,7 +12,6 @@ mod flood;
 mod freezer;
 pub mod input;
 pub mod process;
-pub mod procfs;
 pub mod prompt;
 pub mod pty;
 pub mod reaper;
@@ -42,6 +41,7 @@ use tracing::{Instrument, info, info_span};
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView, program_name};
 use crate::snapshot::{SnapshotMsg, publish};
+use attention::{Axes, Heard};
 use flood::OutputGates;
 use freezer::PaneScreen;
 use input::{InputPiece, InputQueue};
@@ -155,8 +155,9 @@ pub struct Attached {
     pub frames: tokio::sync::mpsc::Receiver<PaneFrame>,
 }
 
+/// What other actors and the server may ask of a pane, and (wrapped in
+/// [`Internal`]) what the pane sends itself.
 pub enum PaneMsg {
-    Process(ProcessEvent),
     /// A client attaches, at its size (last writer wins); attaching counts
     /// as seeing the pane unless `keep_attention`.
     Attach {
@@ -186,7 +187,6 @@ pub enum PaneMsg {
         message: Option<String>,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
-    CatchUp,
     /// Input whose room in the pane's [`InputQueue`] is reserved.
     Input(InputPiece, RpcReplyPort<Result<(), ActorError>>),
     /// The pane's input queue, to reserve room in before sending input.
@@ -216,40 +216,13 @@ pub enum PaneMsg {
         id: String,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
-    ReviveSettled {
-        spawn: u64,
-    },
-    /// Time to record the notifications the rate limit held back.
-    HeldNotificationsDue,
-    /// Time to publish a record change that output caused.
-    PublishDue,
     /// Publish the tail now (shutdown), replying once it is sent.
     FlushTail(RpcReplyPort<()>),
-    TailDue,
-    PollCwd,
-    ExitDrained {
-        spawn: u64,
-    },
     /// The snapshot actor restarted: send the record again.
     Republish,
     /// Fault injection (the server lets it through only with faults
     /// enabled): panic inside this handler.
     DebugPanic,
-    /// Look at the foreground process and the screen (see `aware.rs`).
-    Inspect,
-    /// What `/proc` said about the foreground process group `pgid`.
-    Foreground {
-        spawn: u64,
-        pgid: i32,
-        facts: Option<procfs::Foreground>,
-    },
-    /// What the agent's own files said about its session.
-    Discovered {
-        spawn: u64,
-        kind: AgentKind,
-        found: Option<adapters::Discovered>,
-    },
-    Rediscover,
     /// `ctl explain`: the kind, the state and why.
     Explain(RpcReplyPort<aware::Explained>),
     /// `ctl wait`: `met` is answered once the condition holds.
@@ -258,27 +231,11 @@ pub enum PaneMsg {
         met: tokio::sync::oneshot::Sender<wait::WaitMet>,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
-    /// The client of a `ctl wait` stopped waiting (see `wait.rs`).
-    WaiterGone(u64),
-    /// Type the resume command into the fresh shell of a resumed pane.
-    TypeResume {
-        spawn: u64,
-    },
-    /// Time to see whether the screen can be frozen (see `freezer.rs`).
-    FreezeCheck,
     /// `ctl agent prompt` (see `prompt.rs`).
     Prompt {
         text: String,
         queue: bool,
         reply: RpcReplyPort<Result<prompt::Prompted, ActorError>>,
-    },
-    /// The Enter after a prompt's paste.
-    SubmitPrompt {
-        spawn: u64,
-    },
-    /// The turn of a delivered prompt should have started by now.
-    PromptSettled {
-        delivery: u64,
     },
     /// `ctl send-keys`: the bytes these keys are in the program's modes.
     EncodeKeys(Vec<signaltty_screen::KeyPress>, RpcReplyPort<Vec<u8>>),
@@ -287,6 +244,103 @@ pub enum PaneMsg {
     IsWatched(RpcReplyPort<bool>),
     /// What `git status` said of the pane's worktree (see `worktree.rs`).
     WorktreeSeen(worktree::WorktreeSeen),
+    /// One of the pane's own messages.
+    Internal(Internal),
+}
+
+/// What the pane sends itself: its child's events, its timers and the
+/// answers of the reads it runs off the actor. The field is private, so
+/// nothing outside the pane module can make one: other actors see only
+/// the requests they may send.
+pub struct Internal(SelfMsg);
+
+enum SelfMsg {
+    Process(ProcessEvent),
+    /// Time to offer lagging clients a fresh snapshot.
+    CatchUp,
+    /// Time to render and publish the tail.
+    TailDue,
+    /// Time to look at the foreground process's working directory.
+    PollCwd,
+    /// The reaped child's last output had its time to arrive.
+    ExitDrained {
+        spawn: u64,
+    },
+    /// A revived child lived through its grace (see `revive.rs`).
+    ReviveSettled {
+        spawn: u64,
+    },
+    /// Type the resume command into the fresh shell of a resumed pane.
+    TypeResume {
+        spawn: u64,
+    },
+    /// Time to record the notifications the rate limit held back.
+    HeldNotificationsDue,
+    /// Time to publish a record change that output caused.
+    PublishDue,
+    /// Look at the foreground process and the screen (see `aware.rs`).
+    Inspect,
+    /// What `/proc` said about the foreground process group `pgid`.
+    Foreground {
+        spawn: u64,
+        pgid: i32,
+        facts: Option<crate::procfs::Foreground>,
+    },
+    /// What the agent's own files said about its session.
+    Discovered {
+        spawn: u64,
+        kind: AgentKind,
+        found: Option<adapters::Discovered>,
+    },
+    /// Time to look for the agent's session again.
+    Rediscover,
+    /// The client of a `ctl wait` stopped waiting (see `wait.rs`).
+    WaiterGone(u64),
+    /// Time to see whether the screen can be frozen (see `freezer.rs`).
+    FreezeCheck,
+    /// The Enter after a prompt's paste.
+    SubmitPrompt {
+        spawn: u64,
+    },
+    /// The turn of a delivered prompt should have started by now.
+    PromptSettled {
+        delivery: u64,
+    },
+}
+
+impl PaneMsg {
+    /// Whether handling this needs a restored pane's saved tail parsed into
+    /// its screen: what only publishes, answers from the record or checks
+    /// the freezer does not, so a restored pane nobody uses stays cheap.
+    fn needs_history(&self) -> bool {
+        !matches!(
+            self,
+            PaneMsg::FlushTail(_)
+                | PaneMsg::Republish
+                | PaneMsg::InputQueue(_)
+                | PaneMsg::IsWatched(_)
+                | PaneMsg::WorktreeSeen(_)
+                | PaneMsg::Internal(Internal(SelfMsg::TailDue | SelfMsg::FreezeCheck))
+        )
+    }
+}
+
+/// The pane's handle on itself, as its parts get it: all it can do is
+/// send the pane its own messages.
+#[derive(Clone)]
+struct Myself(ActorRef<PaneMsg>);
+
+impl Myself {
+    /// Sends `msg` to the pane `after` from now.
+    fn after(&self, after: Duration, msg: SelfMsg) {
+        self.0
+            .send_after(after, move || PaneMsg::Internal(Internal(msg)));
+    }
+
+    /// Sends `msg` to the pane now; false once the pane is gone.
+    fn send(&self, msg: SelfMsg) -> bool {
+        self.0.cast(PaneMsg::Internal(Internal(msg))).is_ok()
+    }
 }
 
 pub struct PaneActor;
@@ -319,9 +373,7 @@ pub struct Pane {
     input: InputQueue,
     context: PaneContext,
     aware: aware::Awareness,
-    waiters: Vec<wait::Waiter>,
-    /// The id of the last waiter registered.
-    last_waiter: u64,
+    waiters: wait::Waiters,
     prompts: prompt::Prompts,
 }
 
@@ -371,8 +423,7 @@ impl Actor for PaneActor {
             input: InputQueue::default(),
             context: args.context,
             aware: aware::Awareness::default(),
-            waiters: Vec::new(),
-            last_waiter: 0,
+            waiters: wait::Waiters::default(),
             prompts: prompt::Prompts::default(),
         };
         pane.record.pty_size = PtySize {
@@ -382,7 +433,7 @@ impl Actor for PaneActor {
         match args.start {
             PaneStart::Launch => {
                 pane.plan_launch();
-                pane.start_process(&myself, false)?;
+                pane.start_process(&Myself(myself), false)?;
             }
             PaneStart::Tombstone { state, tail } => {
                 // An older build may have saved a command with a secret.
@@ -407,67 +458,38 @@ impl Actor for PaneActor {
         msg: PaneMsg,
         pane: &mut Pane,
     ) -> Result<(), ActorProcessingErr> {
+        // Instrumented rather than entered: parsing output yields now and
+        // then, and no span guard may be held across that.
         let span = info_span!("pane", pane = %pane.record.id);
-        let entered = span.enter();
-        if !matches!(
-            msg,
-            PaneMsg::FlushTail(_)
-                | PaneMsg::Republish
-                | PaneMsg::TailDue
-                | PaneMsg::InputQueue(_)
-                | PaneMsg::FreezeCheck
-                | PaneMsg::IsWatched(_)
-                | PaneMsg::WorktreeSeen(_)
-        ) && let Some(tail) = pane.pending_history.take()
+        pane.on_message(Myself(myself), msg).instrument(span).await;
+        Ok(())
+    }
+}
+
+impl Pane {
+    /// Every message the pane handles, then what follows each one.
+    async fn on_message(&mut self, myself: Myself, msg: PaneMsg) {
+        if msg.needs_history()
+            && let Some(tail) = self.pending_history.take()
         {
-            pane.screen.load_history(&tail);
+            self.screen.load_history(&tail);
         }
         match msg {
-            PaneMsg::Process(event) => {
-                // Parsing output yields now and then: no span guard may be
-                // held across that.
-                drop(entered);
-                let processed = pane.on_process_event(&myself, event);
-                processed.instrument(span.clone()).await;
-            }
+            PaneMsg::Internal(Internal(msg)) => self.on_internal(&myself, msg).await,
             PaneMsg::Attach {
                 size,
                 keep_attention,
                 catch_up,
                 reply,
             } => {
-                if let Some((rows, cols)) = size {
-                    pane.resize(rows, cols);
-                }
-                if !keep_attention {
-                    pane.seen();
-                }
-                // One message: the snapshot and the offset are taken at
-                // the same instant, so the stream neither repeats nor
-                // skips a byte.
-                let PtySize { rows, cols } = pane.record.pty_size;
-                let frames = pane.subscribers.add(
-                    pane.screen.replay(),
-                    pane.ring.end(),
-                    (rows, cols),
-                    catch_up,
-                );
-                let _ = reply.send(Attached {
-                    offset: pane.ring.end(),
-                    input: pane.input.clone(),
-                    state: pane.state,
-                    exit_code: pane.record.exit_code,
-                    size: pane.record.pty_size,
-                    revive: pane.revive_offer(),
-                    frames,
-                });
+                let _ = reply.send(self.attach(size, keep_attention, catch_up));
             }
             PaneMsg::Rename(name, reply) => {
-                pane.rename(name);
+                self.rename(name);
                 let _ = reply.send(());
             }
             PaneMsg::Seen(reply) => {
-                pane.seen();
+                self.seen();
                 let _ = reply.send(());
             }
             PaneMsg::Notify {
@@ -476,7 +498,7 @@ impl Actor for PaneActor {
                 body,
                 reply,
             } => {
-                pane.notify("ctl", severity, &title, &body);
+                self.notify("ctl", severity, &title, &body);
                 let _ = reply.send(());
             }
             PaneMsg::Hook {
@@ -487,39 +509,21 @@ impl Actor for PaneActor {
                 message,
                 reply,
             } => {
-                let learned = match session_id {
-                    Some(id) => pane.report_session(Some(kind), &id),
-                    None => Ok(()),
-                };
-                // A hook refused for its session id changes nothing else.
-                if learned.is_ok() {
-                    let source = format!("hook:{}", kind.as_str());
-                    pane.hook_spoke();
-                    pane.apply_hook(&source, &event, effect, message.as_deref());
-                }
-                let _ = reply.send(learned);
-            }
-            PaneMsg::CatchUp => {
-                pane.catch_up_due = false;
-                if pane.subscribers.catch_up(Output {
-                    ring: &pane.ring,
-                    snapshot: || pane.screen.replay(),
-                }) {
-                    pane.schedule_catch_up(&myself);
-                }
+                let heard = self.hook(kind, &event, effect, session_id, message);
+                let _ = reply.send(heard);
             }
             PaneMsg::Input(piece, reply) => {
-                let _ = reply.send(pane.live_process().map(|p| p.write(piece)));
+                let _ = reply.send(self.live_process().map(|p| p.write(piece)));
             }
             PaneMsg::InputQueue(reply) => {
-                let _ = reply.send(pane.input.clone());
+                let _ = reply.send(self.input.clone());
             }
             PaneMsg::Read { what, ansi, reply } => {
                 let style = if ansi { Style::Ansi } else { Style::Plain };
-                let _ = reply.send(pane.screen.read(what, style));
+                let _ = reply.send(self.screen.read(what, style));
             }
             PaneMsg::Resize { rows, cols, reply } => {
-                let size = pane.resize(rows, cols);
+                let size = self.resize(rows, cols);
                 let _ = reply.send(size);
             }
             PaneMsg::Signal {
@@ -527,99 +531,183 @@ impl Actor for PaneActor {
                 group,
                 reply,
             } => {
-                let result = pane.live_process().and_then(|p| {
-                    p.signal(signal, group)
-                        .map_err(|e| ActorError::Io(format!("could not signal the pane: {e}")))
-                });
-                let _ = reply.send(result);
+                let _ = reply.send(self.signal(signal, group));
             }
-            PaneMsg::Resume(reply) => match pane.resume_plan() {
-                Ok((argv, resuming)) => pane.revive(&myself, argv, Some(resuming), reply),
+            PaneMsg::Resume(reply) => match self.resume_plan() {
+                Ok((argv, resuming)) => self.revive(&myself, argv, Some(resuming), reply),
                 Err(e) => {
                     let _ = reply.send(Err(e));
                 }
             },
-            PaneMsg::Respawn(reply) => match pane.not_live("respawned") {
+            PaneMsg::Respawn(reply) => match self.not_live("respawned") {
                 Ok(()) => {
-                    let argv = pane.record.argv.clone();
-                    pane.revive(&myself, argv, None, reply);
+                    let argv = self.record.argv.clone();
+                    self.revive(&myself, argv, None, reply);
                 }
                 Err(e) => {
                     let _ = reply.send(Err(e));
                 }
             },
             PaneMsg::ReportSession { kind, id, reply } => {
-                let _ = reply.send(pane.report_session(kind, &id));
+                let _ = reply.send(self.report_session(kind, &id));
             }
-            PaneMsg::ReviveSettled { spawn } => {
-                if spawn == pane.spawn {
-                    pane.revival_settled();
-                }
-            }
-            PaneMsg::HeldNotificationsDue => pane.report_held_notifications(&myself),
-            PaneMsg::PublishDue => pane.publish_due(),
             PaneMsg::FlushTail(reply) => {
-                pane.publish_due();
-                if !pane.screen.frozen_with_tail_published() {
-                    pane.publish_tail();
+                self.publish_due();
+                if !self.screen.frozen_with_tail_published() {
+                    self.publish_tail();
                 }
                 let _ = reply.send(());
             }
-            PaneMsg::TailDue => pane.publish_tail(),
-            PaneMsg::PollCwd => {
-                pane.cwd_due = false;
-                pane.poll_cwd();
-            }
-            PaneMsg::ExitDrained { spawn } => {
-                if spawn == pane.spawn {
-                    pane.finish_exit();
-                }
-            }
             PaneMsg::Republish => {
-                pane.publish();
-                pane.publish_tail();
+                self.publish();
+                self.publish_tail();
             }
-            PaneMsg::DebugPanic => panic!("fault injected into pane {}", pane.record.id),
-            PaneMsg::Inspect => pane.inspect(&myself),
-            PaneMsg::Foreground { spawn, pgid, facts } if spawn == pane.spawn => {
-                pane.on_foreground(&myself, pgid, facts);
-            }
-            PaneMsg::Discovered { spawn, kind, found } if spawn == pane.spawn => {
-                pane.on_discovered(&myself, kind, found);
-            }
-            // A late answer about a process this pane has since replaced.
-            PaneMsg::Foreground { .. } | PaneMsg::Discovered { .. } => {}
-            PaneMsg::Rediscover => pane.discover(&myself),
+            PaneMsg::DebugPanic => panic!("fault injected into pane {}", self.record.id),
             PaneMsg::Explain(reply) => {
-                let _ = reply.send(pane.explain());
+                let _ = reply.send(self.explain());
             }
             PaneMsg::Wait { what, met, reply } => {
-                let _ = reply.send(pane.add_waiter(&myself, what, met));
+                let now = wait::Now::of(
+                    &self.record,
+                    self.process.is_some(),
+                    self.prompts.pending(),
+                    &mut self.screen,
+                );
+                let added = self.waiters.add(&myself, &self.record.id, what, met, now);
+                let _ = reply.send(added);
             }
-            PaneMsg::WaiterGone(id) => pane.drop_waiter(id),
-            PaneMsg::TypeResume { spawn } => pane.type_resume(spawn),
-            PaneMsg::FreezeCheck => pane.freeze_check(&myself),
             PaneMsg::Prompt { text, queue, reply } => {
-                let _ = reply.send(pane.prompt(&myself, text, queue));
+                let _ = reply.send(self.prompt(&myself, text, queue));
             }
-            PaneMsg::SubmitPrompt { spawn } => pane.submit_prompt(spawn),
-            PaneMsg::PromptSettled { delivery } => pane.prompt_settled(delivery),
             PaneMsg::EncodeKeys(keys, reply) => {
-                let modes = pane.screen.modes();
+                let modes = self.screen.modes();
                 let _ = reply.send(keys.iter().flat_map(|k| k.encode(&modes)).collect());
             }
             PaneMsg::IsWatched(reply) => {
-                let _ = reply.send(pane.subscribers.watching());
+                let _ = reply.send(self.subscribers.watching());
             }
-            PaneMsg::WorktreeSeen(seen) => pane.worktree_seen(seen),
+            PaneMsg::WorktreeSeen(seen) => self.worktree_seen(seen),
         }
-        pane.schedule_freeze_check(&myself);
-        pane.deliver_queued_prompt(&myself);
+        self.screen.schedule_check(&myself);
+        self.deliver_queued_prompt(&myself);
+    }
+
+    async fn on_internal(&mut self, myself: &Myself, msg: SelfMsg) {
+        match msg {
+            SelfMsg::Process(event) => self.on_process_event(myself, event).await,
+            SelfMsg::CatchUp => self.catch_up(myself),
+            SelfMsg::TailDue => self.publish_tail(),
+            SelfMsg::PollCwd => {
+                self.cwd_due = false;
+                self.poll_cwd();
+            }
+            SelfMsg::ExitDrained { spawn } if spawn == self.spawn => self.finish_exit(),
+            SelfMsg::ReviveSettled { spawn } if spawn == self.spawn => self.revival_settled(),
+            SelfMsg::TypeResume { spawn } if spawn == self.spawn => self.type_resume(),
+            SelfMsg::HeldNotificationsDue => self.report_held_notifications(myself),
+            SelfMsg::PublishDue => self.publish_due(),
+            SelfMsg::Inspect => self.inspect(myself),
+            SelfMsg::Foreground { spawn, pgid, facts } if spawn == self.spawn => {
+                self.on_foreground(myself, pgid, facts);
+            }
+            SelfMsg::Discovered { spawn, kind, found } if spawn == self.spawn => {
+                self.on_discovered(myself, kind, found);
+            }
+            SelfMsg::Rediscover => self.discover(myself),
+            SelfMsg::WaiterGone(id) => self.waiters.forget(id),
+            SelfMsg::FreezeCheck => self.freeze_check(myself),
+            SelfMsg::SubmitPrompt { spawn } if spawn == self.spawn => self.submit_prompt(),
+            SelfMsg::PromptSettled { delivery } => self.prompt_settled(delivery),
+            // A late timer or answer about a process this pane has since
+            // replaced.
+            SelfMsg::ExitDrained { .. }
+            | SelfMsg::ReviveSettled { .. }
+            | SelfMsg::TypeResume { .. }
+            | SelfMsg::Foreground { .. }
+            | SelfMsg::Discovered { .. }
+            | SelfMsg::SubmitPrompt { .. } => {}
+        }
+    }
+
+    fn freeze_check(&mut self, myself: &Myself) {
+        // A revival's first words are read back from the ring if it
+        // fails; nobody else reads what went before an attach.
+        if self
+            .screen
+            .freeze_check(myself, self.subscribers.watching())
+            && self.revival.is_none()
+        {
+            self.ring.release();
+        }
+    }
+
+    /// A client attaches, at its size; one reply holds the snapshot and
+    /// the offset it ends at, taken at the same instant, so the stream
+    /// neither repeats nor skips a byte.
+    fn attach(
+        &mut self,
+        size: Option<(u16, u16)>,
+        keep_attention: bool,
+        catch_up: CatchUp,
+    ) -> Attached {
+        if let Some((rows, cols)) = size {
+            self.resize(rows, cols);
+        }
+        if !keep_attention {
+            self.seen();
+        }
+        let PtySize { rows, cols } = self.record.pty_size;
+        let frames = self.subscribers.add(
+            self.screen.replay(),
+            self.ring.end(),
+            (rows, cols),
+            catch_up,
+        );
+        Attached {
+            offset: self.ring.end(),
+            input: self.input.clone(),
+            state: self.state,
+            exit_code: self.record.exit_code,
+            size: self.record.pty_size,
+            revive: self.revive_offer(),
+            frames,
+        }
+    }
+
+    /// An agent's hook event: its session id first, since a hook refused
+    /// for its session id changes nothing else.
+    fn hook(
+        &mut self,
+        kind: AgentKind,
+        event: &str,
+        effect: HookEffect,
+        session_id: Option<String>,
+        message: Option<String>,
+    ) -> Result<(), ActorError> {
+        if let Some(id) = session_id {
+            self.report_session(Some(kind), &id)?;
+        }
+        let source = format!("hook:{}", kind.as_str());
+        self.hook_spoke();
+        self.apply_hook(&source, event, effect, message.as_deref());
         Ok(())
     }
-}
 
-impl Pane {
+    fn signal(&self, signal: i32, group: bool) -> Result<(), ActorError> {
+        self.live_process()?
+            .signal(signal, group)
+            .map_err(|e| ActorError::Io(format!("could not signal the pane: {e}")))
+    }
+
+    fn catch_up(&mut self, myself: &Myself) {
+        self.catch_up_due = false;
+        if self.subscribers.catch_up(Output {
+            ring: &self.ring,
+            snapshot: || self.screen.replay(),
+        }) {
+            self.schedule_catch_up(myself);
+        }
+    }
     pub fn view(&self) -> PaneView {
         PaneView {
             record: self.record.clone(),
@@ -648,10 +736,49 @@ impl Pane {
         }
     }
 
-    fn schedule_catch_up(&mut self, myself: &ActorRef<PaneMsg>) {
+    /// The user has seen the pane: its attention clears and its
+    /// notifications are marked read. Lifecycle is left alone.
+    fn seen(&mut self) {
+        publish(SnapshotMsg::MarkRead(self.record.id.clone()));
+        if self.record.seen() {
+            self.publish();
+        }
+    }
+
+    /// Records a notification from `source` and raises attention to match.
+    fn notify(&mut self, source: &str, severity: Severity, title: &str, body: &str) {
+        let notification = self.record.notification(source, severity, title, body);
+        publish(SnapshotMsg::Notify(notification));
+        self.publish();
+    }
+
+    fn apply_hook(&mut self, source: &str, event: &str, effect: HookEffect, message: Option<&str>) {
+        let watched = !self.subscribers.is_empty();
+        match self.record.hook(source, event, effect, message, watched) {
+            Heard::Nothing => {}
+            Heard::Changed => self.publish(),
+            Heard::Notify(notification) => {
+                publish(SnapshotMsg::Notify(notification));
+                self.publish();
+            }
+        }
+    }
+
+    /// Answers every wait whose condition holds now (see `wait.rs`).
+    fn check_waiters(&mut self, new_lines: usize) {
+        let now = wait::Now::of(
+            &self.record,
+            self.process.is_some(),
+            self.prompts.pending(),
+            &mut self.screen,
+        );
+        self.waiters.check(now, new_lines);
+    }
+
+    fn schedule_catch_up(&mut self, myself: &Myself) {
         if !self.catch_up_due {
             self.catch_up_due = true;
-            myself.send_after(CATCH_UP, || PaneMsg::CatchUp);
+            myself.after(CATCH_UP, SelfMsg::CatchUp);
         }
     }
 
@@ -699,11 +826,7 @@ impl Pane {
         });
     }
 
-    fn start_process(
-        &mut self,
-        myself: &ActorRef<PaneMsg>,
-        restored: bool,
-    ) -> Result<(), SpawnError> {
+    fn start_process(&mut self, myself: &Myself, restored: bool) -> Result<(), SpawnError> {
         self.spawn += 1;
         let mut env = vec![
             ("SIGNALTTY_PANE".to_string(), self.record.id.clone()),
@@ -729,9 +852,8 @@ impl Pane {
             rows: self.record.pty_size.rows,
             cols: self.record.pty_size.cols,
         };
-        let sink_target = myself.clone();
-        let sink: process::EventSink =
-            Arc::new(move |event| sink_target.cast(PaneMsg::Process(event)).is_ok());
+        let pane = myself.clone();
+        let sink: process::EventSink = Arc::new(move |event| pane.send(SelfMsg::Process(event)));
         let process = self
             .context
             .ptys
@@ -763,7 +885,7 @@ impl Pane {
         Ok(())
     }
 
-    async fn on_process_event(&mut self, myself: &ActorRef<PaneMsg>, event: ProcessEvent) {
+    async fn on_process_event(&mut self, myself: &Myself, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
                 if self.on_output(myself, bytes).await {
@@ -776,11 +898,11 @@ impl Pane {
                 }
                 if !self.tail_due {
                     self.tail_due = true;
-                    myself.send_after(TAIL_DEBOUNCE, || PaneMsg::TailDue);
+                    myself.after(TAIL_DEBOUNCE, SelfMsg::TailDue);
                 }
                 if !self.cwd_due {
                     self.cwd_due = true;
-                    myself.send_after(CWD_POLL, || PaneMsg::PollCwd);
+                    myself.after(CWD_POLL, SelfMsg::PollCwd);
                 }
             }
             ProcessEvent::Eof { spawn } if spawn == self.spawn => {
@@ -794,7 +916,7 @@ impl Pane {
                 if self.eof {
                     self.finish_exit();
                 } else {
-                    myself.send_after(EXIT_DRAIN, move || PaneMsg::ExitDrained { spawn });
+                    myself.after(EXIT_DRAIN, SelfMsg::ExitDrained { spawn });
                 }
             }
             // An event from a process this pane has since replaced.
@@ -804,7 +926,7 @@ impl Pane {
 
     /// Returns whether an attached client is lagging. The chunk is shared
     /// by the ring and every client, not copied.
-    async fn on_output(&mut self, myself: &ActorRef<PaneMsg>, bytes: bytes::Bytes) -> bool {
+    async fn on_output(&mut self, myself: &Myself, bytes: bytes::Bytes) -> bool {
         // Only attached clients and a revival read the ring back.
         if self.subscribers.watching() || self.revival.is_some() {
             self.ring.push(bytes.clone());
@@ -833,7 +955,7 @@ impl Pane {
                         process.write(piece);
                     }
                 }
-                ScreenEvent::Bell => changed |= self.raise(Attention::Unread),
+                ScreenEvent::Bell => changed |= self.record.raise(Attention::Unread),
                 ScreenEvent::Notify {
                     source,
                     title,
@@ -855,7 +977,7 @@ impl Pane {
         // that ends, a prompt; see `aware.rs`).
         let fresh = self.screen.fresh_lines() - fresh_before;
         if fresh > 0 && self.subscribers.is_empty() && self.current_kind() == AgentKind::Generic {
-            changed |= self.raise(Attention::Unread);
+            changed |= self.record.raise(Attention::Unread);
         }
         self.check_waiters(usize::try_from(fresh).unwrap_or(usize::MAX));
         if changed {
@@ -904,12 +1026,12 @@ impl Pane {
         self.state = PaneState::Exited;
         self.record.running = false;
         self.record.exit_code = Some(code);
-        self.set_lifecycle(if code == 0 {
+        self.record.set_lifecycle(if code == 0 {
             Lifecycle::Exited
         } else {
             Lifecycle::Failed
         });
-        self.raise(if code == 0 {
+        self.record.raise(if code == 0 {
             Attention::Unread
         } else {
             Attention::Error

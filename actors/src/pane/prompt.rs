@@ -13,12 +13,11 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use ractor::ActorRef;
 use signaltty_adapters::AgentKind;
 use signaltty_persistence::Lifecycle;
 
 use super::input::{InputPiece, pieces};
-use super::{Pane, PaneMsg};
+use super::{Myself, Pane, SelfMsg};
 use crate::error::ActorError;
 
 /// The most prompts one pane holds for later.
@@ -52,12 +51,20 @@ pub(super) struct Prompts {
     delivery: u64,
 }
 
+impl Prompts {
+    /// A prompt was typed whose turn has not been seen to start, or one
+    /// waits in the queue: the agent's work is not over.
+    pub(super) fn pending(&self) -> bool {
+        self.awaiting_turn || !self.queue.is_empty()
+    }
+}
+
 impl Pane {
     /// Types `text` into the agent now, or queues it (`queue`) while the
     /// agent works.
     pub(super) fn prompt(
         &mut self,
-        myself: &ActorRef<PaneMsg>,
+        myself: &Myself,
         text: String,
         queue: bool,
     ) -> Result<Prompted, ActorError> {
@@ -105,7 +112,7 @@ impl Pane {
 
     /// Types the next queued prompt once the agent is idle and the last
     /// prompt's turn has started; called after every message.
-    pub(super) fn deliver_queued_prompt(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn deliver_queued_prompt(&mut self, myself: &Myself) {
         if matches!(
             self.record.lifecycle,
             Lifecycle::Working | Lifecycle::Blocked
@@ -139,14 +146,8 @@ impl Pane {
         }
     }
 
-    /// A prompt was typed whose turn has not been seen to start, or one
-    /// waits in the queue: the agent's work is not over.
-    pub(super) fn prompts_pending(&self) -> bool {
-        self.prompts.awaiting_turn || !self.prompts.queue.is_empty()
-    }
-
     /// Pastes `text` and schedules the Enter that submits it.
-    fn type_prompt(&mut self, myself: &ActorRef<PaneMsg>, text: &str) -> Result<(), ActorError> {
+    fn type_prompt(&mut self, myself: &Myself, text: &str) -> Result<(), ActorError> {
         let paste = paste_bytes(text, self.screen.modes().bracketed_paste);
         let pieces = self.reserve(paste)?;
         let process = self.live_process()?;
@@ -154,20 +155,17 @@ impl Pane {
             process.write(piece);
         }
         let spawn = self.spawn;
-        myself.send_after(SUBMIT_DELAY, move || PaneMsg::SubmitPrompt { spawn });
+        myself.after(SUBMIT_DELAY, SelfMsg::SubmitPrompt { spawn });
         let prompts = &mut self.prompts;
         prompts.awaiting_turn = true;
         prompts.delivery += 1;
         let delivery = prompts.delivery;
-        myself.send_after(TURN_START, move || PaneMsg::PromptSettled { delivery });
+        myself.after(TURN_START, SelfMsg::PromptSettled { delivery });
         Ok(())
     }
 
     /// The Enter after a prompt's paste.
-    pub(super) fn submit_prompt(&mut self, spawn: u64) {
-        if spawn != self.spawn {
-            return;
-        }
+    pub(super) fn submit_prompt(&mut self) {
         if let (Ok(process), Ok(mut pieces)) = (self.live_process(), self.reserve(b"\r".to_vec()))
             && let Some(piece) = pieces.pop()
         {

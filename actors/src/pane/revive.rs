@@ -13,14 +13,14 @@
 
 use std::time::Duration;
 
-use ractor::{ActorRef, RpcReplyPort};
+use ractor::RpcReplyPort;
 use signaltty_adapters::{self as adapters, AgentKind};
 use signaltty_persistence::AgentRecord;
 use signaltty_screen::{Screen, Size, Style};
 use tracing::{info, warn};
 
 use super::subscribers::Revive;
-use super::{Pane, PaneMsg, REVIVE_GRACE, Revival};
+use super::{Myself, Pane, REVIVE_GRACE, Revival, SelfMsg};
 use crate::error::ActorError;
 use crate::model::{PaneState, resume_command};
 use signaltty_adapters::AgentFacts;
@@ -90,7 +90,7 @@ impl Pane {
     /// fails by then fails the command and the pane stays a tombstone.
     pub(super) fn revive(
         &mut self,
-        myself: &ActorRef<PaneMsg>,
+        myself: &Myself,
         argv: Vec<String>,
         resume: Option<Resuming>,
         reply: RpcReplyPort<Result<(), ActorError>>,
@@ -114,7 +114,7 @@ impl Pane {
         };
         if resume.as_ref().is_some_and(|r| r.typed.is_some()) {
             let spawn = self.spawn;
-            myself.send_after(TYPE_FALLBACK, move || PaneMsg::TypeResume { spawn });
+            myself.after(TYPE_FALLBACK, SelfMsg::TypeResume { spawn });
         }
         self.revival = Some(Revival {
             reply,
@@ -124,7 +124,7 @@ impl Pane {
             output_from: self.ring.end(),
         });
         let spawn = self.spawn;
-        myself.send_after(wait, move || PaneMsg::ReviveSettled { spawn });
+        myself.after(wait, SelfMsg::ReviveSettled { spawn });
     }
 
     /// The wait is over and the child still runs: a respawn succeeded, and
@@ -146,7 +146,7 @@ impl Pane {
 
     /// The first output of a resumed shell: its prompt is up, so the
     /// resume command can be typed.
-    pub(super) fn on_revival_output(&mut self, myself: &ActorRef<PaneMsg>) {
+    pub(super) fn on_revival_output(&mut self, myself: &Myself) {
         if self
             .revival
             .as_ref()
@@ -154,16 +154,11 @@ impl Pane {
             .is_some_and(|r| r.typed.is_some())
         {
             let spawn = self.spawn;
-            myself.send_after(Duration::from_millis(50), move || PaneMsg::TypeResume {
-                spawn,
-            });
+            myself.after(Duration::from_millis(50), SelfMsg::TypeResume { spawn });
         }
     }
 
-    pub(super) fn type_resume(&mut self, spawn: u64) {
-        if spawn != self.spawn {
-            return;
-        }
+    pub(super) fn type_resume(&mut self) {
         let typed = self
             .revival
             .as_mut()

@@ -7,13 +7,13 @@
 //! waiter never outlives the client that asked — even on a pane that
 //! prints nothing.
 
-use ractor::ActorRef;
 use regex::Regex;
-use signaltty_persistence::Lifecycle;
+use signaltty_persistence::{Lifecycle, PaneRecord};
 use signaltty_screen::Style;
 use tokio::sync::oneshot;
 
-use super::{Pane, PaneMsg};
+use super::freezer::PaneScreen;
+use super::{Myself, SelfMsg};
 use crate::error::ActorError;
 
 /// The most clients that may wait on one pane at once.
@@ -50,91 +50,64 @@ pub enum WaitMet {
     TurnEnded(Lifecycle),
 }
 
-pub(super) struct Waiter {
+struct Waiter {
     id: u64,
     what: WaitFor,
     /// To the relay task that answers the client.
     reply: oneshot::Sender<WaitMet>,
 }
 
-impl Pane {
-    /// Registers a wait; answers at once if the condition already holds.
-    pub(super) fn add_waiter(
-        &mut self,
-        myself: &ActorRef<PaneMsg>,
-        what: WaitFor,
-        client: oneshot::Sender<WaitMet>,
-    ) -> Result<(), ActorError> {
-        if self.waiters.len() >= MAX_WAITERS {
-            return Err(ActorError::Refused(format!(
-                "{MAX_WAITERS} clients already wait on pane {}; try again later",
-                self.record.id
-            )));
-        }
-        let lines = usize::from(self.record.pty_size.rows);
-        if let Some(met) = self.met(&what, lines) {
-            let _ = client.send(met);
-            return Ok(());
-        }
-        self.last_waiter += 1;
-        let id = self.last_waiter;
-        let (reply, answer) = oneshot::channel();
-        tokio::spawn(relay(id, answer, client, myself.clone()));
-        self.waiters.push(Waiter { id, what, reply });
-        Ok(())
-    }
+/// The clients waiting on one pane.
+#[derive(Default)]
+pub(super) struct Waiters {
+    waiting: Vec<Waiter>,
+    /// The id of the last waiter registered.
+    last_id: u64,
+}
 
-    /// The client of waiter `id` is gone.
-    pub(super) fn drop_waiter(&mut self, id: u64) {
-        self.waiters.retain(|w| w.id != id);
-    }
+/// The pane as a wait's condition is checked against it.
+pub(super) struct Now<'a> {
+    running: bool,
+    exit_code: Option<i32>,
+    lifecycle: Lifecycle,
+    /// A prompt of `ctl agent prompt` is still to start a turn.
+    prompts_pending: bool,
+    /// How many lines of the screen a text wait reads, before new output.
+    rows: usize,
+    screen: &'a mut PaneScreen,
+}
 
-    /// How many clients wait on this pane (`ctl explain` shows it).
-    pub(super) fn waiting(&self) -> usize {
-        self.waiters.len()
-    }
-
-    /// Answers every wait whose condition holds now. `new_lines` is how
-    /// many lines of output arrived since the last check, so text that
-    /// scrolled past in one chunk is still seen.
-    pub(super) fn check_waiters(&mut self, new_lines: usize) {
-        if self.waiters.is_empty() {
-            return;
-        }
-        let lines = usize::from(self.record.pty_size.rows) + new_lines;
-        let waiters = std::mem::take(&mut self.waiters);
-        for waiter in waiters {
-            match self.met(&waiter.what, lines) {
-                Some(met) => {
-                    let _ = waiter.reply.send(met);
-                }
-                None if !waiter.reply.is_closed() => self.waiters.push(waiter),
-                None => {}
-            }
+impl<'a> Now<'a> {
+    pub(super) fn of(
+        record: &PaneRecord,
+        running: bool,
+        prompts_pending: bool,
+        screen: &'a mut PaneScreen,
+    ) -> Now<'a> {
+        Now {
+            running,
+            exit_code: record.exit_code,
+            lifecycle: record.lifecycle,
+            prompts_pending,
+            rows: usize::from(record.pty_size.rows),
+            screen,
         }
     }
 
     fn met(&mut self, what: &WaitFor, lines: usize) -> Option<WaitMet> {
+        let exited = Some(WaitMet::Exit(self.exit_code));
         match what {
-            WaitFor::Exit => self
-                .process
-                .is_none()
-                .then_some(WaitMet::Exit(self.record.exit_code)),
-            WaitFor::Lifecycle(want) => {
-                (self.record.lifecycle == *want).then_some(WaitMet::Lifecycle)
-            }
-            WaitFor::Ready if self.process.is_none() => Some(WaitMet::Exit(self.record.exit_code)),
-            WaitFor::Ready => match self.record.lifecycle {
+            WaitFor::Exit => exited.filter(|_| !self.running),
+            WaitFor::Lifecycle(want) => (self.lifecycle == *want).then_some(WaitMet::Lifecycle),
+            WaitFor::Ready | WaitFor::TurnEnd if !self.running => exited,
+            WaitFor::Ready => match self.lifecycle {
                 Lifecycle::Idle | Lifecycle::Done => Some(WaitMet::Ready),
                 Lifecycle::Blocked => Some(WaitMet::Blocked),
                 _ => None,
             },
-            WaitFor::TurnEnd if self.process.is_none() => {
-                Some(WaitMet::Exit(self.record.exit_code))
-            }
-            WaitFor::TurnEnd => match self.record.lifecycle {
-                Lifecycle::Idle | Lifecycle::Done if !self.prompts_pending() => {
-                    Some(WaitMet::TurnEnded(self.record.lifecycle))
+            WaitFor::TurnEnd => match self.lifecycle {
+                Lifecycle::Idle | Lifecycle::Done if !self.prompts_pending => {
+                    Some(WaitMet::TurnEnded(self.lifecycle))
                 }
                 Lifecycle::Blocked => Some(WaitMet::Blocked),
                 _ => None,
@@ -149,13 +122,72 @@ impl Pane {
     }
 }
 
+impl Waiters {
+    /// Registers a wait on pane `pane_id`; answers at once if the
+    /// condition already holds.
+    pub(super) fn add(
+        &mut self,
+        myself: &Myself,
+        pane_id: &str,
+        what: WaitFor,
+        client: oneshot::Sender<WaitMet>,
+        mut now: Now<'_>,
+    ) -> Result<(), ActorError> {
+        if self.waiting.len() >= MAX_WAITERS {
+            return Err(ActorError::Refused(format!(
+                "{MAX_WAITERS} clients already wait on pane {pane_id}; try again later"
+            )));
+        }
+        let lines = now.rows;
+        if let Some(met) = now.met(&what, lines) {
+            let _ = client.send(met);
+            return Ok(());
+        }
+        self.last_id += 1;
+        let id = self.last_id;
+        let (reply, answer) = oneshot::channel();
+        tokio::spawn(relay(id, answer, client, myself.clone()));
+        self.waiting.push(Waiter { id, what, reply });
+        Ok(())
+    }
+
+    /// The client of waiter `id` is gone.
+    pub(super) fn forget(&mut self, id: u64) {
+        self.waiting.retain(|w| w.id != id);
+    }
+
+    /// How many clients wait (`ctl explain` shows it).
+    pub(super) fn count(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Answers every wait whose condition holds now. `new_lines` is how
+    /// many lines of output arrived since the last check, so text that
+    /// scrolled past in one chunk is still seen.
+    pub(super) fn check(&mut self, mut now: Now<'_>, new_lines: usize) {
+        if self.waiting.is_empty() {
+            return;
+        }
+        let lines = now.rows + new_lines;
+        for waiter in std::mem::take(&mut self.waiting) {
+            match now.met(&waiter.what, lines) {
+                Some(met) => {
+                    let _ = waiter.reply.send(met);
+                }
+                None if !waiter.reply.is_closed() => self.waiting.push(waiter),
+                None => {}
+            }
+        }
+    }
+}
+
 /// Passes the pane's answer to the client, or tells the pane that the
 /// client stopped waiting (its receiver was dropped).
 async fn relay(
     id: u64,
     answer: oneshot::Receiver<WaitMet>,
     mut client: oneshot::Sender<WaitMet>,
-    pane: ActorRef<PaneMsg>,
+    pane: Myself,
 ) {
     tokio::select! {
         met = answer => {
@@ -165,7 +197,7 @@ async fn relay(
             }
         }
         () = client.closed() => {
-            let _ = pane.cast(PaneMsg::WaiterGone(id));
+            pane.send(SelfMsg::WaiterGone(id));
         }
     }
 }
