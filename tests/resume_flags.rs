@@ -5,10 +5,13 @@
 
 mod support;
 
+use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use support::agents::{runs, server_with_agents_and_env};
 use support::terminal::Terminal;
+use support::wait_for;
 
 /// A stand-in that logs its cwd and `$CLAUDE_CONFIG_DIR` beside its
 /// arguments, then shows `idle` (a screen its kind's rules read as up).
@@ -149,10 +152,14 @@ fn every_kind_resumes_with_the_options_it_was_launched_with_its_cwd_and_its_env(
         assert_eq!(server.pane(pane).unwrap()["state"], "RESUMABLE", "{kind}");
         server.ctl_ok(&["resume", pane]);
         assert_eq!(server.pane(pane).unwrap()["state"], "LIVE", "{kind}");
-        let ran = runs(&root, kind);
+        let ran = resumed_run(&root, kind);
         assert_eq!(ran.len(), 2, "{kind}: {ran:?}");
         assert_eq!(ran[1], case.resumed.replace("{id}", id), "{kind}: {ran:?}");
-        let env = std::fs::read_to_string(root.join(format!("{kind}.env"))).unwrap();
+        // Written by the program itself, after its launcher logged its run.
+        let env = wait_for("its environment logged", Duration::from_secs(15), || {
+            let env = std::fs::read_to_string(root.join(format!("{kind}.env"))).ok()?;
+            (env.lines().count() >= 2).then_some(env)
+        });
         let lines: Vec<&str> = env.lines().collect();
         assert_eq!(
             lines,
@@ -160,6 +167,15 @@ fn every_kind_resumes_with_the_options_it_was_launched_with_its_cwd_and_its_env(
             "{kind}: its cwd and saved environment, both times"
         );
     }
+}
+
+/// The stand-in's two runs, once it recorded the second: the pane is LIVE
+/// as the process starts, and the process writes its record a little later.
+fn resumed_run(root: &Path, kind: &str) -> Vec<String> {
+    wait_for("the resumed run", Duration::from_secs(15), || {
+        let ran = runs(root, kind);
+        (ran.len() >= 2).then_some(ran)
+    })
 }
 
 #[test]
@@ -205,10 +221,10 @@ fn ctl_explain_and_the_tombstone_say_what_a_resume_keeps_and_drops() {
     terminal.wait_text("the offer naming what it drops", |t| t.contains(&offer));
     terminal.type_bytes(b"r");
     server.wait_pane(&pane, "LIVE after r", |p| p["state"] == "LIVE");
-    let ran = runs(&root, "claude");
+    let ran = resumed_run(&root, "claude");
     assert_eq!(
-        ran.last().unwrap(),
-        &format!("--resume {id} --model X --permission-mode plan")
+        ran[1],
+        format!("--resume {id} --model X --permission-mode plan")
     );
     // Ctrl-], attach's detach key.
     terminal.type_bytes(b"\x1d");
