@@ -12,8 +12,8 @@
 //! root = "../{repo}.worktrees"   # where `--worktree NAME` makes NAME
 //! ```
 //!
-//! The multiplexer's own settings (`mouse`, `[keys]`) live in the same file;
-//! the server only lets them be.
+//! The multiplexer's own settings (`mouse`, `[keys]`, `[alerts]`) live in
+//! the same file; the server only lets them be.
 //!
 //! A missing file is an empty config; a file that does not parse, or names
 //! a setting that does not exist, stops the server with the file's name and
@@ -37,6 +37,8 @@ pub struct Config {
     pub mouse: Option<bool>,
     #[serde(default)]
     pub keys: Option<toml::Table>,
+    #[serde(default)]
+    pub alerts: Option<toml::Table>,
     #[serde(default)]
     pub notify: Option<NotifyConfig>,
     /// `notify.command`, checked when the file is loaded.
@@ -156,7 +158,7 @@ mod tests {
         let path = dir.path().join("config.toml");
         std::fs::write(
             &path,
-            "mouse = false\n[keys]\nprefix = \"C-a\"\n[workspace.api]\nauto_resume = true\n",
+            "mouse = false\n[keys]\nprefix = \"C-a\"\n[alerts]\nvia = \"osc\"\n[workspace.api]\nauto_resume = true\n",
         )
         .unwrap();
         assert_eq!(load(&path).unwrap().auto_resume("api"), Some(true));

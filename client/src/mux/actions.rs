@@ -81,6 +81,7 @@ impl Mux {
             }
             Action::Revive => self.revive(),
             Action::NextAttention => self.next_attention(),
+            Action::LastAlert => self.go_to_last_alert(),
             Action::Sidebar => {
                 self.sidebar = Some(!self.sidebar_shown());
                 self.reconcile();

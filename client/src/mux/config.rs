@@ -9,10 +9,14 @@
 //! split-down = ["-", "\""]
 //! [keys.root]            # no prefix needed (none by default)
 //! zoom = "M-z"
+//! [alerts]
+//! via = ["bell", "osc"]  # or "off"; bell osc osc777 desktop
+//! program-bell = true    # a program's own BEL, at most one a second
 //! ```
 //!
-//! A file that does not parse, an unknown action or a bad key name stops
-//! the multiplexer with the file's name and what is wrong.
+//! A file that does not parse, an unknown action, a bad key name or an
+//! unknown way to alert stops the multiplexer with the file's name and
+//! what is wrong.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,6 +24,7 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow};
 use serde::Deserialize;
 
+use super::alerts::AlertsConfig;
 use super::keys::{Bindings, KeySpec};
 
 #[derive(Debug, Clone)]
@@ -27,6 +32,7 @@ pub struct MuxConfig {
     /// Capture the mouse (on unless `mouse = false`).
     pub mouse: bool,
     pub bindings: Bindings,
+    pub alerts: AlertsConfig,
 }
 
 impl Default for MuxConfig {
@@ -34,6 +40,7 @@ impl Default for MuxConfig {
         MuxConfig {
             mouse: true,
             bindings: Bindings::default(),
+            alerts: AlertsConfig::default(),
         }
     }
 }
@@ -45,6 +52,8 @@ struct File {
     mouse: Option<bool>,
     #[serde(default)]
     keys: KeysTable,
+    #[serde(default)]
+    alerts: Option<AlertsTable>,
     /// The server's settings: not ours to read.
     #[serde(default, rename = "workspace")]
     _workspace: Option<toml::Table>,
@@ -61,6 +70,39 @@ struct KeysTable {
     root: BTreeMap<String, KeySpec>,
     #[serde(flatten)]
     after_prefix: BTreeMap<String, KeySpec>,
+}
+
+/// `[alerts]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct AlertsTable {
+    #[serde(default)]
+    via: Option<Words>,
+    #[serde(default)]
+    program_bell: Option<bool>,
+}
+
+/// One word, or a list of them.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Words {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl AlertsTable {
+    fn parse(self) -> Result<AlertsConfig, String> {
+        let defaults = AlertsConfig::default();
+        let via = match self.via {
+            Some(Words::One(word)) => AlertsConfig::parse_via(&[word])?,
+            Some(Words::Many(words)) => AlertsConfig::parse_via(&words)?,
+            None => defaults.via,
+        };
+        Ok(AlertsConfig {
+            via,
+            program_bell: self.program_bell.unwrap_or(defaults.program_bell),
+        })
+    }
 }
 
 /// The settings at the config path, or the defaults when there is none.
@@ -89,9 +131,16 @@ pub fn load_from(path: &Path) -> Result<MuxConfig> {
     let file: File = toml::from_str(&text).map_err(|e| bad(e.message().to_string()))?;
     let bindings = Bindings::from_config(&file.keys.after_prefix, &file.keys.root)
         .map_err(|e| bad(format!("[keys] {e}")))?;
+    let alerts = match file.alerts {
+        Some(table) => table
+            .parse()
+            .map_err(|e| bad(format!("[alerts] via: {e}")))?,
+        None => AlertsConfig::default(),
+    };
     Ok(MuxConfig {
         mouse: file.mouse.unwrap_or(true),
         bindings,
+        alerts,
     })
 }
 
@@ -146,6 +195,9 @@ mod tests {
             "mous = true",
             "[keys.root]\nzoom = \"C-b\"",
             "[keys.root]\nzoom = \"x\"\nclose = \"x\"",
+            "[alerts]\nvia = \"beep\"",
+            "[alerts]\nvia = [\"bell\", 3]",
+            "[alerts]\nbell = true",
         ] {
             std::fs::write(&path, bad).unwrap();
             let err = load_from(&path).unwrap_err().to_string();
@@ -154,5 +206,26 @@ mod tests {
                 "{err}"
             );
         }
+    }
+
+    #[test]
+    fn alerts_default_to_the_bell_and_follow_the_file() {
+        use crate::mux::alerts::Via;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        assert_eq!(load_from(&path).unwrap().alerts.via, [Via::Bell]);
+        std::fs::write(&path, "[alerts]\nvia = [\"osc\", \"desktop\"]\n").unwrap();
+        let alerts = load_from(&path).unwrap().alerts;
+        assert_eq!(alerts.via, [Via::Osc, Via::Desktop]);
+        assert!(alerts.program_bell);
+        std::fs::write(&path, "[alerts]\nvia = \"off\"\nprogram-bell = false\n").unwrap();
+        let alerts = load_from(&path).unwrap().alerts;
+        assert!(alerts.via.is_empty() && !alerts.program_bell);
+        std::fs::write(&path, "[alerts]\nvia = \"beep\"\n").unwrap();
+        let err = load_from(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("[alerts] via: \"beep\" is not a way to alert; use bell, osc"),
+            "{err}"
+        );
     }
 }

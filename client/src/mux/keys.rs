@@ -218,6 +218,8 @@ pub enum Action {
     CopyMode,
     Revive,
     NextAttention,
+    /// Go to the pane that raised the last alert (see `alerts`).
+    LastAlert,
     Sidebar,
     Detach,
     Help,
@@ -261,6 +263,7 @@ impl Action {
             Action::CopyMode,
             Action::Revive,
             Action::NextAttention,
+            Action::LastAlert,
             Action::Sidebar,
             Action::Detach,
             Action::Help,
@@ -308,6 +311,7 @@ impl Action {
             Action::CopyMode => "copy-mode",
             Action::Revive => "revive",
             Action::NextAttention => "next-attention",
+            Action::LastAlert => "last-alert",
             Action::Sidebar => "sidebar",
             Action::Detach => "detach",
             Action::Help => "help",
@@ -349,6 +353,7 @@ impl Action {
             Action::CopyMode => "scroll / copy mode".into(),
             Action::Revive => "resume or respawn a pane with no process".into(),
             Action::NextAttention => "go to the pane that needs you".into(),
+            Action::LastAlert => "go to the pane of the last alert".into(),
             Action::Sidebar => "show / hide the sidebar".into(),
             Action::Detach => "detach (everything keeps running)".into(),
             Action::Help => "this help".into(),
@@ -395,6 +400,7 @@ impl Action {
             Action::CopyMode => chars("["),
             Action::Revive => chars("r"),
             Action::NextAttention => vec![Key::Tab],
+            Action::LastAlert => chars("a"),
             Action::Sidebar => chars("s"),
             Action::Detach => chars("d"),
             Action::Help => chars("?"),
@@ -593,6 +599,7 @@ mod tests {
         assert_eq!(b.action(Key::Char('7')), Some(Action::Tab(7)));
         assert_eq!(b.action(Key::Ctrl('b')), Some(Action::SendPrefix));
         assert_eq!(b.action(Key::Tab), Some(Action::NextAttention));
+        assert_eq!(b.action(Key::Char('a')), Some(Action::LastAlert));
         assert_eq!(b.action(Key::Char('W')), Some(Action::NewWorktree));
         assert_eq!(b.hint(Action::Help).unwrap(), "C-b ?");
     }

@@ -24,9 +24,11 @@
 //!   [`mouse`]: clicks, drags and the wheel;
 //! - [`geometry`]: the split tree on the screen's cells; [`frame`],
 //!   [`render`], [`chrome`], [`output`]: drawing;
-//! - [`server`], [`view`], [`panes`]: the connections and what they say.
+//! - [`server`], [`view`], [`panes`]: the connections and what they say;
+//!   [`alerts`]: the outer terminal's bell and notifications.
 
 mod actions;
+mod alerts;
 mod chrome;
 mod config;
 mod copy;
@@ -204,6 +206,7 @@ pub struct Mux {
     render: render::RenderState,
     /// The server said something changed: list again.
     changed: bool,
+    alerts: alerts::Alerts,
     end: Option<End>,
     /// The user's terminal's keyboard protocol, following the focused pane.
     keyboard: keyboard::OuterKeyboard,
@@ -243,6 +246,7 @@ impl Mux {
             focused_outside: true,
             render: render::RenderState::default(),
             changed: false,
+            alerts: alerts::Alerts::default(),
             end: None,
         }
     }
@@ -347,11 +351,7 @@ impl Mux {
                     self.render.chrome = true;
                 }
             }
-            Event::Bell(id) => {
-                if self.links.contains_key(&id) {
-                    self.write(b"\x07");
-                }
-            }
+            Event::Bell(id) => self.program_bell(&id),
             Event::Signal(SIGWINCH) => {
                 let size = crate::term::TerminalHandle::stdin().size();
                 if size != self.size {
@@ -529,14 +529,14 @@ impl Mux {
 
     /// Lists everything again and follows what changed.
     fn refresh(&mut self) {
-        match self.server.view() {
+        let before = match self.server.view() {
             Ok(view) => {
-                self.view = view;
                 self.seen.clear();
                 self.unreachable.clear();
+                std::mem::replace(&mut self.view, view)
             }
             Err(e) => return self.complain(e),
-        }
+        };
         if self.view.workspace(&self.workspace).is_none() {
             match self.view.last_used() {
                 Some(ws) => self.workspace = ws.id.clone(),
@@ -546,6 +546,7 @@ impl Mux {
                 }
             }
         }
+        self.alert_changes(&before);
         self.render.chrome = true;
         self.reconcile();
         // Output in a pane on screen was seen: no "unread" for it (it can
