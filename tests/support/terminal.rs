@@ -9,9 +9,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
-use signaltty_screen::{Screen, ScreenEvent, Size, Style};
+use signaltty_screen::{NotifySource, Screen, ScreenEvent, Size, Style};
 
 use super::wait_for;
+
+/// How many bells and notifications a terminal keeps.
+const MAX_ALERTS: usize = 1000;
 
 type Writer = Arc<Mutex<Box<dyn Write + Send>>>;
 
@@ -20,6 +23,9 @@ pub struct Terminal {
     writer: Writer,
     child: Box<dyn portable_pty::Child + Send + Sync>,
     screen: Arc<Mutex<Screen>>,
+    /// The bells and notifications the program sent the terminal, in order
+    /// (the first [`MAX_ALERTS`]).
+    alerts: Arc<Mutex<Vec<ScreenEvent>>>,
     /// While set, the terminal stops reading: the program's writes block.
     pub paused: Arc<AtomicBool>,
 }
@@ -62,7 +68,9 @@ impl Terminal {
         let paused = Arc::new(AtomicBool::new(false));
         let mut reader = pair.master.try_clone_reader().expect("reader");
         let writer: Writer = Arc::new(Mutex::new(pair.master.take_writer().expect("writer")));
+        let alerts = Arc::new(Mutex::new(Vec::new()));
         let (feed, pause, answer) = (screen.clone(), paused.clone(), writer.clone());
+        let heard = alerts.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 16384];
             let mut events = Vec::new();
@@ -77,11 +85,21 @@ impl Terminal {
                             screen.feed(&buf[..n], &mut events);
                         }
                         for event in events.drain(..) {
-                            if let (true, ScreenEvent::Reply(bytes)) = (answers, event)
-                                && let Ok(mut writer) = answer.lock()
-                            {
-                                let _ = writer.write_all(&bytes);
-                                let _ = writer.flush();
+                            match event {
+                                ScreenEvent::Reply(bytes) if answers => {
+                                    if let Ok(mut writer) = answer.lock() {
+                                        let _ = writer.write_all(&bytes);
+                                        let _ = writer.flush();
+                                    }
+                                }
+                                ScreenEvent::Bell | ScreenEvent::Notify { .. } => {
+                                    if let Ok(mut heard) = heard.lock()
+                                        && heard.len() < MAX_ALERTS
+                                    {
+                                        heard.push(event);
+                                    }
+                                }
+                                _ => {}
                             }
                         }
                     }
@@ -93,8 +111,37 @@ impl Terminal {
             writer,
             child,
             screen,
+            alerts,
             paused,
         }
+    }
+
+    /// How many times the program rang the terminal's bell.
+    pub fn bells(&self) -> usize {
+        self.alerts
+            .lock()
+            .map(|a| a.iter().filter(|e| **e == ScreenEvent::Bell).count())
+            .unwrap_or_default()
+    }
+
+    /// The notifications (OSC 9, OSC 777, OSC 99) the program sent: which,
+    /// the title and the body.
+    pub fn notifications(&self) -> Vec<(NotifySource, String, String)> {
+        self.alerts
+            .lock()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|e| match e {
+                        ScreenEvent::Notify {
+                            source,
+                            title,
+                            body,
+                        } => Some((*source, title.clone(), body.clone())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// The modes the program turned on (mouse reporting, paste…).
