@@ -557,6 +557,15 @@ async fn tab_adopt(tab: &ActorRef<TabMsg>, pane: &str, split: SplitAt) -> Result
 /// same layout, every pane an EXITED tombstone with its last tail.
 pub async fn rebuild_tab(model: &Model, tab_id: &str, context: &PaneContext) -> Option<TabArgs> {
     let record = model.tabs.get(tab_id)?.clone();
+    let mut held = vec![names::tab(tab_id)];
+    held.extend(
+        model
+            .panes_of(&record)
+            .map(|view| names::pane(&view.record.id)),
+    );
+    if !names::released(&held).await {
+        warn!(tab = %tab_id, "the failed tab's actors are still stopping; rebuilding anyway");
+    }
     let mut panes = Vec::new();
     for view in model.panes_of(&record) {
         let tail = snapshot::last_pane(&view.record.id)

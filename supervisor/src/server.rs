@@ -558,6 +558,9 @@ impl Server {
             .find(|w| w.id == id)
             .cloned()
             .ok_or_else(|| ActorError::NoSuchWorkspace(id.to_string()))?;
+        if !names::released(&[names::workspace(id)]).await {
+            warn!(workspace = %id, "the failed workspace is still stopping; rebuilding anyway");
+        }
         let mut tabs = Vec::new();
         for tab_id in &record.tabs {
             if let Some(tab) = rebuild_tab(&model, tab_id, &self.context).await {
