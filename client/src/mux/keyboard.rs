@@ -100,11 +100,11 @@ impl OuterKeyboard {
         }
     }
 
-    /// The bytes that make the terminal send keys as `focused` (the
-    /// focused pane's modes, `None` for no pane) asked; empty when it
-    /// already does.
-    pub fn follow(&mut self, focused: Option<&Modes>) -> Vec<u8> {
-        let wanted = focused.map_or_else(Encoding::default, |modes| self.wanted(modes));
+    /// The bytes that make the terminal send keys as the focused pane's
+    /// `modes` ask (the defaults without a pane); empty when it already
+    /// does.
+    pub fn follow(&mut self, modes: &Modes) -> Vec<u8> {
+        let wanted = self.wanted(modes);
         if wanted == self.set {
             return Vec::new();
         }
@@ -180,18 +180,18 @@ mod tests {
     #[test]
     fn nothing_changes_before_the_terminal_answers() {
         let mut outer = OuterKeyboard::new(KeyboardUndo::default());
-        assert_eq!(outer.follow(Some(&pane(1, 0))), b"");
+        assert_eq!(outer.follow(&pane(1, 0)), b"");
     }
 
     #[test]
     fn a_kitty_terminal_follows_the_focused_pane_and_is_put_back() {
         let (mut outer, undo) = kitty_terminal();
-        assert_eq!(outer.follow(Some(&pane(0, 0))), b"");
-        assert_eq!(outer.follow(Some(&pane(1, 0))), b"\x1b[>1u");
+        assert_eq!(outer.follow(&pane(0, 0)), b"");
+        assert_eq!(outer.follow(&pane(1, 0)), b"\x1b[>1u");
         assert_eq!(undo.take(), b"\x1b[<u");
-        assert_eq!(outer.follow(Some(&pane(1, 0))), b"", "already so");
-        assert_eq!(outer.follow(Some(&pane(7, 0))), b"\x1b[<u\x1b[>7u");
-        assert_eq!(outer.follow(None), b"\x1b[<u");
+        assert_eq!(outer.follow(&pane(1, 0)), b"", "already so");
+        assert_eq!(outer.follow(&pane(7, 0)), b"\x1b[<u\x1b[>7u");
+        assert_eq!(outer.follow(&Modes::default()), b"\x1b[<u");
         assert_eq!(undo.take(), b"");
     }
 
@@ -200,20 +200,20 @@ mod tests {
         let undo = KeyboardUndo::default();
         let mut outer = OuterKeyboard::new(undo.clone());
         outer.answered_attributes();
-        assert_eq!(outer.follow(Some(&pane(1, 0))), b"\x1b[>4;2m");
+        assert_eq!(outer.follow(&pane(1, 0)), b"\x1b[>4;2m");
         assert_eq!(undo.take(), b"\x1b[>4m");
         // Its Shift+Enter reaches the kitty pane as kitty's.
         assert_eq!(
             outer.for_pane(b"\x1b[27;2;13~", &pane(1, 0)).as_ref(),
             b"\x1b[13;2u"
         );
-        assert_eq!(outer.follow(Some(&pane(0, 0))), b"\x1b[>4m");
+        assert_eq!(outer.follow(&pane(0, 0)), b"\x1b[>4m");
     }
 
     #[test]
     fn keys_are_encoded_again_only_for_a_pane_that_asked_otherwise() {
         let (mut outer, _) = kitty_terminal();
-        outer.follow(Some(&pane(3, 0)));
+        outer.follow(&pane(3, 0));
         assert_eq!(outer.set.kitty_flags, 3);
         let release = b"\x1b[13;2:3u";
         assert_eq!(outer.for_pane(release, &pane(3, 0)).as_ref(), release);

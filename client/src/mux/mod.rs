@@ -371,8 +371,7 @@ impl Mux {
 
     /// Keeps the user's terminal sending keys as the focused pane asked.
     fn follow_keyboard(&mut self) {
-        let modes = self.focused_pane().map(|id| self.modes_of(&id));
-        let bytes = self.keyboard.follow(modes.as_ref());
+        let bytes = self.keyboard.follow(&self.focused_modes());
         if !bytes.is_empty() {
             self.write(&bytes);
         }
