@@ -556,19 +556,26 @@ impl Mux {
         let Some(pane) = next else {
             return self.say("no pane needs you right now");
         };
+        if self.go_to_pane(&pane.id) {
+            let attention = view::attention_name(pane.attention);
+            self.say(format!("{}: {attention}", pane.name));
+        }
+    }
+
+    /// Brings pane `id` to the front, in whichever workspace and tab it is
+    /// now, and marks it seen (the user came for it); false if it is gone.
+    pub(super) fn go_to_pane(&mut self, id: &str) -> bool {
         let Some((ws, tab)) = self
             .view
-            .find_pane(&pane.id)
+            .find_pane(id)
             .map(|(w, t, _)| (w.id.clone(), t.id.clone()))
         else {
-            return;
+            return false;
         };
         self.switch_workspace(&ws);
         self.select_tab(&tab);
-        self.focus_pane(&pane.id);
-        // Already in front, it is seen now that the user came for it.
-        self.mark_seen(&pane.id);
-        let attention = view::attention_name(pane.attention);
-        self.say(format!("{}: {attention}", pane.name));
+        self.focus_pane(id);
+        self.mark_seen(id);
+        true
     }
 }

@@ -386,19 +386,12 @@ impl Mux {
         let Some(last) = self.alerts.last.clone() else {
             return self.say("no alert yet");
         };
-        let Some((ws, tab)) = self
-            .view
-            .find_pane(&last.pane)
-            .map(|(w, t, _)| (w.id.clone(), t.id.clone()))
-        else {
+        if self.go_to_pane(&last.pane) {
+            self.say(last.headline);
+        } else {
             self.alerts.last = None;
-            return self.say("the pane of the last alert is gone");
-        };
-        self.switch_workspace(&ws);
-        self.select_tab(&tab);
-        self.focus_pane(&last.pane);
-        self.mark_seen(&last.pane);
-        self.say(last.headline);
+            self.say("the pane of the last alert is gone");
+        }
     }
 }
 
