@@ -320,6 +320,10 @@ fn read_keys(
     }
 }
 
+/// The longest parameters of a key sequence the detach key is looked for
+/// in (`CSI 93 ; 5 : 1 u` and kitty's extra fields fit).
+const MAX_KEY_SEQUENCE: usize = 32;
+
 /// Where the detach key starts in `input`: its byte, or the kitty
 /// protocol's or modifyOtherKeys' form of it (`C-]` as `CSI 93 ; 5 u`)
 /// once the pane asked the terminal for one.
@@ -328,10 +332,10 @@ fn detach_at(input: &[u8], detach_key: u8) -> Option<usize> {
     let modern = (0..input.len())
         .filter(|&at| input[at..].starts_with(b"\x1b["))
         .find(|&at| {
-            let Some(end) = input[at + 2..]
-                .iter()
-                .position(|b| (0x40..=0x7e).contains(b))
-            else {
+            // A key's sequence is short: looking no further keeps a read
+            // full of `ESC [` linear.
+            let params = &input[at + 2..input.len().min(at + 2 + MAX_KEY_SEQUENCE)];
+            let Some(end) = params.iter().position(|b| (0x40..=0x7e).contains(b)) else {
                 return false;
             };
             match decode_key(&input[at..at + 2 + end + 1]) {
@@ -425,6 +429,8 @@ mod tests {
         assert_eq!(detach_at(b"\x1b[93;5:3u", 0x1d), None, "a release");
         assert_eq!(detach_at(b"\x1b[93u\x1b[13;2u\x1b[", 0x1d), None);
         assert_eq!(detach_at(b"\x1b[98;5u", 0x02), Some(0));
+        let flood = b"\x1b[".repeat(2000);
+        assert_eq!(detach_at(&flood, 0x1d), None);
     }
 
     #[test]
