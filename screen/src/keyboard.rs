@@ -22,6 +22,7 @@ use alacritty_terminal::vte::ansi::{
 };
 
 use crate::emu::NeverSync;
+use crate::vt_state::VtState;
 
 /// Entries a screen's stack keeps, the bottom one included; a push beyond
 /// drops the oldest push (kitty keeps 8 per screen, alacritty 4096; a
@@ -227,23 +228,48 @@ fn swaps_screens(mode: &PrivateMode) -> bool {
 /// Follows the keyboard protocols a stream of program output sets on the
 /// real terminal it is written to, so the client can undo them when it
 /// stops writing it (a detach): nothing else of the stream is kept.
+///
+/// Only escape sequences set keyboard modes, so vte sees a stream's
+/// sequences and none of its text: from the ground state the follower
+/// jumps to the next ESC, and vte is fed from there until the mirrored
+/// state is back in the ground. A client following a flood parses a
+/// tenth of it instead of every byte.
+#[derive(Default)]
 pub struct KeyboardFollower {
     parser: Processor<NeverSync>,
+    state: VtState,
     keyboard: Keyboard,
 }
 
-impl Default for KeyboardFollower {
-    fn default() -> KeyboardFollower {
-        KeyboardFollower {
-            parser: Processor::new(),
-            keyboard: Keyboard::default(),
+impl KeyboardFollower {
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if self.state == VtState::Ground {
+                let Some(escape) = memchr::memchr(0x1b, bytes) else {
+                    return;
+                };
+                bytes = &bytes[escape..];
+            }
+            let sequence = self.sequence_len(bytes);
+            let (sequence, rest) = bytes.split_at(sequence);
+            self.parser
+                .advance(&mut Follow(&mut self.keyboard), sequence);
+            bytes = rest;
         }
     }
-}
 
-impl KeyboardFollower {
-    pub fn feed(&mut self, bytes: &[u8]) {
-        self.parser.advance(&mut Follow(&mut self.keyboard), bytes);
+    /// How many of `bytes` it takes to bring the mirrored state back to
+    /// the ground (all of them if it does not get there).
+    fn sequence_len(&mut self, bytes: &[u8]) -> usize {
+        for (at, &byte) in bytes.iter().enumerate() {
+            if let Some(next) = self.state.after(byte) {
+                self.state = next;
+                if next == VtState::Ground {
+                    return at + 1;
+                }
+            }
+        }
+        bytes.len()
     }
 
     /// The bytes that take back every keyboard mode the stream set, to be
@@ -303,7 +329,42 @@ impl Handler for Follow<'_> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+    use crate::fast::tests::{chunked, piece};
+
+    /// Output that sets keyboard modes, or seems to from inside a string.
+    fn keyboard_piece() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            3 => piece(),
+            2 => prop::sample::select(vec![
+                "\x1b[>1u", "\x1b[>5u", "\x1b[<u", "\x1b[<3u", "\x1b[=9;2u", "\x1b[=2;3u", "\x1b[>4;2m",
+                "\x1b[>4m", "\x1b[?1049h", "\x1b[?1049l", "\x1b[?47h", "\x1bc", "\x1b]0;\x1b[>3u\x07",
+                "\x1bP\x1b[>7u", "\x1b[>\x1b[>2u", "\x1b[>2\x18u", "\u{e9}\x1b[>6u",
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Skipping text follows exactly what vte over every byte follows.
+        #[test]
+        fn skipping_text_follows_what_vte_follows(
+            pieces in prop::collection::vec(keyboard_piece(), 0..60),
+            cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+        ) {
+            let (mut skipping, mut every_byte) = (KeyboardFollower::default(), Keyboard::default());
+            let mut vte = Processor::<NeverSync>::new();
+            for chunk in chunked(&pieces.concat(), &cuts) {
+                skipping.feed(&chunk);
+                vte.advance(&mut Follow(&mut every_byte), &chunk);
+                prop_assert_eq!(&skipping.keyboard, &every_byte);
+            }
+        }
+    }
 
     fn followed(bytes: &[u8]) -> KeyboardFollower {
         let mut follower = KeyboardFollower::default();

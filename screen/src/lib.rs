@@ -120,6 +120,7 @@ mod tests;
 mod text;
 mod transcript;
 mod used;
+mod vt_state;
 
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};

@@ -29,25 +29,7 @@ use alacritty_terminal::vte::ansi::{Attr, Color, Handler, NamedColor, Processor,
 
 use crate::emu::{Emu, NeverSync};
 use crate::sgr::ANSI_COLORS;
-
-/// vte's parser states (`vte::State`), which it keeps private.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
-    Ground,
-    Escape,
-    EscapeIntermediate,
-    CsiEntry,
-    CsiParam,
-    CsiIntermediate,
-    CsiIgnore,
-    DcsEntry,
-    DcsParam,
-    DcsIntermediate,
-    DcsIgnore,
-    DcsPassthrough,
-    OscString,
-    SosPmApcString,
-}
+use crate::vt_state::VtState as State;
 
 /// vte's processor and the mirror of its state.
 pub(crate) struct Parser {
@@ -181,48 +163,24 @@ impl Parser {
         }
     }
 
-    /// Moves the mirrored state over `byte` as vte's `Parser::advance`
-    /// does (its `advance_ground`, `change_state` and `anywhere`).
+    /// Moves the mirrored state over `byte` as vte does.
     #[inline]
     fn step(&mut self, byte: u8) {
-        use State::*;
-        if matches!(self.state, CsiEntry | CsiParam) {
+        if matches!(self.state, State::CsiEntry | State::CsiParam) {
             self.csi_param(byte);
         }
-        let next = match (self.state, byte) {
-            (Ground, 0x1b) => Escape,
-            (Ground, _) => {
-                self.ascii = byte < 0x80;
-                return;
+        match self.state.after(byte) {
+            Some(next) => {
+                if next == State::CsiEntry {
+                    self.csi = Csi::default();
+                }
+                // Leaving a sequence, vte holds no partial character.
+                self.ascii = true;
+                self.state = next;
             }
-            (DcsPassthrough, 0x18 | 0x1a | 0x9c) | (OscString, 0x07 | 0x18 | 0x1a) => Ground,
-            (DcsPassthrough | OscString, 0x1b) => Escape,
-            (DcsPassthrough | OscString, _) => return,
-            // Anywhere else, CAN and SUB cancel and ESC starts over.
-            (_, 0x18 | 0x1a) => Ground,
-            (_, 0x1b) => Escape,
-            (Escape, 0x20..=0x2f) => EscapeIntermediate,
-            (Escape, 0x50) => DcsEntry,
-            (Escape, 0x58 | 0x5e | 0x5f) => SosPmApcString,
-            (Escape, 0x5b) => {
-                self.csi = Csi::default();
-                CsiEntry
-            }
-            (Escape, 0x5d) => OscString,
-            (Escape | EscapeIntermediate, 0x30..=0x7e) => Ground,
-            (CsiEntry | CsiParam, 0x20..=0x2f) => CsiIntermediate,
-            (CsiEntry, 0x30..=0x3f) => CsiParam,
-            (CsiParam, 0x3c..=0x3f) | (CsiIntermediate, 0x30..=0x3f) => CsiIgnore,
-            (CsiEntry | CsiParam | CsiIntermediate | CsiIgnore, 0x40..=0x7e) => Ground,
-            (DcsEntry | DcsParam, 0x20..=0x2f) => DcsIntermediate,
-            (DcsEntry, 0x30..=0x3f) => DcsParam,
-            (DcsParam, 0x3c..=0x3f) | (DcsIntermediate, 0x30..=0x3f) => DcsIgnore,
-            (DcsEntry | DcsParam | DcsIntermediate, 0x40..=0x7e) => DcsPassthrough,
-            _ => return,
-        };
-        // Leaving a sequence, vte holds no partial character.
-        self.ascii = true;
-        self.state = next;
+            None if self.state == State::Ground => self.ascii = byte < 0x80,
+            None => {}
+        }
     }
 }
 
@@ -374,7 +332,7 @@ fn printable_len(bytes: &[u8]) -> usize {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 #[cfg(test)]
 #[test]

@@ -89,7 +89,7 @@ fn assert_alike(size: Size, chunks: &[Vec<u8>]) -> Result<(), TestCaseError> {
 /// decline or hand back (wide, combining, invalid UTF-8, DEL), controls,
 /// the escape sequences of full-screen programs, and raw bytes that leave
 /// vte in every state (OSC, DCS, SOS, cancelled sequences).
-fn piece() -> impl Strategy<Value = Vec<u8>> {
+pub(crate) fn piece() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         6 => "[ -~]{1,40}".prop_map(String::into_bytes),
         4 => rich_token().prop_map(String::into_bytes),
@@ -108,6 +108,19 @@ fn piece() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// `bytes` cut at arbitrary places.
+pub(crate) fn chunked(bytes: &[u8], cuts: &[prop::sample::Index]) -> Vec<Vec<u8>> {
+    let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    for cut in cuts.into_iter().chain([bytes.len()]) {
+        chunks.push(bytes[start..cut].to_vec());
+        start = cut;
+    }
+    chunks
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -118,16 +131,7 @@ proptest! {
         rows in 1u16..8,
         cols in 2u16..24,
     ) {
-        let bytes = pieces.concat();
-        let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
-        cuts.sort_unstable();
-        let mut chunks = Vec::new();
-        let mut start = 0;
-        for cut in cuts.into_iter().chain([bytes.len()]) {
-            chunks.push(bytes[start..cut].to_vec());
-            start = cut;
-        }
-        assert_alike(Size { rows, cols }, &chunks)?;
+        assert_alike(Size { rows, cols }, &chunked(&pieces.concat(), &cuts))?;
     }
 }
 
