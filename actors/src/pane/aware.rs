@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use signaltty_adapters::{
     self as adapters, AgentKind, AgentNeeds, RuleBook, ScreenState, Verdict, hooks_report,
 };
-use signaltty_persistence::{AgentRecord, Attention, Lifecycle};
+use signaltty_persistence::{AgentRecord, Attention, Lifecycle, PaneRecord};
 use signaltty_screen::Style;
 use tracing::{debug, info};
 
@@ -103,6 +103,15 @@ impl Awareness {
     }
 }
 
+/// The kind of agent `record` names (`Generic` for none).
+pub(super) fn recorded_kind(record: &PaneRecord) -> AgentKind {
+    record
+        .agent
+        .as_ref()
+        .and_then(|a| AgentKind::parse(&a.kind).ok())
+        .unwrap_or(AgentKind::Generic)
+}
+
 /// What `ctl explain` shows for a pane.
 #[derive(Debug, Clone)]
 pub struct Explained {
@@ -143,18 +152,9 @@ impl Pane {
             return kind;
         }
         match &self.record.agent {
-            Some(agent) if !agent.ended => self.recorded_kind(),
+            Some(agent) if !agent.ended => recorded_kind(&self.record),
             _ => AgentKind::Generic,
         }
-    }
-
-    /// The kind of agent the pane's record names (`Generic` for none).
-    pub(super) fn recorded_kind(&self) -> AgentKind {
-        self.record
-            .agent
-            .as_ref()
-            .and_then(|a| AgentKind::parse(&a.kind).ok())
-            .unwrap_or(AgentKind::Generic)
     }
 
     pub(super) fn inspect(&mut self, myself: &Myself) {
@@ -196,7 +196,9 @@ impl Pane {
         if self.aware.command() != command_before {
             self.publish();
         }
-        self.revival_saw(kind);
+        if let Some(failed) = self.revivals.saw(kind) {
+            self.fail_revival(failed);
+        }
         self.read_screen(myself);
     }
 
@@ -322,7 +324,7 @@ impl Pane {
             None => {}
         }
         if state.is_some() {
-            self.revival_recognised(kind);
+            self.revivals.recognised(kind);
         }
     }
 

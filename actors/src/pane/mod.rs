@@ -363,7 +363,7 @@ pub struct Pane {
     /// hundreds of panes restore at once, and most are not looked at soon.
     pending_history: Option<String>,
     /// A resume or respawn waiting to see whether its child survives.
-    revival: Option<Revival>,
+    revivals: revive::Revivals,
     subscribers: Subscribers,
     catch_up_due: bool,
     /// The state attached clients were last told about.
@@ -375,17 +375,6 @@ pub struct Pane {
     aware: aware::Awareness,
     waiters: wait::Waiters,
     prompts: prompt::Prompts,
-}
-
-/// What to answer, and what to go back to, when a revived child fails.
-struct Revival {
-    reply: RpcReplyPort<Result<(), ActorError>>,
-    before: PaneRecord,
-    state_before: PaneState,
-    /// A resume: the agent that must come up (see `revive.rs`).
-    resume: Option<revive::Resuming>,
-    /// Where the revived child's output starts in the ring.
-    output_from: u64,
 }
 
 impl Actor for PaneActor {
@@ -415,7 +404,7 @@ impl Actor for PaneActor {
             tail_due: false,
             cwd_due: false,
             pending_history: None,
-            revival: None,
+            revivals: revive::Revivals::default(),
             subscribers: Subscribers::default(),
             catch_up_due: false,
             announced: (PaneState::Exited, None, None),
@@ -533,21 +522,8 @@ impl Pane {
             } => {
                 let _ = reply.send(self.signal(signal, group));
             }
-            PaneMsg::Resume(reply) => match self.resume_plan() {
-                Ok((argv, resuming)) => self.revive(&myself, argv, Some(resuming), reply),
-                Err(e) => {
-                    let _ = reply.send(Err(e));
-                }
-            },
-            PaneMsg::Respawn(reply) => match self.not_live("respawned") {
-                Ok(()) => {
-                    let argv = self.record.argv.clone();
-                    self.revive(&myself, argv, None, reply);
-                }
-                Err(e) => {
-                    let _ = reply.send(Err(e));
-                }
-            },
+            PaneMsg::Resume(reply) => self.resume(&myself, reply),
+            PaneMsg::Respawn(reply) => self.respawn(&myself, reply),
             PaneMsg::ReportSession { kind, id, reply } => {
                 let _ = reply.send(self.report_session(kind, &id));
             }
@@ -602,8 +578,15 @@ impl Pane {
                 self.poll_cwd();
             }
             SelfMsg::ExitDrained { spawn } if spawn == self.spawn => self.finish_exit(),
-            SelfMsg::ReviveSettled { spawn } if spawn == self.spawn => self.revival_settled(),
-            SelfMsg::TypeResume { spawn } if spawn == self.spawn => self.type_resume(),
+            SelfMsg::ReviveSettled { spawn } if spawn == self.spawn => {
+                if let Some(failed) = self.revivals.settled() {
+                    self.fail_revival(failed);
+                }
+            }
+            SelfMsg::TypeResume { spawn } if spawn == self.spawn => {
+                let process = self.process.as_deref();
+                self.revivals.type_resume(process, &self.input);
+            }
             SelfMsg::HeldNotificationsDue => self.report_held_notifications(myself),
             SelfMsg::PublishDue => self.publish_due(),
             SelfMsg::Inspect => self.inspect(myself),
@@ -635,7 +618,7 @@ impl Pane {
         if self
             .screen
             .freeze_check(myself, self.subscribers.watching())
-            && self.revival.is_none()
+            && !self.revivals.in_flight()
         {
             self.ring.release();
         }
@@ -669,7 +652,7 @@ impl Pane {
             state: self.state,
             exit_code: self.record.exit_code,
             size: self.record.pty_size,
-            revive: self.revive_offer(),
+            revive: revive::offer(self.state, &self.record),
             frames,
         }
     }
@@ -691,6 +674,64 @@ impl Pane {
         self.hook_spoke();
         self.apply_hook(&source, event, effect, message.as_deref());
         Ok(())
+    }
+
+    fn report_session(&mut self, kind: Option<AgentKind>, id: &str) -> Result<(), ActorError> {
+        revive::report_session(&mut self.record, &mut self.state, kind, id)?;
+        self.publish();
+        Ok(())
+    }
+
+    /// Runs the agent's official resume command in this pane.
+    fn resume(&mut self, myself: &Myself, reply: revive::Reply) {
+        match revive::resume_plan(self.state, &self.record) {
+            Ok((argv, resuming)) => self.revive(myself, argv, Some(resuming), reply),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+            }
+        }
+    }
+
+    /// Runs the saved argv again in the saved cwd.
+    fn respawn(&mut self, myself: &Myself, reply: revive::Reply) {
+        if let Err(e) = revive::not_live(self.state, &self.record.id, "respawned") {
+            let _ = reply.send(Err(e));
+            return;
+        }
+        let argv = self.record.argv.clone();
+        self.revive(myself, argv, None, reply);
+    }
+
+    /// Starts `argv` as a fresh child in this pane; the reply waits to see
+    /// whether it survives (see `revive.rs`).
+    fn revive(
+        &mut self,
+        myself: &Myself,
+        argv: Vec<String>,
+        resume: Option<revive::Resuming>,
+        reply: revive::Reply,
+    ) {
+        let before = revive::prepare(&mut self.record, self.state, argv);
+        if let Err(e) = self.start_process(myself, true) {
+            let _ = reply.send(Err(before.could_not_start(&mut self.record, &e.to_string())));
+            return;
+        }
+        self.publish();
+        let output_from = self.ring.end();
+        self.revivals
+            .begin(myself, self.spawn, before, resume, reply, output_from);
+    }
+
+    /// The revived child failed: the pane goes back to the tombstone it was.
+    fn fail_revival(&mut self, failed: revive::Failed) {
+        if self.process.take().is_some() {
+            // The shell still runs: hang it up, and ignore its last events.
+            self.spawn += 1;
+        }
+        let size = self.screen.size();
+        failed.undo(&self.ring, size, &mut self.record, &mut self.state);
+        self.publish();
+        self.publish_tail();
     }
 
     fn signal(&self, signal: i32, group: bool) -> Result<(), ActorError> {
@@ -721,7 +762,11 @@ impl Pane {
         self.gates.record_published();
         publish(SnapshotMsg::Pane(Box::new(self.view())));
         self.check_waiters(0);
-        let now = (self.state, self.record.exit_code, self.revive_offer());
+        let now = (
+            self.state,
+            self.record.exit_code,
+            revive::offer(self.state, &self.record),
+        );
         if now != self.announced {
             self.announced = now.clone();
             self.subscribers.state(
@@ -892,7 +937,7 @@ impl Pane {
                     self.schedule_catch_up(myself);
                 }
                 self.inspect_soon(myself);
-                self.on_revival_output(myself);
+                self.revivals.on_output(myself, self.spawn);
                 if let Some(process) = &self.process {
                     process.return_credit();
                 }
@@ -928,7 +973,7 @@ impl Pane {
     /// by the ring and every client, not copied.
     async fn on_output(&mut self, myself: &Myself, bytes: bytes::Bytes) -> bool {
         // Only attached clients and a revival read the ring back.
-        if self.subscribers.watching() || self.revival.is_some() {
+        if self.subscribers.watching() || self.revivals.in_flight() {
             self.ring.push(bytes.clone());
         } else {
             self.ring.pass(bytes.len());
@@ -1014,14 +1059,9 @@ impl Pane {
         };
         info!(code, "pane exited");
         self.process = None;
-        if let Some(revival) = self.revival.take() {
-            // A resumed agent must stay up; a respawned command may end well.
-            if code != 0 || revival.resume.is_some() {
-                let reason = format!("it exited with code {code}");
-                self.fail_revival(revival, &reason);
-                return;
-            }
-            let _ = revival.reply.send(Ok(()));
+        if let Some(failed) = self.revivals.exited(code) {
+            self.fail_revival(failed);
+            return;
         }
         self.state = PaneState::Exited;
         self.record.running = false;
