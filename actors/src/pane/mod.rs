@@ -40,6 +40,7 @@ use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView, program_name};
+use crate::procfs::Foreground;
 use crate::snapshot::{SnapshotMsg, publish};
 use attention::{Axes, Heard};
 use flood::OutputGates;
@@ -540,7 +541,10 @@ impl Pane {
             }
             PaneMsg::DebugPanic => panic!("fault injected into pane {}", self.record.id),
             PaneMsg::Explain(reply) => {
-                let _ = reply.send(self.explain());
+                let explained =
+                    self.aware
+                        .explain(&self.record, &mut self.screen, self.waiters.count());
+                let _ = reply.send(explained);
             }
             PaneMsg::Wait { what, met, reply } => {
                 let now = wait::Now::of(
@@ -594,9 +598,14 @@ impl Pane {
                 self.on_foreground(myself, pgid, facts);
             }
             SelfMsg::Discovered { spawn, kind, found } if spawn == self.spawn => {
-                self.on_discovered(myself, kind, found);
+                if self
+                    .aware
+                    .on_discovered(myself, &mut self.record, kind, found)
+                {
+                    self.publish();
+                }
             }
-            SelfMsg::Rediscover => self.discover(myself),
+            SelfMsg::Rediscover => self.aware.discover(myself, &self.record, self.spawn),
             SelfMsg::WaiterGone(id) => self.waiters.forget(id),
             SelfMsg::FreezeCheck => self.freeze_check(myself),
             SelfMsg::SubmitPrompt { spawn } if spawn == self.spawn => self.submit_prompt(),
@@ -671,7 +680,7 @@ impl Pane {
             self.report_session(Some(kind), &id)?;
         }
         let source = format!("hook:{}", kind.as_str());
-        self.hook_spoke();
+        self.aware.hook_spoke();
         self.apply_hook(&source, event, effect, message.as_deref());
         Ok(())
     }
@@ -732,6 +741,59 @@ impl Pane {
         failed.undo(&self.ring, size, &mut self.record, &mut self.state);
         self.publish();
         self.publish_tail();
+    }
+
+    /// The kind of agent whose rules apply now (see `aware.rs`).
+    fn current_kind(&self) -> AgentKind {
+        self.aware.kind(&self.record)
+    }
+
+    /// Time to look at the foreground process and the screen.
+    fn inspect(&mut self, myself: &Myself) {
+        if self
+            .aware
+            .inspect(myself, self.spawn, self.process.as_deref())
+        {
+            self.read_screen(myself);
+        }
+    }
+
+    /// What `/proc` said of the foreground process group `pgid`.
+    fn on_foreground(&mut self, myself: &Myself, pgid: i32, facts: Option<Foreground>) {
+        let unwatched = self.subscribers.is_empty();
+        let found = self
+            .aware
+            .on_foreground(pgid, facts, &mut self.record, unwatched);
+        if found.arrived || found.left {
+            self.publish();
+        }
+        if found.arrived {
+            self.aware.discover(myself, &self.record, self.spawn);
+        }
+        if found.command_changed {
+            self.publish();
+        }
+        if let Some(failed) = self.revivals.saw(found.kind) {
+            self.fail_revival(failed);
+        }
+        self.read_screen(myself);
+    }
+
+    /// Reads the screen against the current kind's rules.
+    fn read_screen(&mut self, myself: &Myself) {
+        let sight = aware::Sight {
+            record: &mut self.record,
+            screen: &mut self.screen,
+            unwatched: self.subscribers.is_empty(),
+            spawn: self.spawn,
+        };
+        let read = self.aware.read_screen(myself, sight);
+        if read.changed {
+            self.publish();
+        }
+        if let Some(kind) = read.recognised {
+            self.revivals.recognised(kind);
+        }
     }
 
     fn signal(&self, signal: i32, group: bool) -> Result<(), ActorError> {
@@ -915,7 +977,7 @@ impl Pane {
         self.record.env = filter_env(seen);
         self.record.process = process.identity();
         self.process = Some(process);
-        self.forget_process();
+        self.aware.forget_process();
         // Prompts held for the last process are not for this one.
         self.prompts = prompt::Prompts::default();
         self.state = PaneState::Live;
@@ -936,7 +998,7 @@ impl Pane {
                 if self.on_output(myself, bytes).await {
                     self.schedule_catch_up(myself);
                 }
-                self.inspect_soon(myself);
+                self.aware.inspect_soon(myself);
                 self.revivals.on_output(myself, self.spawn);
                 if let Some(process) = &self.process {
                     process.return_credit();
