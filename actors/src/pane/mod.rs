@@ -591,7 +591,10 @@ impl Pane {
                 let process = self.process.as_deref();
                 self.revivals.type_resume(process, &self.input);
             }
-            SelfMsg::HeldNotificationsDue => self.report_held_notifications(myself),
+            SelfMsg::HeldNotificationsDue => {
+                let held = self.gates.held_notifications(myself);
+                self.notify_printed(held);
+            }
             SelfMsg::PublishDue => self.publish_due(),
             SelfMsg::Inspect => self.inspect(myself),
             SelfMsg::Foreground { spawn, pgid, facts } if spawn == self.spawn => {
@@ -793,6 +796,28 @@ impl Pane {
         }
         if let Some(kind) = read.recognised {
             self.revivals.recognised(kind);
+        }
+    }
+
+    /// Records what the program printed as a notification, when the rate
+    /// let it (or a summary of those held back) through.
+    fn notify_printed(&mut self, printed: Option<flood::Printed>) {
+        if let Some(p) = printed {
+            self.notify(p.source, Severity::Info, &p.title, &p.body);
+        }
+    }
+
+    /// Output changed the record: publish it now or soon (see `flood.rs`).
+    fn publish_soon(&mut self, myself: &Myself) {
+        if self.gates.publish_soon(myself) {
+            self.publish();
+        }
+    }
+
+    /// The throttle held a publish back until now.
+    fn publish_due(&mut self) {
+        if self.gates.publish_due() {
+            self.publish();
         }
     }
 
@@ -1042,7 +1067,7 @@ impl Pane {
         }
         let fresh_before = self.screen.fresh_lines();
         let mut events = std::mem::take(&mut self.events);
-        self.feed_screen(&bytes, &mut events).await;
+        flood::feed(&mut self.screen, &bytes, &mut events).await;
         let mut changed = false;
         for event in events.drain(..) {
             match event {
@@ -1073,7 +1098,13 @@ impl Pane {
                         NotifySource::Osc777 => "osc777",
                         NotifySource::Osc99 => "osc99",
                     };
-                    self.notify_from_output(myself, source, title, body);
+                    let printed = flood::Printed {
+                        source,
+                        title,
+                        body,
+                    };
+                    let now = self.gates.notification(myself, printed);
+                    self.notify_printed(now);
                 }
             }
         }
