@@ -39,7 +39,7 @@ use signaltty_screen::{NotifySource, ScreenEvent, Size, Style};
 use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
-use crate::model::{PaneState, PaneView, program_name};
+use crate::model::{PaneState, PaneView};
 use crate::procfs::Foreground;
 use crate::snapshot::{SnapshotMsg, publish};
 use attention::{Axes, Heard};
@@ -475,7 +475,8 @@ impl Pane {
                 let _ = reply.send(self.attach(size, keep_attention, catch_up));
             }
             PaneMsg::Rename(name, reply) => {
-                self.rename(name);
+                title::rename(&mut self.record, name, self.screen.title());
+                self.publish();
                 let _ = reply.send(());
             }
             PaneMsg::Seen(reply) => {
@@ -566,7 +567,11 @@ impl Pane {
             PaneMsg::IsWatched(reply) => {
                 let _ = reply.send(self.subscribers.watching());
             }
-            PaneMsg::WorktreeSeen(seen) => self.worktree_seen(seen),
+            PaneMsg::WorktreeSeen(seen) => {
+                if worktree::apply(&mut self.record.worktree, seen) {
+                    self.publish();
+                }
+            }
         }
         self.screen.schedule_check(&myself);
         self.deliver_queued_prompt(&myself);
@@ -1130,20 +1135,9 @@ impl Pane {
         )
     }
 
-    /// Recomputes the shown title; true when it changed.
+    /// Recomputes the shown title (see `title.rs`); true when it changed.
     fn refresh_title(&mut self) -> bool {
-        let title = match (&self.record.user_title, self.screen.title()) {
-            (Some(user), _) => user.clone(),
-            (None, osc) if !osc.is_empty() => osc.to_string(),
-            // Keep a saved title until the program names itself.
-            (None, _) if !self.record.title.is_empty() => return false,
-            (None, _) => program_name(&self.record.argv),
-        };
-        if title == self.record.title {
-            return false;
-        }
-        self.record.title = title;
-        true
+        title::refresh(&mut self.record, self.screen.title())
     }
 
     fn finish_exit(&mut self) {
