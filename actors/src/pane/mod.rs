@@ -616,8 +616,16 @@ impl Pane {
             SelfMsg::Rediscover => self.aware.discover(myself, &self.record, self.spawn),
             SelfMsg::WaiterGone(id) => self.waiters.forget(id),
             SelfMsg::FreezeCheck => self.freeze_check(myself),
-            SelfMsg::SubmitPrompt { spawn } if spawn == self.spawn => self.submit_prompt(),
-            SelfMsg::PromptSettled { delivery } => self.prompt_settled(delivery),
+            SelfMsg::SubmitPrompt { spawn } if spawn == self.spawn => {
+                if let Ok(keyboard) = self.keyboard() {
+                    keyboard.submit();
+                }
+            }
+            SelfMsg::PromptSettled { delivery } => {
+                if self.prompts.settled(delivery) {
+                    self.check_waiters(0);
+                }
+            }
             // A late timer or answer about a process this pane has since
             // replaced.
             SelfMsg::ExitDrained { .. }
@@ -933,14 +941,63 @@ impl Pane {
     }
 
     fn live_process(&self) -> Result<&dyn Pty, ActorError> {
-        match (&self.process, self.state) {
-            (Some(process), PaneState::Live) => Ok(process.as_ref()),
-            _ => Err(ActorError::PaneNotLive {
-                id: self.record.id.clone(),
-                state: self.state.as_str(),
-                hint: "resume or respawn it first",
-            }),
+        live(self.process.as_deref(), self.state, &self.record.id)
+    }
+
+    /// The keyboard of the pane's live process (see `prompt.rs`).
+    fn keyboard(&mut self) -> Result<prompt::Keyboard<'_>, ActorError> {
+        Ok(prompt::Keyboard {
+            process: live(self.process.as_deref(), self.state, &self.record.id)?,
+            pane_id: &self.record.id,
+            input: &self.input,
+            screen: &mut self.screen,
+            spawn: self.spawn,
+        })
+    }
+
+    /// `ctl agent prompt`: types `text` into the agent now, or queues it
+    /// (`queue`) while the agent works.
+    fn prompt(
+        &mut self,
+        myself: &Myself,
+        text: String,
+        queue: bool,
+    ) -> Result<prompt::Prompted, ActorError> {
+        self.live_process()?;
+        let kind = self.current_kind();
+        let lifecycle = self.record.lifecycle;
+        match self
+            .prompts
+            .offer(&self.record.id, kind, lifecycle, text, queue)?
+        {
+            prompt::Next::Queued(place) => Ok(prompt::Prompted::Queued(place)),
+            prompt::Next::Type(text) => {
+                self.type_prompt(myself, &text)?;
+                Ok(prompt::Prompted::Sent)
+            }
         }
+    }
+
+    /// Types the next queued prompt once the agent is idle and the last
+    /// prompt's turn has started; called after every message.
+    fn deliver_queued_prompt(&mut self, myself: &Myself) {
+        let agent = self.current_kind() != AgentKind::Generic;
+        if !self.prompts.due(self.record.lifecycle, agent) || self.live_process().is_err() {
+            return;
+        }
+        let Some(text) = self.prompts.next() else {
+            return;
+        };
+        if let Err(e) = self.type_prompt(myself, &text) {
+            tracing::warn!(%e, "a queued prompt could not be typed; dropped");
+        }
+    }
+
+    /// Pastes `text` into the agent and awaits the turn it starts.
+    fn type_prompt(&mut self, myself: &Myself, text: &str) -> Result<(), ActorError> {
+        self.keyboard()?.paste(myself, text)?;
+        self.prompts.typed(myself);
+        Ok(())
     }
 
     /// A new pane running a known agent gets its session id now, when the
@@ -1219,4 +1276,20 @@ fn default_shell() -> String {
         .ok()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "/bin/sh".to_string())
+}
+
+/// `process` while the pane (`id`, `state`) is live.
+fn live<'a>(
+    process: Option<&'a dyn Pty>,
+    state: PaneState,
+    id: &str,
+) -> Result<&'a dyn Pty, ActorError> {
+    match (process, state) {
+        (Some(process), PaneState::Live) => Ok(process),
+        _ => Err(ActorError::PaneNotLive {
+            id: id.to_string(),
+            state: state.as_str(),
+            hint: "resume or respawn it first",
+        }),
+    }
 }
