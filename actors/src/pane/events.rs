@@ -180,43 +180,7 @@ impl Pane {
         flood::feed(&mut self.screen, &bytes, &mut events).await;
         let mut changed = false;
         for event in events.drain(..) {
-            match event {
-                ScreenEvent::Title(_) => changed |= self.refresh_title(),
-                ScreenEvent::Cwd(cwd) => {
-                    if cwd != self.record.cwd && path_fits(&cwd) {
-                        self.record.cwd = cwd;
-                        changed = true;
-                    }
-                }
-                ScreenEvent::Reply(answer) => {
-                    // A program that does not read its input gets no more
-                    // answers than the queue holds.
-                    if let (Some(process), Ok(piece)) =
-                        (&self.process, self.input.try_reserve(answer))
-                    {
-                        process.write(piece);
-                    }
-                }
-                ScreenEvent::Bell => changed |= self.record.raise(Attention::Unread),
-                ScreenEvent::Notify {
-                    source,
-                    title,
-                    body,
-                } => {
-                    let source = match source {
-                        NotifySource::Osc9 => "osc9",
-                        NotifySource::Osc777 => "osc777",
-                        NotifySource::Osc99 => "osc99",
-                    };
-                    let printed = flood::Printed {
-                        source,
-                        title,
-                        body,
-                    };
-                    let now = self.gates.notification(myself, printed);
-                    self.notify_printed(now);
-                }
-            }
+            changed |= self.on_screen_event(myself, event);
         }
         self.events = events;
         // New lines nobody is looking at are something to read; a spinner
@@ -238,6 +202,48 @@ impl Pane {
                 snapshot: || self.screen.replay(),
             },
         )
+    }
+
+    /// What the program said through its output; true when the record
+    /// changed.
+    fn on_screen_event(&mut self, myself: &Myself, event: ScreenEvent) -> bool {
+        match event {
+            ScreenEvent::Title(_) => return self.refresh_title(),
+            ScreenEvent::Cwd(cwd) => {
+                if cwd != self.record.cwd && path_fits(&cwd) {
+                    self.record.cwd = cwd;
+                    return true;
+                }
+            }
+            ScreenEvent::Reply(answer) => {
+                // A program that does not read its input gets no more
+                // answers than the queue holds.
+                if let (Some(process), Ok(piece)) = (&self.process, self.input.try_reserve(answer))
+                {
+                    process.write(piece);
+                }
+            }
+            ScreenEvent::Bell => return self.record.raise(Attention::Unread),
+            ScreenEvent::Notify {
+                source,
+                title,
+                body,
+            } => {
+                let source = match source {
+                    NotifySource::Osc9 => "osc9",
+                    NotifySource::Osc777 => "osc777",
+                    NotifySource::Osc99 => "osc99",
+                };
+                let printed = flood::Printed {
+                    source,
+                    title,
+                    body,
+                };
+                let now = self.gates.notification(myself, printed);
+                self.notify_printed(now);
+            }
+        }
+        false
     }
 
     pub(super) fn finish_exit(&mut self) {

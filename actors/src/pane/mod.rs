@@ -28,7 +28,7 @@ mod title;
 pub mod wait;
 pub mod worktree;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -351,27 +351,10 @@ impl Pane {
 
     fn start_process(&mut self, myself: &Myself, restored: bool) -> Result<(), SpawnError> {
         self.spawn += 1;
-        let mut env = vec![
-            ("SIGNALTTY_PANE".to_string(), self.record.id.clone()),
-            (
-                "SIGNALTTY_WORKSPACE".to_string(),
-                self.record.workspace_id.clone(),
-            ),
-            (
-                "SIGNALTTY_SOCKET".to_string(),
-                self.context.socket_path.display().to_string(),
-            ),
-        ];
-        env.extend(self.record.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-        // The screen keeps 24-bit colour, and programs (gemini) ask.
-        env.push(("COLORTERM".to_string(), "truecolor".to_string()));
-        if restored {
-            env.push(("SIGNALTTY_RESTORED".to_string(), "1".to_string()));
-        }
         let spec = SpawnSpec {
             argv: self.record.argv.clone(),
             cwd: PathBuf::from(&self.record.cwd),
-            env,
+            env: child_env(&self.record, &self.context.socket_path, restored),
             rows: self.record.pty_size.rows,
             cols: self.record.pty_size.cols,
         };
@@ -418,6 +401,27 @@ impl Pane {
 /// secrets out of the saved environment.
 fn without_secrets(argv: &[String]) -> Vec<String> {
     adapters::without_secrets(argv, looks_secret)
+}
+
+/// What a child of the pane `record` describes gets on top of the
+/// server's environment: its pane and workspace, how to reach the server
+/// (`socket`), the pane's saved variables, and whether it was `restored`.
+fn child_env(record: &PaneRecord, socket: &Path, restored: bool) -> Vec<(String, String)> {
+    let mut env = vec![
+        ("SIGNALTTY_PANE".to_string(), record.id.clone()),
+        (
+            "SIGNALTTY_WORKSPACE".to_string(),
+            record.workspace_id.clone(),
+        ),
+        ("SIGNALTTY_SOCKET".to_string(), socket.display().to_string()),
+    ];
+    env.extend(record.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    // The screen keeps 24-bit colour, and programs (gemini) ask.
+    env.push(("COLORTERM".to_string(), "truecolor".to_string()));
+    if restored {
+        env.push(("SIGNALTTY_RESTORED".to_string(), "1".to_string()));
+    }
+    env
 }
 
 fn default_shell() -> String {
