@@ -218,6 +218,47 @@ fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    fn offer(prompts: &mut Prompts, lifecycle: Lifecycle, queue: bool) -> Result<Next, ActorError> {
+        prompts.offer("p", AgentKind::Claude, lifecycle, "fix it".into(), queue)
+    }
+
+    #[test]
+    fn a_working_agent_queues_prompts_only_when_asked_and_gets_them_when_idle() {
+        let mut prompts = Prompts::default();
+        assert!(matches!(
+            offer(&mut prompts, Lifecycle::Working, false),
+            Err(ActorError::Busy(_))
+        ));
+        assert!(matches!(
+            offer(&mut prompts, Lifecycle::Blocked, true),
+            Err(ActorError::Blocked(_))
+        ));
+        assert!(matches!(
+            offer(&mut prompts, Lifecycle::Working, true),
+            Ok(Next::Queued(1))
+        ));
+        // Behind a queued prompt, an idle agent's queued prompt waits too.
+        assert!(matches!(
+            offer(&mut prompts, Lifecycle::Idle, true),
+            Ok(Next::Queued(2))
+        ));
+        assert!(prompts.pending());
+        assert!(!prompts.due(Lifecycle::Working, true));
+        assert!(!prompts.due(Lifecycle::Idle, false));
+        assert!(prompts.due(Lifecycle::Idle, true));
+        assert_eq!(prompts.next().as_deref(), Some("fix it"));
+        assert_eq!(prompts.next().as_deref(), Some("fix it"));
+        assert_eq!(prompts.next(), None);
+        assert!(!prompts.pending());
+    }
+
+    #[test]
+    fn a_program_that_is_no_agent_is_not_prompted() {
+        let mut prompts = Prompts::default();
+        let offered = prompts.offer("p", AgentKind::Generic, Lifecycle::Idle, "x".into(), false);
+        assert!(matches!(offered, Err(ActorError::BadRequest(_))));
+    }
+
     #[test]
     fn a_paste_is_bracketed_when_asked_and_cannot_be_ended_by_its_text() {
         assert_eq!(paste_bytes("fix\nit", false), b"fix\rit");

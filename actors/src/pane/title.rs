@@ -33,3 +33,37 @@ pub(super) fn refresh(record: &mut PaneRecord, osc: &str) -> bool {
     record.title = title;
     true
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(argv: &str) -> PaneRecord {
+        let mut record = PaneRecord::new("p-test", "w-test", "t-test");
+        record.argv = vec![argv.to_string()];
+        record.title.clear();
+        record
+    }
+
+    #[test]
+    fn a_user_name_beats_the_program_title_until_it_is_taken_back() {
+        let mut pane = record("/bin/bash");
+        assert!(refresh(&mut pane, ""));
+        assert_eq!(pane.title, "bash");
+        assert!(refresh(&mut pane, "vim notes"));
+        assert_eq!(pane.title, "vim notes");
+        rename(&mut pane, Some("logs".into()), "vim notes");
+        assert_eq!(pane.title, "logs");
+        assert!(!refresh(&mut pane, "vim other"));
+        rename(&mut pane, None, "vim other");
+        assert_eq!(pane.title, "vim other");
+    }
+
+    #[test]
+    fn a_saved_title_stays_until_the_program_names_itself() {
+        let mut pane = record("bash");
+        pane.title = "saved".into();
+        assert!(!refresh(&mut pane, ""));
+        assert_eq!(pane.title, "saved");
+    }
+}
