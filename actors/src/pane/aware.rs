@@ -22,12 +22,14 @@ use std::time::{Duration, Instant};
 use signaltty_adapters::{
     self as adapters, AgentKind, AgentNeeds, RuleBook, ScreenState, Verdict, hooks_report,
 };
-use signaltty_persistence::{AgentRecord, Attention, Lifecycle};
+use signaltty_persistence::{AgentRecord, Attention, Lifecycle, PaneRecord};
 use signaltty_screen::Style;
 use tracing::{debug, info};
 
 use super::attention::Axes;
-use super::{Myself, Pane, SelfMsg};
+use super::freezer::PaneScreen;
+use super::pty::Pty;
+use super::{Myself, SelfMsg};
 use crate::procfs::{self, Foreground};
 use signaltty_adapters::AgentFacts;
 
@@ -79,12 +81,12 @@ pub(super) struct Awareness {
     /// The screen set the current lifecycle (so it may change it again).
     screen_set: bool,
     /// A hook spoke for the current process.
-    pub(super) hooked: bool,
+    hooked: bool,
     /// A turn is running (the screen read working since it last read idle).
     turn: bool,
     discovery_tries: u32,
     /// Where the current session id came from, for `explain`.
-    pub(super) session_file: Option<String>,
+    session_file: Option<String>,
 }
 
 impl Awareness {
@@ -103,6 +105,15 @@ impl Awareness {
     }
 }
 
+/// The kind of agent `record` names (`Generic` for none).
+pub(super) fn recorded_kind(record: &PaneRecord) -> AgentKind {
+    record
+        .agent
+        .as_ref()
+        .and_then(|a| AgentKind::parse(&a.kind).ok())
+        .unwrap_or(AgentKind::Generic)
+}
+
 /// What `ctl explain` shows for a pane.
 #[derive(Debug, Clone)]
 pub struct Explained {
@@ -115,11 +126,41 @@ pub struct Explained {
     pub waiting: usize,
 }
 
-impl Pane {
+/// The parts of the pane a look at its screen reads and moves.
+pub(super) struct Sight<'a> {
+    pub(super) record: &'a mut PaneRecord,
+    pub(super) screen: &'a mut PaneScreen,
+    /// No client is attached: a turn that ends is news.
+    pub(super) unwatched: bool,
+    /// The process the look is about.
+    pub(super) spawn: u64,
+}
+
+/// What a look at the screen found.
+pub(super) struct Read {
+    /// The record changed: publish it.
+    pub(super) changed: bool,
+    /// The screen read as a state of this kind (a resumed agent may be up).
+    pub(super) recognised: Option<AgentKind>,
+}
+
+/// What the foreground process turned out to be, and what that changed.
+pub(super) struct Found {
+    pub(super) kind: AgentKind,
+    /// An agent arrived (the record names it; its session is to be looked
+    /// for).
+    pub(super) arrived: bool,
+    /// The agent that ran inside the shell left (the record says so).
+    pub(super) left: bool,
+    /// The foreground command's name changed.
+    pub(super) command_changed: bool,
+}
+
+impl Awareness {
     /// After output: look at the pane soon, once.
     pub(super) fn inspect_soon(&mut self, myself: &Myself) {
-        if !self.aware.inspect_due {
-            self.aware.inspect_due = true;
+        if !self.inspect_due {
+            self.inspect_due = true;
             myself.after(self.inspect_delay(), SelfMsg::Inspect);
         }
     }
@@ -127,129 +168,135 @@ impl Pane {
     /// A screen that keeps changing but keeps reading the same is looked
     /// at less often; output after a quiet spell gets a quick look.
     fn inspect_delay(&self) -> Duration {
-        let recent = self.aware.last_look.is_some_and(|at| at.elapsed() < QUIET);
-        if recent && self.aware.steady >= STEADY_LOOKS {
+        let recent = self.last_look.is_some_and(|at| at.elapsed() < QUIET);
+        if recent && self.steady >= STEADY_LOOKS {
             STEADY_DELAY
         } else {
             INSPECT_DELAY
         }
     }
 
-    /// The kind whose rules apply now.
-    pub(super) fn current_kind(&self) -> AgentKind {
-        if let Some((_, kind)) = self.aware.foreground
+    /// The kind whose rules apply now to the pane `record` describes.
+    pub(super) fn kind(&self, record: &PaneRecord) -> AgentKind {
+        if let Some((_, kind)) = self.foreground
             && kind != AgentKind::Generic
         {
             return kind;
         }
-        match &self.record.agent {
-            Some(agent) if !agent.ended => self.recorded_kind(),
+        match &record.agent {
+            Some(agent) if !agent.ended => recorded_kind(record),
             _ => AgentKind::Generic,
         }
     }
 
-    /// The kind of agent the pane's record names (`Generic` for none).
-    pub(super) fn recorded_kind(&self) -> AgentKind {
-        self.record
-            .agent
-            .as_ref()
-            .and_then(|a| AgentKind::parse(&a.kind).ok())
-            .unwrap_or(AgentKind::Generic)
-    }
-
-    pub(super) fn inspect(&mut self, myself: &Myself) {
-        self.aware.inspect_due = false;
-        let Some(process) = &self.process else {
-            return;
+    /// Time for a look: the foreground process of `process` (the pane's
+    /// `spawn`) is read off the actor when it changed. False when no
+    /// process runs, and there is no screen to read either.
+    pub(super) fn inspect(
+        &mut self,
+        myself: &Myself,
+        spawn: u64,
+        process: Option<&dyn Pty>,
+    ) -> bool {
+        self.inspect_due = false;
+        let Some(process) = process else {
+            return false;
         };
         let pgid = process.foreground_pgid();
         if let Some(pgid) = pgid
-            && Some(pgid) != self.aware.foreground.map(|(p, _)| p)
-            && !self.aware.reading
+            && Some(pgid) != self.foreground.map(|(p, _)| p)
+            && !self.reading
         {
-            self.aware.reading = true;
+            self.reading = true;
             let target = myself.clone();
-            let spawn = self.spawn;
             tokio::task::spawn_blocking(move || {
                 let facts = procfs::foreground(pgid);
                 target.send(SelfMsg::Foreground { spawn, pgid, facts });
             });
         }
-        self.read_screen(myself);
+        true
     }
 
-    /// The foreground process was read: which agent it is.
-    pub(super) fn on_foreground(&mut self, myself: &Myself, pgid: i32, facts: Option<Foreground>) {
-        self.aware.reading = false;
+    /// The foreground process group `pgid` was read: which agent it is.
+    /// `unwatched`: no client is attached.
+    pub(super) fn on_foreground(
+        &mut self,
+        pgid: i32,
+        facts: Option<Foreground>,
+        record: &mut PaneRecord,
+        unwatched: bool,
+    ) -> Found {
+        self.reading = false;
         let kind = facts
             .as_ref()
             .map_or(AgentKind::Generic, |f| adapters::detect_process(&f.facts()));
-        let before = self.current_kind();
-        let command_before = self.aware.command();
-        self.aware.foreground = Some((pgid, kind));
-        self.aware.facts = facts.map(Arc::new);
-        if kind != AgentKind::Generic {
-            self.agent_arrived(myself, kind);
+        let before = self.kind(record);
+        let command_before = self.command();
+        self.foreground = Some((pgid, kind));
+        self.facts = facts.map(Arc::new);
+        let arrived = kind != AgentKind::Generic;
+        let left = if arrived {
+            self.agent_arrived(record, kind);
+            false
         } else {
-            self.agent_left(before);
+            self.agent_left(record, before, unwatched)
+        };
+        Found {
+            kind,
+            arrived,
+            left,
+            command_changed: self.command() != command_before,
         }
-        if self.aware.command() != command_before {
-            self.publish();
-        }
-        self.revival_saw(kind);
-        self.read_screen(myself);
     }
 
-    fn agent_arrived(&mut self, myself: &Myself, kind: AgentKind) {
-        let agent = self.record.agent.get_or_insert_with(AgentRecord::default);
+    fn agent_arrived(&mut self, record: &mut PaneRecord, kind: AgentKind) {
+        let agent = record.agent.get_or_insert_with(AgentRecord::default);
         if agent.kind != kind.as_str() {
             info!(kind = kind.as_str(), "agent detected");
             *agent = AgentRecord {
                 kind: kind.as_str().to_string(),
                 ..AgentRecord::default()
             };
-            self.aware.session_file = None;
+            self.session_file = None;
         }
         agent.ended = false;
-        self.aware.hooked = false;
-        self.aware.discovery_tries = 0;
-        self.publish();
-        self.discover(myself);
+        self.hooked = false;
+        self.discovery_tries = 0;
     }
 
     /// The foreground is no agent: one that ran inside the pane's shell has
-    /// ended, and the pane is a shell again (its session id kept).
-    fn agent_left(&mut self, before: AgentKind) {
-        let launched = adapters::detect(&self.record.argv);
-        let Some(agent) = self.record.agent.as_mut() else {
-            return;
+    /// ended, and the pane is a shell again (its session id kept). True
+    /// when that changed the record.
+    fn agent_left(&mut self, record: &mut PaneRecord, before: AgentKind, unwatched: bool) -> bool {
+        let launched = adapters::detect(&record.argv);
+        let Some(agent) = record.agent.as_mut() else {
+            return false;
         };
         if before == AgentKind::Generic || launched == before || agent.ended {
-            return;
+            return false;
         }
         info!(kind = before.as_str(), "agent ended; the shell is back");
         agent.ended = true;
-        self.aware.turn = false;
-        self.aware.screen_set = false;
-        self.record.set_lifecycle(Lifecycle::Unknown);
-        if self.subscribers.is_empty() {
-            self.record.raise(Attention::Unread);
+        self.turn = false;
+        self.screen_set = false;
+        record.set_lifecycle(Lifecycle::Unknown);
+        if unwatched {
+            record.raise(Attention::Unread);
         }
-        self.publish();
+        true
     }
 
     /// Reads the session id from the agent's own files, off the actor.
-    pub(super) fn discover(&mut self, myself: &Myself) {
-        let kind = self.current_kind();
-        let Some(facts) = self.aware.facts.clone() else {
+    pub(super) fn discover(&self, myself: &Myself, record: &PaneRecord, spawn: u64) {
+        let kind = self.kind(record);
+        let Some(facts) = self.facts.clone() else {
             return;
         };
         if kind == AgentKind::Generic {
             return;
         }
-        let mut process = facts.agent_process(&self.record.cwd);
+        let mut process = facts.agent_process(&record.cwd);
         let target = myself.clone();
-        let spawn = self.spawn;
         tokio::task::spawn_blocking(move || {
             process.children = procfs::children(process.pid);
             let found = adapters::discover_session(kind, &process);
@@ -257,149 +304,189 @@ impl Pane {
         });
     }
 
+    /// What the `kind` agent's files said of its session; true when that
+    /// changed `record`.
     pub(super) fn on_discovered(
         &mut self,
         myself: &Myself,
+        record: &mut PaneRecord,
         kind: AgentKind,
         found: Option<adapters::Discovered>,
-    ) {
-        if kind != self.current_kind() {
-            return;
+    ) -> bool {
+        if kind != self.kind(record) {
+            return false;
         }
         let Some(found) = found else {
-            self.aware.discovery_tries += 1;
-            if self.aware.discovery_tries < DISCOVERY_TRIES {
+            self.discovery_tries += 1;
+            if self.discovery_tries < DISCOVERY_TRIES {
                 myself.after(DISCOVERY_RETRY, SelfMsg::Rediscover);
             }
-            return;
+            return false;
         };
-        let agent = self.record.agent.get_or_insert_with(AgentRecord::default);
-        self.aware.session_file = Some(found.file.display().to_string());
-        if agent.agent_session_id.as_deref() != Some(found.id.as_str()) {
-            info!(kind = kind.as_str(), file = %found.file.display(), "session id discovered");
-            agent.kind = kind.as_str().to_string();
-            agent.agent_session_id = Some(found.id.as_str().to_string());
-            self.publish();
+        let agent = record.agent.get_or_insert_with(AgentRecord::default);
+        self.session_file = Some(found.file.display().to_string());
+        if agent.agent_session_id.as_deref() == Some(found.id.as_str()) {
+            return false;
         }
+        info!(kind = kind.as_str(), file = %found.file.display(), "session id discovered");
+        agent.kind = kind.as_str().to_string();
+        agent.agent_session_id = Some(found.id.as_str().to_string());
+        true
     }
 
     /// Reads the screen against the current kind's rules and moves the
     /// lifecycle accordingly.
-    fn read_screen(&mut self, myself: &Myself) {
-        let kind = self.current_kind();
+    pub(super) fn read_screen(&mut self, myself: &Myself, mut sight: Sight<'_>) -> Read {
+        let kind = self.kind(sight.record);
+        let mut read = Read {
+            changed: false,
+            recognised: None,
+        };
         let book = rule_book();
         let Some(rules) = book.rules(kind) else {
-            return;
+            return read;
         };
-        let text = self.screen.screen_text(Style::Plain);
-        let title = self.screen.title().to_string();
-        let mut hasher = DefaultHasher::new();
-        (&text, &title).hash(&mut hasher);
-        let hash = hasher.finish();
+        let text = sight.screen.screen_text(Style::Plain);
+        let title = sight.screen.title().to_string();
         let now = Instant::now();
-        if hash != self.aware.screen_hash || self.aware.still_since.is_none() {
-            self.aware.screen_hash = hash;
-            self.aware.still_since = Some(now);
-        }
+        self.note_screen(&text, &title, now);
         let state = rules.state(&text, &title);
-        if state == self.aware.last_state {
-            self.aware.steady = self.aware.steady.saturating_add(1);
-        } else {
-            self.aware.steady = 0;
-        }
-        self.aware.last_state = state;
-        self.aware.last_look = Some(now);
-        let still_for = self
-            .aware
-            .still_since
-            .map_or(Duration::ZERO, |since| now - since);
+        self.note_state(state, now);
+        let still_for = self.still_since.map_or(Duration::ZERO, |since| now - since);
         match state {
             Some(ScreenState::Idle) if still_for < STILL => {
                 myself.after(STILL - still_for, SelfMsg::Inspect);
-                self.aware.inspect_due = true;
+                self.inspect_due = true;
             }
-            Some(state) => self.apply_screen(myself, kind, state),
+            Some(state) => read.changed = self.apply_screen(myself, &mut sight, kind, state),
             None => {}
         }
         if state.is_some() {
-            self.revival_recognised(kind);
+            read.recognised = Some(kind);
+        }
+        read
+    }
+
+    /// The screen shows `text` under `title` at `now`: since when it has
+    /// been still.
+    fn note_screen(&mut self, text: &str, title: &str, now: Instant) {
+        let mut hasher = DefaultHasher::new();
+        (text, title).hash(&mut hasher);
+        let hash = hasher.finish();
+        if hash != self.screen_hash || self.still_since.is_none() {
+            self.screen_hash = hash;
+            self.still_since = Some(now);
         }
     }
 
-    fn apply_screen(&mut self, myself: &Myself, kind: AgentKind, state: ScreenState) {
-        let activity = state.activity();
-        if self.aware.hooked && hooks_report(kind, activity) && !self.aware.screen_set {
-            return;
+    /// The screen read as `state` at `now`: how many looks in a row did.
+    fn note_state(&mut self, state: Option<ScreenState>, now: Instant) {
+        if state == self.last_state {
+            self.steady = self.steady.saturating_add(1);
+        } else {
+            self.steady = 0;
         }
-        let was_blocked = self.record.lifecycle == Lifecycle::Blocked && self.aware.screen_set;
+        self.last_state = state;
+        self.last_look = Some(now);
+    }
+
+    /// Moves the lifecycle to what the screen reads as; true when the
+    /// record changed.
+    fn apply_screen(
+        &mut self,
+        myself: &Myself,
+        sight: &mut Sight<'_>,
+        kind: AgentKind,
+        state: ScreenState,
+    ) -> bool {
+        let activity = state.activity();
+        if self.hooked && hooks_report(kind, activity) && !self.screen_set {
+            return false;
+        }
+        let record = &mut *sight.record;
+        let was_blocked = record.lifecycle == Lifecycle::Blocked && self.screen_set;
         let mut changed = false;
         match state {
             ScreenState::Blocked(needs) => {
-                changed |= self.record.set_lifecycle(Lifecycle::Blocked);
-                changed |= self.record.raise(match needs {
+                changed |= record.set_lifecycle(Lifecycle::Blocked);
+                changed |= record.raise(match needs {
                     AgentNeeds::Permission => Attention::PermissionRequired,
                     _ => Attention::InputRequired,
                 });
             }
             ScreenState::Working => {
-                self.aware.turn = true;
-                changed |= self.record.set_lifecycle(Lifecycle::Working);
+                self.turn = true;
+                changed |= record.set_lifecycle(Lifecycle::Working);
             }
-            ScreenState::Idle => {
-                let ended = std::mem::take(&mut self.aware.turn);
-                let unseen = self.subscribers.is_empty();
-                // Done stays done until someone looks (`seen`).
-                let next = if (ended && unseen) || self.record.lifecycle == Lifecycle::Done {
-                    Lifecycle::Done
-                } else {
-                    Lifecycle::Idle
-                };
-                changed |= self.record.set_lifecycle(next);
-                if ended {
-                    if unseen {
-                        changed |= self.record.raise(Attention::Unread);
-                    }
-                    // A new conversation may have started with the turn.
-                    self.aware.discovery_tries = 0;
-                    self.discover(myself);
-                }
-            }
+            ScreenState::Idle => changed |= self.turn_over(myself, sight),
         }
+        let record = &mut *sight.record;
         // The prompt is gone: whoever answered it has engaged.
         if was_blocked
             && !matches!(state, ScreenState::Blocked(_))
             && matches!(
-                self.record.attention,
+                record.attention,
                 Attention::InputRequired | Attention::PermissionRequired
             )
         {
-            self.record.attention = Attention::None;
-            self.record.attention_at = crate::now_millis();
+            record.attention = Attention::None;
+            record.attention_at = crate::now_millis();
             changed = true;
         }
-        self.aware.screen_set = true;
+        self.screen_set = true;
         if changed {
             debug!(state = state.as_str(), "lifecycle from the screen");
-            self.publish();
         }
+        changed
+    }
+
+    /// The screen reads idle: a turn that ran has ended, which is news
+    /// to nobody attached, and may have started a new conversation. True
+    /// when the record changed.
+    fn turn_over(&mut self, myself: &Myself, sight: &mut Sight<'_>) -> bool {
+        let ended = std::mem::take(&mut self.turn);
+        let record = &mut *sight.record;
+        // Done stays done until someone looks (`seen`).
+        let next = if (ended && sight.unwatched) || record.lifecycle == Lifecycle::Done {
+            Lifecycle::Done
+        } else {
+            Lifecycle::Idle
+        };
+        let mut changed = record.set_lifecycle(next);
+        if ended {
+            if sight.unwatched {
+                changed |= record.raise(Attention::Unread);
+            }
+            // A new conversation may have started with the turn.
+            self.discovery_tries = 0;
+            self.discover(myself, sight.record, sight.spawn);
+        }
+        changed
     }
 
     /// A hook spoke: from now on it is authoritative for what it reports.
     pub(super) fn hook_spoke(&mut self) {
-        self.aware.hooked = true;
-        self.aware.screen_set = false;
+        self.hooked = true;
+        self.screen_set = false;
     }
 
     /// A new process in the pane: forget what was learned of the last one.
     pub(super) fn forget_process(&mut self) {
-        self.aware = Awareness {
-            session_file: self.aware.session_file.take(),
+        *self = Awareness {
+            session_file: self.session_file.take(),
             ..Awareness::default()
         };
     }
 
-    pub(super) fn explain(&mut self) -> Explained {
-        let kind = self.current_kind();
+    /// `ctl explain` of the pane `record` and `screen` describe, on which
+    /// `waiting` clients wait.
+    pub(super) fn explain(
+        &self,
+        record: &PaneRecord,
+        screen: &mut PaneScreen,
+        waiting: usize,
+    ) -> Explained {
+        let kind = self.kind(record);
         let book = rule_book();
         let rules = match book.rules(kind).map(|r| r.source().clone()) {
             Some(adapters::RulesSource::Override(path)) => path,
@@ -412,19 +499,15 @@ impl Pane {
                 rule: None,
                 evidence: Vec::new(),
             },
-            |rules| rules.evaluate(&self.screen.screen_text(Style::Plain), self.screen.title()),
+            |rules| rules.evaluate(&screen.screen_text(Style::Plain), screen.title()),
         );
         Explained {
             kind,
-            foreground: self
-                .aware
-                .facts
-                .as_ref()
-                .map(|f| super::without_secrets(&f.argv)),
+            foreground: self.facts.as_ref().map(|f| super::without_secrets(&f.argv)),
             verdict,
             rules,
-            session_file: self.aware.session_file.clone(),
-            waiting: self.waiters.count(),
+            session_file: self.session_file.clone(),
+            waiting,
         }
     }
 }

@@ -13,10 +13,10 @@
 
 use std::time::{Duration, Instant};
 
-use signaltty_persistence::Severity;
 use signaltty_screen::ScreenEvent;
 
-use super::{Myself, Pane, SelfMsg};
+use super::freezer::PaneScreen;
+use super::{Myself, SelfMsg};
 use crate::rate::{Admit, RateLimit, Throttle, Throttled};
 
 /// Notifications from output that pass at once before the rest is held.
@@ -37,15 +37,16 @@ pub const FEED_TURN: Duration = Duration::from_millis(5);
 pub(super) struct OutputGates {
     notifications: RateLimit,
     /// The newest notification held back, shown in the summary.
-    last_held: Option<HeldNotification>,
+    last_held: Option<Printed>,
     record: Throttle,
 }
 
+/// A notification the program printed.
 #[derive(Debug)]
-struct HeldNotification {
-    source: &'static str,
-    title: String,
-    body: String,
+pub(super) struct Printed {
+    pub(super) source: &'static str,
+    pub(super) title: String,
+    pub(super) body: String,
 }
 
 impl Default for OutputGates {
@@ -63,89 +64,76 @@ impl OutputGates {
     pub(super) fn record_published(&mut self) {
         self.record.ran(Instant::now());
     }
-}
 
-impl Pane {
-    /// Parses `bytes` into the screen a slice at a time, letting the
-    /// worker thread run other tasks every [`FEED_TURN`]: a 64 KiB chunk of
-    /// escape-heavy output can take long to parse (a debug build, a slow
-    /// machine), and a request must not wait behind it. The actor handles
-    /// nothing else meanwhile, so the pane's state stays consistent.
-    pub(super) async fn feed_screen(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
-        let mut turn = Instant::now();
-        let mut slices = bytes.chunks(FEED_SLICE).peekable();
-        while let Some(slice) = slices.next() {
-            self.screen.feed(slice, events);
-            if slices.peek().is_some() && turn.elapsed() >= FEED_TURN {
-                tokio::task::yield_now().await;
-                turn = Instant::now();
-            }
-        }
-    }
-
-    /// A notification the program printed: recorded now if the rate
-    /// allows, else counted for the next summary.
-    pub(super) fn notify_from_output(
-        &mut self,
-        myself: &Myself,
-        source: &'static str,
-        title: String,
-        body: String,
-    ) {
-        match self.gates.notifications.admit(Instant::now()) {
-            Admit::Pass => self.notify(source, Severity::Info, &title, &body),
+    /// A notification the program printed: back to be recorded now if the
+    /// rate allows, else counted for the next summary.
+    pub(super) fn notification(&mut self, myself: &Myself, printed: Printed) -> Option<Printed> {
+        match self.notifications.admit(Instant::now()) {
+            Admit::Pass => Some(printed),
             Admit::HeldBack { first, retry } => {
-                self.gates.last_held = Some(HeldNotification {
-                    source,
-                    title,
-                    body,
-                });
+                self.last_held = Some(printed);
                 if first {
                     myself.after(retry, SelfMsg::HeldNotificationsDue);
                 }
+                None
             }
         }
     }
 
-    /// Records one notification standing for all those held back, once the
-    /// rate allows it.
-    pub(super) fn report_held_notifications(&mut self, myself: &Myself) {
-        match self.gates.notifications.summary(Instant::now()) {
-            Ok(0) => {}
+    /// One notification standing for all those held back, once the rate
+    /// allows it.
+    pub(super) fn held_notifications(&mut self, myself: &Myself) -> Option<Printed> {
+        match self.notifications.summary(Instant::now()) {
+            Ok(0) => None,
             Ok(count) => {
-                let Some(last) = self.gates.last_held.take() else {
-                    return;
-                };
+                let last = self.last_held.take()?;
                 let said = if last.body.is_empty() {
                     &last.title
                 } else {
                     &last.body
                 };
                 let body = format!("{count} more notifications held back; the last: {said}");
-                self.notify(last.source, Severity::Info, &last.title, &body);
+                Some(Printed { body, ..last })
             }
             Err(wait) => {
                 myself.after(wait, SelfMsg::HeldNotificationsDue);
+                None
             }
         }
     }
 
-    /// Output changed the record: publish it now, or fold it into one
-    /// publish at the end of the throttle's interval.
-    pub(super) fn publish_soon(&mut self, myself: &Myself) {
-        match self.gates.record.request(Instant::now()) {
-            Throttled::Now => self.publish(),
+    /// Output changed the record: true to publish it now, else it is
+    /// folded into one publish at the end of the throttle's interval.
+    pub(super) fn publish_soon(&mut self, myself: &Myself) -> bool {
+        match self.record.request(Instant::now()) {
+            Throttled::Now => true,
             Throttled::Schedule(after) => {
                 myself.after(after, SelfMsg::PublishDue);
+                false
             }
-            Throttled::Scheduled => {}
+            Throttled::Scheduled => false,
         }
     }
 
-    /// The throttle's interval has ended: publish what it held.
-    pub(super) fn publish_due(&mut self) {
-        if self.gates.record.due(Instant::now()) {
-            self.publish();
+    /// The throttle's interval has ended: true to publish what it held.
+    pub(super) fn publish_due(&mut self) -> bool {
+        self.record.due(Instant::now())
+    }
+}
+
+/// Parses `bytes` into `screen` a slice at a time, letting the worker
+/// thread run other tasks every [`FEED_TURN`]: a 64 KiB chunk of
+/// escape-heavy output can take long to parse (a debug build, a slow
+/// machine), and a request must not wait behind it. The actor handles
+/// nothing else meanwhile, so the pane's state stays consistent.
+pub(super) async fn feed(screen: &mut PaneScreen, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
+    let mut turn = Instant::now();
+    let mut slices = bytes.chunks(FEED_SLICE).peekable();
+    while let Some(slice) = slices.next() {
+        screen.feed(slice, events);
+        if slices.peek().is_some() && turn.elapsed() >= FEED_TURN {
+            tokio::task::yield_now().await;
+            turn = Instant::now();
         }
     }
 }

@@ -16,8 +16,10 @@ use std::time::Duration;
 use signaltty_adapters::AgentKind;
 use signaltty_persistence::Lifecycle;
 
-use super::input::{InputPiece, pieces};
-use super::{Myself, Pane, SelfMsg};
+use super::freezer::PaneScreen;
+use super::input::{InputPiece, InputQueue, pieces};
+use super::pty::Pty;
+use super::{Myself, SelfMsg};
 use crate::error::ActorError;
 
 /// The most prompts one pane holds for later.
@@ -51,125 +53,132 @@ pub(super) struct Prompts {
     delivery: u64,
 }
 
+/// What to do with a prompt that may be sent.
+pub(super) enum Next {
+    /// Type it now.
+    Type(String),
+    /// It was queued; its place in the queue, from 1.
+    Queued(usize),
+}
+
 impl Prompts {
     /// A prompt was typed whose turn has not been seen to start, or one
     /// waits in the queue: the agent's work is not over.
     pub(super) fn pending(&self) -> bool {
         self.awaiting_turn || !self.queue.is_empty()
     }
-}
 
-impl Pane {
-    /// Types `text` into the agent now, or queues it (`queue`) while the
+    /// What to do with `text` for the `kind` agent in pane `id`, which is
+    /// `lifecycle` now: type it at once, or queue it (`queue`) while the
     /// agent works.
-    pub(super) fn prompt(
+    pub(super) fn offer(
         &mut self,
-        myself: &Myself,
+        id: &str,
+        kind: AgentKind,
+        lifecycle: Lifecycle,
         text: String,
         queue: bool,
-    ) -> Result<Prompted, ActorError> {
-        self.live_process()?;
-        let id = self.record.id.clone();
-        if self.current_kind() == AgentKind::Generic {
+    ) -> Result<Next, ActorError> {
+        if kind == AgentKind::Generic {
             return Err(ActorError::BadRequest(format!(
                 "pane {id} runs no agent signaltty knows; type into it with `ctl send {id} TEXT --enter`"
             )));
         }
-        match self.record.lifecycle {
+        match lifecycle {
             Lifecycle::Blocked => Err(ActorError::Blocked(format!(
                 "the agent in pane {id} waits at a permission or question prompt; answer it \
                  (`ctl send-keys {id} …`, or attach) before prompting"
             ))),
-            Lifecycle::Working if queue => self.hold(text),
+            Lifecycle::Working if queue => self.hold(id, text),
             Lifecycle::Working => Err(ActorError::Busy(format!(
                 "the agent in pane {id} is working; wait for it (`ctl wait {id} --lifecycle idle`) \
                  or queue the prompt with --queue"
             ))),
-            _ if queue && !self.prompts.queue.is_empty() => self.hold(text),
-            _ => {
-                self.type_prompt(myself, &text)?;
-                Ok(Prompted::Sent)
-            }
+            _ if queue && !self.queue.is_empty() => self.hold(id, text),
+            _ => Ok(Next::Type(text)),
         }
     }
 
-    fn hold(&mut self, text: String) -> Result<Prompted, ActorError> {
-        let prompts = &mut self.prompts;
-        if prompts.queue.len() >= MAX_QUEUED_PROMPTS
-            || prompts.queued_bytes + text.len() > MAX_QUEUED_BYTES
+    fn hold(&mut self, pane_id: &str, text: String) -> Result<Next, ActorError> {
+        if self.queue.len() >= MAX_QUEUED_PROMPTS
+            || self.queued_bytes + text.len() > MAX_QUEUED_BYTES
         {
             return Err(ActorError::Busy(format!(
-                "pane {} already holds {} prompts ({} bytes), the most it keeps; wait for the agent",
-                self.record.id,
-                prompts.queue.len(),
-                prompts.queued_bytes
+                "pane {pane_id} already holds {} prompts ({} bytes), the most it keeps; wait for the agent",
+                self.queue.len(),
+                self.queued_bytes
             )));
         }
-        prompts.queued_bytes += text.len();
-        prompts.queue.push_back(text);
-        Ok(Prompted::Queued(prompts.queue.len()))
+        self.queued_bytes += text.len();
+        self.queue.push_back(text);
+        Ok(Next::Queued(self.queue.len()))
     }
 
-    /// Types the next queued prompt once the agent is idle and the last
-    /// prompt's turn has started; called after every message.
-    pub(super) fn deliver_queued_prompt(&mut self, myself: &Myself) {
-        if matches!(
-            self.record.lifecycle,
-            Lifecycle::Working | Lifecycle::Blocked
-        ) {
-            self.prompts.awaiting_turn = false;
+    /// Whether the next queued prompt is due: the agent (`agent`: the pane
+    /// runs one) is idle, being `lifecycle`, and the last prompt's turn has
+    /// started. Called after every message.
+    pub(super) fn due(&mut self, lifecycle: Lifecycle, agent: bool) -> bool {
+        if matches!(lifecycle, Lifecycle::Working | Lifecycle::Blocked) {
+            self.awaiting_turn = false;
         }
-        let idle = matches!(self.record.lifecycle, Lifecycle::Idle | Lifecycle::Done);
-        let agent = self.current_kind() != AgentKind::Generic;
-        if self.prompts.queue.is_empty()
-            || !idle
-            || !agent
-            || self.prompts.awaiting_turn
-            || self.live_process().is_err()
-        {
-            return;
-        }
-        let Some(text) = self.prompts.queue.pop_front() else {
-            return;
-        };
-        self.prompts.queued_bytes -= text.len();
-        if let Err(e) = self.type_prompt(myself, &text) {
-            tracing::warn!(%e, "a queued prompt could not be typed; dropped");
-        }
+        let idle = matches!(lifecycle, Lifecycle::Idle | Lifecycle::Done);
+        !self.queue.is_empty() && idle && agent && !self.awaiting_turn
+    }
+
+    /// The next queued prompt, out of the queue.
+    pub(super) fn next(&mut self) -> Option<String> {
+        let text = self.queue.pop_front()?;
+        self.queued_bytes -= text.len();
+        Some(text)
+    }
+
+    /// A prompt was typed: its turn is awaited, for at most [`TURN_START`].
+    pub(super) fn typed(&mut self, myself: &Myself) {
+        self.awaiting_turn = true;
+        self.delivery += 1;
+        let delivery = self.delivery;
+        myself.after(TURN_START, SelfMsg::PromptSettled { delivery });
     }
 
     /// The turn a delivered prompt should have started: the queue moves on.
-    pub(super) fn prompt_settled(&mut self, delivery: u64) {
-        if delivery == self.prompts.delivery && self.prompts.awaiting_turn {
-            self.prompts.awaiting_turn = false;
-            self.check_waiters(0);
+    /// True when that ended the agent's work (for waiters to see).
+    pub(super) fn settled(&mut self, delivery: u64) -> bool {
+        if delivery == self.delivery && self.awaiting_turn {
+            self.awaiting_turn = false;
+            return true;
         }
+        false
     }
+}
 
+/// The pane's live process, as a prompt is typed into it.
+pub(super) struct Keyboard<'a> {
+    pub(super) pane_id: &'a str,
+    pub(super) process: &'a dyn Pty,
+    pub(super) input: &'a InputQueue,
+    /// Says whether the program asked for bracketed paste.
+    pub(super) screen: &'a mut PaneScreen,
+    pub(super) spawn: u64,
+}
+
+impl Keyboard<'_> {
     /// Pastes `text` and schedules the Enter that submits it.
-    fn type_prompt(&mut self, myself: &Myself, text: &str) -> Result<(), ActorError> {
+    pub(super) fn paste(&mut self, myself: &Myself, text: &str) -> Result<(), ActorError> {
         let paste = paste_bytes(text, self.screen.modes().bracketed_paste);
-        let pieces = self.reserve(paste)?;
-        let process = self.live_process()?;
-        for piece in pieces {
-            process.write(piece);
+        for piece in self.reserve(paste)? {
+            self.process.write(piece);
         }
         let spawn = self.spawn;
         myself.after(SUBMIT_DELAY, SelfMsg::SubmitPrompt { spawn });
-        let prompts = &mut self.prompts;
-        prompts.awaiting_turn = true;
-        prompts.delivery += 1;
-        let delivery = prompts.delivery;
-        myself.after(TURN_START, SelfMsg::PromptSettled { delivery });
         Ok(())
     }
 
     /// The Enter after a prompt's paste.
-    pub(super) fn submit_prompt(&mut self) {
-        if let (Ok(process), Ok(mut pieces)) = (self.live_process(), self.reserve(b"\r".to_vec()))
+    pub(super) fn submit(&self) {
+        if let Ok(mut pieces) = self.reserve(b"\r".to_vec())
             && let Some(piece) = pieces.pop()
         {
-            process.write(piece);
+            self.process.write(piece);
         }
     }
 
@@ -182,7 +191,7 @@ impl Pane {
             .map_err(|full| {
                 ActorError::Busy(format!(
                     "{full}: the program in pane {} is not reading its input",
-                    self.record.id
+                    self.pane_id
                 ))
             })
     }
@@ -208,6 +217,47 @@ fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn offer(prompts: &mut Prompts, lifecycle: Lifecycle, queue: bool) -> Result<Next, ActorError> {
+        prompts.offer("p", AgentKind::Claude, lifecycle, "fix it".into(), queue)
+    }
+
+    #[test]
+    fn a_working_agent_queues_prompts_only_when_asked_and_gets_them_when_idle() {
+        let mut prompts = Prompts::default();
+        assert!(matches!(
+            offer(&mut prompts, Lifecycle::Working, false),
+            Err(ActorError::Busy(_))
+        ));
+        assert!(matches!(
+            offer(&mut prompts, Lifecycle::Blocked, true),
+            Err(ActorError::Blocked(_))
+        ));
+        assert!(matches!(
+            offer(&mut prompts, Lifecycle::Working, true),
+            Ok(Next::Queued(1))
+        ));
+        // Behind a queued prompt, an idle agent's queued prompt waits too.
+        assert!(matches!(
+            offer(&mut prompts, Lifecycle::Idle, true),
+            Ok(Next::Queued(2))
+        ));
+        assert!(prompts.pending());
+        assert!(!prompts.due(Lifecycle::Working, true));
+        assert!(!prompts.due(Lifecycle::Idle, false));
+        assert!(prompts.due(Lifecycle::Idle, true));
+        assert_eq!(prompts.next().as_deref(), Some("fix it"));
+        assert_eq!(prompts.next().as_deref(), Some("fix it"));
+        assert_eq!(prompts.next(), None);
+        assert!(!prompts.pending());
+    }
+
+    #[test]
+    fn a_program_that_is_no_agent_is_not_prompted() {
+        let mut prompts = Prompts::default();
+        let offered = prompts.offer("p", AgentKind::Generic, Lifecycle::Idle, "x".into(), false);
+        assert!(matches!(offered, Err(ActorError::BadRequest(_))));
+    }
 
     #[test]
     fn a_paste_is_bracketed_when_asked_and_cannot_be_ended_by_its_text() {

@@ -15,160 +15,218 @@ use std::time::Duration;
 
 use ractor::RpcReplyPort;
 use signaltty_adapters::{self as adapters, AgentKind};
-use signaltty_persistence::AgentRecord;
+use signaltty_persistence::{AgentRecord, PaneRecord};
 use signaltty_screen::{Screen, Size, Style};
 use tracing::{info, warn};
 
+use super::aware::recorded_kind;
+use super::input::InputQueue;
+use super::pty::Pty;
+use super::ring::OutputRing;
 use super::subscribers::Revive;
-use super::{Myself, Pane, REVIVE_GRACE, Revival, SelfMsg};
+use super::{Myself, REVIVE_GRACE, SelfMsg};
 use crate::error::ActorError;
 use crate::model::{PaneState, resume_command};
 use signaltty_adapters::AgentFacts;
 
-impl Pane {
-    pub(super) fn not_live(&self, action: &str) -> Result<(), ActorError> {
-        if self.state == PaneState::Live {
-            return Err(ActorError::Refused(format!(
-                "pane {} is LIVE; only a pane without a process can be {action}",
-                self.record.id
-            )));
-        }
-        Ok(())
-    }
+/// How a resume or respawn is answered.
+pub(super) type Reply = RpcReplyPort<Result<(), ActorError>>;
 
-    /// What `r` on this pane runs, for clients to say before they do it:
-    /// the agent's resume when it has a session to resume (even after its
-    /// process ended: a resumed agent's saved command is its resume
-    /// anyway), else the saved command. `None` while a process runs.
-    pub(super) fn revive_offer(&self) -> Option<Revive> {
-        if self.state == PaneState::Live {
-            return None;
-        }
-        match resume_command(&self.record) {
-            Some(command) => Some(Revive::Resume {
-                argv: command.argv,
-                dropped: command.dropped,
-            }),
-            None if self.record.argv.is_empty() => None,
-            None => Some(Revive::Respawn(self.record.argv.clone())),
-        }
-    }
+/// The revival in flight, if any: a resume or respawn waiting to see
+/// whether its child survives.
+#[derive(Default)]
+pub(super) struct Revivals {
+    current: Option<Revival>,
+}
 
-    /// What a resume spawns, and the agent that must come up.
-    pub(super) fn resume_plan(&self) -> Result<(Vec<String>, Resuming), ActorError> {
-        self.not_live("resumed")?;
-        let command = resume_command(&self.record).map(|c| c.argv).ok_or_else(|| {
-            ActorError::Refused(format!(
-                "pane {} has no agent session id to resume; an agent's hook can report one with \
-                 `signaltty ctl report-session {} ID`, or use `signaltty ctl respawn {}`",
-                self.record.id, self.record.id, self.record.id
-            ))
-        })?;
-        let kind = self.recorded_kind();
-        if is_interactive_shell(&self.record.argv) && adapters::detect(&self.record.argv) != kind {
-            let mut typed = shell_words(&command).into_bytes();
-            typed.push(b'\r');
-            let resuming = Resuming {
-                kind,
-                typed: Some(typed),
-                in_shell: true,
-                seen: false,
-            };
-            return Ok((self.record.argv.clone(), resuming));
-        }
+/// What to answer, and what to go back to, when a revived child fails.
+struct Revival {
+    reply: Reply,
+    before: Before,
+    /// A resume: the agent that must come up.
+    resume: Option<Resuming>,
+    /// Where the revived child's output starts in the ring.
+    output_from: u64,
+}
+
+/// The pane as it was before a revival: what a failed one goes back to.
+pub(super) struct Before {
+    record: PaneRecord,
+    state: PaneState,
+}
+
+/// A revival whose child failed, and how (see [`Failed::undo`]).
+pub(super) struct Failed {
+    revival: Revival,
+    what: String,
+}
+
+pub(super) fn not_live(state: PaneState, id: &str, action: &str) -> Result<(), ActorError> {
+    if state == PaneState::Live {
+        return Err(ActorError::Refused(format!(
+            "pane {id} is LIVE; only a pane without a process can be {action}"
+        )));
+    }
+    Ok(())
+}
+
+/// What `r` on a pane runs, for clients to say before they do it: the
+/// agent's resume when it has a session to resume (even after its process
+/// ended: a resumed agent's saved command is its resume anyway), else the
+/// saved command. `None` while a process runs.
+pub(super) fn offer(state: PaneState, record: &PaneRecord) -> Option<Revive> {
+    if state == PaneState::Live {
+        return None;
+    }
+    match resume_command(record) {
+        Some(command) => Some(Revive::Resume {
+            argv: command.argv,
+            dropped: command.dropped,
+        }),
+        None if record.argv.is_empty() => None,
+        None => Some(Revive::Respawn(record.argv.clone())),
+    }
+}
+
+/// What a resume spawns, and the agent that must come up.
+pub(super) fn resume_plan(
+    state: PaneState,
+    record: &PaneRecord,
+) -> Result<(Vec<String>, Resuming), ActorError> {
+    not_live(state, &record.id, "resumed")?;
+    let command = resume_command(record).map(|c| c.argv).ok_or_else(|| {
+        ActorError::Refused(format!(
+            "pane {} has no agent session id to resume; an agent's hook can report one with \
+             `signaltty ctl report-session {} ID`, or use `signaltty ctl respawn {}`",
+            record.id, record.id, record.id
+        ))
+    })?;
+    let kind = recorded_kind(record);
+    if is_interactive_shell(&record.argv) && adapters::detect(&record.argv) != kind {
+        let mut typed = shell_words(&command).into_bytes();
+        typed.push(b'\r');
         let resuming = Resuming {
             kind,
-            typed: None,
-            in_shell: false,
+            typed: Some(typed),
+            in_shell: true,
             seen: false,
         };
-        Ok((command, resuming))
+        return Ok((record.argv.clone(), resuming));
+    }
+    let resuming = Resuming {
+        kind,
+        typed: None,
+        in_shell: false,
+        seen: false,
+    };
+    Ok((command, resuming))
+}
+
+/// Makes `record` run `argv` again (its id, title, cwd and history kept),
+/// and says what a failed revival goes back to.
+pub(super) fn prepare(record: &mut PaneRecord, state: PaneState, argv: Vec<String>) -> Before {
+    let before = Before {
+        record: record.clone(),
+        state,
+    };
+    record.argv = argv;
+    if let Some(agent) = record.agent.as_mut() {
+        agent.ended = false;
+    }
+    before
+}
+
+impl Before {
+    /// The child could not even start: the record goes back to what it
+    /// was, and the error says why.
+    pub(super) fn could_not_start(self, record: &mut PaneRecord, reason: &str) -> ActorError {
+        *record = self.record;
+        error(record, reason)
+    }
+}
+
+impl Revivals {
+    /// Whether a revival may still read its child's output back from the
+    /// ring (to say what a failed child printed).
+    pub(super) fn in_flight(&self) -> bool {
+        self.current.is_some()
     }
 
-    /// Starts `argv` as a fresh child in this pane, keeping its id, title,
-    /// cwd and history. The reply waits [`REVIVE_GRACE`]: a child that
-    /// fails by then fails the command and the pane stays a tombstone.
-    pub(super) fn revive(
+    /// A revived child started as `spawn`. The reply waits
+    /// [`REVIVE_GRACE`] (a resume [`RESUME_WAIT`]): a child that fails by
+    /// then fails the command and the pane stays a tombstone.
+    pub(super) fn begin(
         &mut self,
         myself: &Myself,
-        argv: Vec<String>,
+        spawn: u64,
+        before: Before,
         resume: Option<Resuming>,
-        reply: RpcReplyPort<Result<(), ActorError>>,
+        reply: Reply,
+        output_from: u64,
     ) {
-        let before = self.record.clone();
-        let state_before = self.state;
-        self.record.argv = argv;
-        if let Some(agent) = self.record.agent.as_mut() {
-            agent.ended = false;
-        }
-        if let Err(e) = self.start_process(myself, true) {
-            self.record = before;
-            let _ = reply.send(Err(self.revive_error(&e.to_string())));
-            return;
-        }
-        self.publish();
         let wait = if resume.is_some() {
             RESUME_WAIT
         } else {
             REVIVE_GRACE
         };
         if resume.as_ref().is_some_and(|r| r.typed.is_some()) {
-            let spawn = self.spawn;
             myself.after(TYPE_FALLBACK, SelfMsg::TypeResume { spawn });
         }
-        self.revival = Some(Revival {
+        self.current = Some(Revival {
             reply,
             before,
-            state_before,
             resume,
-            output_from: self.ring.end(),
+            output_from,
         });
-        let spawn = self.spawn;
         myself.after(wait, SelfMsg::ReviveSettled { spawn });
     }
 
     /// The wait is over and the child still runs: a respawn succeeded, and
     /// so did a resume — unless the shell never started the agent.
-    pub(super) fn revival_settled(&mut self) {
-        let Some(revival) = self.revival.take() else {
-            return;
-        };
+    pub(super) fn settled(&mut self) -> Option<Failed> {
+        let revival = self.current.take()?;
         if revival
             .resume
             .as_ref()
             .is_some_and(|r| r.in_shell && !r.seen)
         {
-            self.fail_revival(revival, "the shell did not start the agent");
-            return;
+            return Some(revival.failed("the shell did not start the agent"));
         }
         let _ = revival.reply.send(Ok(()));
+        None
     }
 
-    /// The first output of a resumed shell: its prompt is up, so the
-    /// resume command can be typed.
-    pub(super) fn on_revival_output(&mut self, myself: &Myself) {
-        if self
-            .revival
-            .as_ref()
-            .and_then(|r| r.resume.as_ref())
-            .is_some_and(|r| r.typed.is_some())
-        {
-            let spawn = self.spawn;
+    /// The revived child exited with `code`: a resumed agent must stay
+    /// up; a respawned command may end well.
+    pub(super) fn exited(&mut self, code: i32) -> Option<Failed> {
+        let revival = self.current.take()?;
+        if code != 0 || revival.resume.is_some() {
+            return Some(revival.failed(&format!("it exited with code {code}")));
+        }
+        let _ = revival.reply.send(Ok(()));
+        None
+    }
+
+    /// The first output of a resumed shell (`spawn`): its prompt is up, so
+    /// the resume command can be typed.
+    pub(super) fn on_output(&self, myself: &Myself, spawn: u64) {
+        if self.typing().is_some() {
             myself.after(Duration::from_millis(50), SelfMsg::TypeResume { spawn });
         }
     }
 
-    pub(super) fn type_resume(&mut self) {
+    /// Types the resume command into the fresh shell, once.
+    pub(super) fn type_resume(&mut self, process: Option<&dyn Pty>, input: &InputQueue) {
         let typed = self
-            .revival
+            .current
             .as_mut()
             .and_then(|r| r.resume.as_mut())
             .and_then(|r| r.typed.take());
         // The shell was just started, so its queue has room for one line;
         // a queue that somehow has none loses the line, and the wait for
         // the agent then reports the resume as failed.
-        if let (Some(typed), Some(process)) = (typed, &self.process)
-            && let Ok(piece) = self.input.try_reserve(typed)
+        if let (Some(typed), Some(process)) = (typed, process)
+            && let Ok(piece) = input.try_reserve(typed)
         {
             process.write(piece);
         }
@@ -176,13 +234,13 @@ impl Pane {
 
     /// The screen reads as a state of `kind`: if that is the agent being
     /// resumed, it is up.
-    pub(super) fn revival_recognised(&mut self, kind: AgentKind) {
+    pub(super) fn recognised(&mut self, kind: AgentKind) {
         if self
-            .revival
+            .current
             .as_ref()
             .and_then(|r| r.resume.as_ref())
             .is_some_and(|r| r.kind == kind && r.typed.is_none())
-            && let Some(revival) = self.revival.take()
+            && let Some(revival) = self.current.take()
         {
             let _ = revival.reply.send(Ok(()));
         }
@@ -190,109 +248,125 @@ impl Pane {
 
     /// The foreground process is `kind` now: in a resumed shell, the agent
     /// came up — or, once it had, it ended.
-    pub(super) fn revival_saw(&mut self, kind: AgentKind) {
-        let Some(resuming) = self
-            .revival
+    pub(super) fn saw(&mut self, kind: AgentKind) -> Option<Failed> {
+        let resuming = self
+            .current
             .as_mut()
             .and_then(|r| r.resume.as_mut())
-            .filter(|r| r.in_shell)
-        else {
-            return;
-        };
+            .filter(|r| r.in_shell)?;
         if kind == resuming.kind {
             resuming.seen = true;
-        } else if kind == AgentKind::Generic
-            && resuming.seen
-            && let Some(revival) = self.revival.take()
-        {
-            self.fail_revival(revival, "the agent ended");
+        } else if kind == AgentKind::Generic && resuming.seen {
+            return self.current.take().map(|r| r.failed("the agent ended"));
         }
+        None
     }
 
-    /// The revived child failed: the pane goes back to what it was, and the
-    /// command fails with what the child printed since it started.
-    pub(super) fn fail_revival(&mut self, revival: Revival, what: &str) {
-        let printed = self.printed_since(revival.output_from);
+    /// The resume command still to type into the fresh shell.
+    fn typing(&self) -> Option<&[u8]> {
+        self.current
+            .as_ref()
+            .and_then(|r| r.resume.as_ref())
+            .and_then(|r| r.typed.as_deref())
+    }
+}
+
+impl Revival {
+    fn failed(self, what: &str) -> Failed {
+        Failed {
+            revival: self,
+            what: what.to_string(),
+        }
+    }
+}
+
+impl Failed {
+    /// The pane's `record` and `state` go back to what they were, and the
+    /// command fails with what the child printed since it started (read
+    /// from `ring` on a screen of `size`).
+    pub(super) fn undo(
+        self,
+        ring: &OutputRing,
+        size: Size,
+        record: &mut PaneRecord,
+        state: &mut PaneState,
+    ) {
+        let Failed { revival, what } = self;
+        let printed = printed_since(ring, size, revival.output_from);
         let reason = if printed.is_empty() {
-            what.to_string()
+            what.clone()
         } else {
             format!("{what} after printing: {printed}")
         };
-        warn!(what, "revived child failed; the pane stays a tombstone");
-        if self.process.take().is_some() {
-            // The shell still runs: hang it up, and ignore its last events.
-            self.spawn += 1;
-        }
-        self.record = revival.before;
-        self.state = revival.state_before;
-        let _ = revival.reply.send(Err(self.revive_error(&reason)));
-        self.publish();
-        self.publish_tail();
-    }
-
-    /// The last lines the revived child printed (not the restored history).
-    fn printed_since(&self, offset: u64) -> String {
-        let Ok(bytes) = self.ring.read_from(offset) else {
-            return String::new();
-        };
-        let start = bytes.len().saturating_sub(PRINTED_BYTES);
-        let size = self.screen.size();
-        let mut scratch = Screen::new(
-            Size {
-                rows: size.rows,
-                cols: size.cols,
-            },
-            0,
+        warn!(
+            what = what.as_str(),
+            "revived child failed; the pane stays a tombstone"
         );
-        scratch.feed(&bytes[start..], &mut Vec::new());
-        scratch
-            .tail_text(PRINTED_LINES, Style::Plain)
-            .trim()
-            .to_string()
+        *record = revival.before.record;
+        *state = revival.before.state;
+        let _ = revival.reply.send(Err(error(record, &reason)));
     }
+}
 
-    /// A failed resume or respawn, with the adapter's word on what it ran.
-    pub(super) fn revive_error(&self, reason: &str) -> ActorError {
-        let program = self.record.argv.first().cloned().unwrap_or_default();
-        let agent = self.recorded_kind().program();
-        let hint = match agent {
-            Some(program) => format!(
-                "; the {program} CLI must be installed and on PATH, and the session must still exist"
-            ),
-            None => String::new(),
-        };
-        ActorError::ReviveFailed(format!(
-            "pane {} ({program}) did not start: {reason}{hint}",
-            self.record.id
-        ))
-    }
+/// The last lines the revived child printed from `offset` on (not the
+/// restored history), as a screen of `size` shows them.
+fn printed_since(ring: &OutputRing, size: Size, offset: u64) -> String {
+    let Ok(bytes) = ring.read_from(offset) else {
+        return String::new();
+    };
+    let start = bytes.len().saturating_sub(PRINTED_BYTES);
+    let mut scratch = Screen::new(size, 0);
+    scratch.feed(&bytes[start..], &mut Vec::new());
+    scratch
+        .tail_text(PRINTED_LINES, Style::Plain)
+        .trim()
+        .to_string()
+}
 
-    pub(super) fn report_session(
-        &mut self,
-        kind: Option<AgentKind>,
-        id: &str,
-    ) -> Result<(), ActorError> {
-        let bad = |e: adapters::AdapterError| ActorError::BadRequest(e.to_string());
-        let kind = match (kind, &self.record.agent) {
-            (Some(kind), _) => kind,
-            (None, Some(agent)) => AgentKind::parse(&agent.kind).unwrap_or(AgentKind::Generic),
-            (None, None) => adapters::detect(&self.record.argv),
-        };
-        let id = adapters::validate_session_id(kind, id).map_err(bad)?;
-        let agent = self.record.agent.get_or_insert_with(AgentRecord::default);
-        if agent.kind != kind.as_str() {
-            agent.resume_argv = None;
-            agent.model = None;
-        }
-        agent.kind = kind.as_str().to_string();
-        agent.agent_session_id = Some(id.as_str().to_string());
-        if self.state == PaneState::Restored && resume_command(&self.record).is_some() {
-            self.state = PaneState::Resumable;
-        }
-        info!(kind = kind.as_str(), "session id reported");
-        self.publish();
-        Ok(())
+/// A failed resume or respawn of the pane `record` describes, with the
+/// adapter's word on what it ran.
+fn error(record: &PaneRecord, reason: &str) -> ActorError {
+    let program = record.argv.first().cloned().unwrap_or_default();
+    let agent = recorded_kind(record).program();
+    let hint = match agent {
+        Some(program) => format!(
+            "; the {program} CLI must be installed and on PATH, and the session must still exist"
+        ),
+        None => String::new(),
+    };
+    ActorError::ReviveFailed(format!(
+        "pane {} ({program}) did not start: {reason}{hint}",
+        record.id
+    ))
+}
+
+/// The agent's session id, learned from a hook or the user: it makes a
+/// restored pane resumable.
+pub(super) fn report_session(
+    record: &mut PaneRecord,
+    state: &mut PaneState,
+    kind: Option<AgentKind>,
+    id: &str,
+) -> Result<(), ActorError> {
+    let bad = |e: adapters::AdapterError| ActorError::BadRequest(e.to_string());
+    let kind = match (kind, &record.agent) {
+        (Some(kind), _) => kind,
+        (None, Some(agent)) => AgentKind::parse(&agent.kind).unwrap_or(AgentKind::Generic),
+        (None, None) => adapters::detect(&record.argv),
+    };
+    let id = adapters::validate_session_id(kind, id).map_err(bad)?;
+    let agent = record.agent.get_or_insert_with(AgentRecord::default);
+    if agent.kind != kind.as_str() {
+        agent.resume_argv = None;
+        agent.model = None;
     }
+    agent.kind = kind.as_str().to_string();
+    agent.agent_session_id = Some(id.as_str().to_string());
+    if *state == PaneState::Restored && resume_command(record).is_some() {
+        *state = PaneState::Resumable;
+    }
+    info!(kind = kind.as_str(), "session id reported");
+    Ok(())
 }
 
 /// How long a resumed agent has to come up before a resume counts as done.

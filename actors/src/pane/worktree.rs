@@ -5,8 +5,6 @@
 use signaltty_persistence::WorktreeRecord;
 use signaltty_persistence::limits::{MAX_NAME_BYTES, saved_len};
 
-use super::Pane;
-
 /// What a look at the pane's worktree found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorktreeSeen {
@@ -19,16 +17,17 @@ pub struct WorktreeSeen {
     pub gone: bool,
 }
 
-impl Pane {
-    pub(super) fn worktree_seen(&mut self, seen: WorktreeSeen) {
-        let Some(worktree) = self.record.worktree.as_mut() else {
-            return;
-        };
-        if let Some(changed) = updated(worktree, seen) {
-            *worktree = changed;
-            self.publish();
-        }
-    }
+/// Applies what a look at the pane's `worktree` found; true when that
+/// changed it.
+pub(super) fn apply(worktree: &mut Option<WorktreeRecord>, seen: WorktreeSeen) -> bool {
+    let Some(worktree) = worktree.as_mut() else {
+        return false;
+    };
+    let Some(changed) = updated(worktree, seen) else {
+        return false;
+    };
+    *worktree = changed;
+    true
 }
 
 /// The record after `seen`, when that changes it. A branch the record
