@@ -853,6 +853,10 @@ impl Report {
             if system.starts_with("signaltty") && !vs_tmux.is_empty() {
                 let _ = write!(line, "   {:>17} tmux", spread(&vs_tmux, 2));
             }
+            let relayed = self.ratios(system, throughput::RELAYED);
+            if system.contains("one client") && !relayed.is_empty() {
+                let _ = write!(line, "   {:>17} relayed", spread(&relayed, 2));
+            }
             let _ = writeln!(out, "{line}");
             json.insert(
                 system.clone(),
@@ -861,6 +865,7 @@ impl Report {
                     "MB/s rounds": samples,
                     "vs raw median": percentile(&raw, 0.5),
                     "vs tmux median": percentile(&vs_tmux, 0.5),
+                    "vs relayed median": percentile(&relayed, 0.5),
                 }),
             );
         }

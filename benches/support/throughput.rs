@@ -8,8 +8,11 @@
 //! gives each one's median and spread over the rounds, and its ratio to the
 //! raw PTY and to tmux round by round.
 
-use std::io::Read;
+use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use portable_pty::CommandBuilder;
@@ -22,6 +25,9 @@ use super::{
 
 /// The systems in the order each round runs them.
 pub(super) const RAW: &str = "raw PTY";
+/// The raw PTY's output copied into a second PTY as it is read: what any
+/// client that writes every byte into a terminal (`attach`) costs at least.
+pub(super) const RELAYED: &str = "raw PTY, relayed to a 2nd";
 pub(super) const OURS: &str = "signaltty, no client";
 pub(super) const TMUX: &str = "tmux, no client";
 pub(super) const OURS_CLIENT: &str = "signaltty, one client";
@@ -49,6 +55,7 @@ pub(super) fn throughput(
     for round in 1..=scale.throughput_rounds {
         eprintln!("throughput round {round}");
         report.throughput(RAW, bytes / raw_pty_cat(log));
+        report.throughput(RELAYED, bytes / raw_pty_relayed(log));
         for attached in [false, true] {
             let (name, tmux_name) = if attached {
                 (OURS_CLIENT, TMUX_CLIENT)
@@ -94,6 +101,59 @@ fn raw_pty_cat(log: &Path) -> f64 {
     let seconds = start.elapsed().as_secs_f64();
     let _ = child.wait();
     seconds
+}
+
+/// Seconds for `cat` of the log into a bare PTY whose output is written,
+/// read by read, into a second PTY in raw mode (as `attach` writes into its
+/// terminal), until a reader has drained all of it from the second.
+fn raw_pty_relayed(log: &Path) -> f64 {
+    let (outer, inner) = (open_pty(), open_pty());
+    let tty = inner.master.tty_name().expect("the second PTY's name");
+    let mut terminal = std::fs::OpenOptions::new()
+        .write(true)
+        .open(tty)
+        .expect("the second PTY");
+    raw_mode(&terminal);
+    let drained = Arc::new(AtomicUsize::new(0));
+    let mut drain = inner.master.try_clone_reader().expect("reader");
+    let counter = drained.clone();
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n @ 1..) = drain.read(&mut buf) {
+            counter.fetch_add(n, Ordering::SeqCst);
+        }
+    });
+    let mut cmd = CommandBuilder::new("cat");
+    cmd.arg(log);
+    let start = Instant::now();
+    let mut child = outer.slave.spawn_command(cmd).expect("cat");
+    drop(outer.slave);
+    let mut reader = outer.master.try_clone_reader().expect("reader");
+    let (mut buf, mut relayed) = (vec![0u8; 64 * 1024], 0);
+    while let Ok(n @ 1..) = reader.read(&mut buf) {
+        terminal.write_all(&buf[..n]).expect("relay");
+        relayed += n;
+    }
+    while drained.load(Ordering::SeqCst) < relayed {
+        std::thread::sleep(Duration::from_micros(100));
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let _ = child.wait();
+    seconds
+}
+
+/// No line discipline on output, as a client in raw mode has it.
+fn raw_mode(terminal: &std::fs::File) {
+    // SAFETY: a termios filled by tcgetattr for an open descriptor.
+    unsafe {
+        let mut termios: libc::termios = std::mem::zeroed();
+        assert_eq!(libc::tcgetattr(terminal.as_raw_fd(), &mut termios), 0);
+        libc::cfmakeraw(&mut termios);
+        assert_eq!(
+            libc::tcsetattr(terminal.as_raw_fd(), libc::TCSANOW, &termios),
+            0
+        );
+    }
 }
 
 fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
