@@ -16,29 +16,10 @@ use signaltty_persistence::{
 use crate::error::ActorError;
 use signaltty_adapters::AgentFacts;
 
-/// What a pane is, as shown to the user.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PaneState {
-    /// A child is running on the PTY.
-    Live,
-    /// Rebuilt after a restart; nothing runs.
-    Restored,
-    /// Restored, and its agent can be resumed with an official command.
-    Resumable,
-    /// The process ended, or the pane's actor failed and was replaced.
-    Exited,
-}
-
-impl PaneState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PaneState::Live => "LIVE",
-            PaneState::Restored => "RESTORED",
-            PaneState::Resumable => "RESUMABLE",
-            PaneState::Exited => "EXITED",
-        }
-    }
-}
+/// What a pane is, as shown to the user. It lives in the types crate
+/// because the wire carries it; named here so the server's code keeps
+/// reaching it through the model.
+pub use signaltty_types::PaneState;
 
 /// A pane's durable record plus the live state that is not persisted.
 #[derive(Debug, Clone, PartialEq)]

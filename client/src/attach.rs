@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
 use signal_hook::consts::SIGWINCH;
-use signaltty_protocol::{Revive, ReviveAction, StateFrame, frame, params};
+use signaltty_protocol::{PaneState, Revive, ReviveAction, StateFrame, frame, params};
 
 use crate::client::{Client, ClientError, Connection, Endpoint, connect_stream};
 use crate::term::{KeyboardUndo, RawTerminal, SignalGuard, TerminalHandle, watch_signals};
@@ -184,14 +184,14 @@ fn session(
     let stream = attached.writer.try_clone()?;
     keys.pane = reply.pane.clone();
     let now = Arc::new(PaneNow::default());
-    now.set(reply.state == "LIVE", reply.revive.clone());
+    now.set(reply.state == PaneState::Live, reply.revive.clone());
     let writer = Arc::new(Mutex::new(stream.try_clone()?));
     let stop = Arc::new(Stop::default());
     signals.watch(stream.try_clone()?, writer.clone());
 
     let mut out = std::io::stdout().lock();
     read_keys(stream.try_clone()?, writer, now.clone(), stop.clone(), keys);
-    let mut shown: Option<(String, Option<i32>)> = Some((reply.state.clone(), reply.exit_code));
+    let mut shown: Option<(PaneState, Option<i32>)> = Some((reply.state, reply.exit_code));
     while let Some((kind, payload)) = crate::stream::read_frame(&mut attached.reader) {
         match kind {
             frame::OUTPUT | frame::SNAPSHOT => {
@@ -200,7 +200,7 @@ fn session(
             }
             frame::STATE => {
                 if let Ok(frame) = serde_json::from_slice::<StateFrame>(&payload) {
-                    now.set(frame.state == "LIVE", frame.revive.clone());
+                    now.set(frame.state == PaneState::Live, frame.revive.clone());
                     shown = Some((frame.state, frame.exit_code));
                     if !now.live.load(Ordering::SeqCst) {
                         offer(&mut out, &shown, now.revive().as_ref())?;
@@ -234,7 +234,7 @@ fn session(
 /// what `r` runs, as the server said.
 fn offer(
     out: &mut impl Write,
-    shown: &Option<(String, Option<i32>)>,
+    shown: &Option<(PaneState, Option<i32>)>,
     revive: Option<&Revive>,
 ) -> std::io::Result<()> {
     let (state, exit_code) = match shown {

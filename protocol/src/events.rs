@@ -52,8 +52,11 @@ pub enum PaneChange {
     PaneNew { name: String, argv: Vec<String> },
     /// A pane was closed.
     PaneClosed,
-    /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
-    State { state: String, previous: String },
+    /// Its state changed (`LIVE`, `EXITED`…).
+    State {
+        state: signaltty_types::PaneState,
+        previous: signaltty_types::PaneState,
+    },
     Lifecycle {
         lifecycle: signaltty_types::Lifecycle,
         previous: signaltty_types::Lifecycle,

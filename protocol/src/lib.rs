@@ -40,7 +40,8 @@ pub use replies::*;
 /// crate to read them.
 pub use names::{Named, Signal};
 pub use signaltty_types::{
-    AgentKind, Attention, Branch, Direction, Layout, Lifecycle, NotificationRecord, Severity,
+    AgentKind, Attention, Branch, Direction, Layout, Lifecycle, NotificationRecord, PaneState,
+    Severity,
 };
 
 /// The protocol version every envelope carries.
@@ -101,6 +102,7 @@ mod tests {
             serde_json::from_str(r#"{"pane":"p","state":"LIVE","offset":0,"rows":2,"cols":2}"#)
                 .unwrap();
         assert!(reply.revive.is_none());
+        assert_eq!(reply.state, PaneState::Live);
         let ws: LsWorkspace = serde_json::from_str(
             r#"{"id":"w","name":"n","cwd":"/","auto_resume":false,"attention":"none","tabs":[]}"#,
         )
@@ -113,6 +115,7 @@ mod tests {
         )
         .unwrap();
         assert!(pane.worktree.is_none());
+        assert_eq!(pane.state, PaneState::Live);
         let close: params::PaneClose = serde_json::from_str(r#"{"pane":"p"}"#).unwrap();
         assert!(!close.remove_worktree && !close.force);
         let new: params::PaneNew = serde_json::from_str(r#"{"workspace":"w"}"#).unwrap();
@@ -124,7 +127,7 @@ mod tests {
     #[test]
     fn the_revive_offer_and_the_new_requests_round_trip() {
         let frame = StateFrame {
-            state: "EXITED".into(),
+            state: PaneState::Exited,
             exit_code: Some(0),
             revive: Some(Revive {
                 action: ReviveAction::Resume,
@@ -134,6 +137,7 @@ mod tests {
         };
         let text = serde_json::to_string(&frame).unwrap();
         assert!(text.contains(r#""action":"resume""#), "{text}");
+        assert!(text.contains(r#""state":"EXITED""#), "{text}");
         assert!(!text.contains("dropped"), "{text}");
         let back: StateFrame = serde_json::from_str(&text).unwrap();
         let mut revive = back.revive.unwrap();

@@ -93,8 +93,7 @@ pub fn shown_words(words: &[String]) -> String {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct AttachReply {
     pub pane: String,
-    /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
-    pub state: String,
+    pub state: signaltty_types::PaneState,
     #[serde(default)]
     pub exit_code: Option<i32>,
     /// The output offset the first snapshot frame ends at.
@@ -109,7 +108,7 @@ pub struct AttachReply {
 /// The payload of a [`frame::STATE`] frame.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StateFrame {
-    pub state: String,
+    pub state: signaltty_types::PaneState,
     #[serde(default)]
     pub exit_code: Option<i32>,
     /// For a pane with no process: what `r` runs.
@@ -333,8 +332,7 @@ pub struct LsPane {
     pub title: String,
     pub cwd: String,
     pub argv: Vec<String>,
-    /// `LIVE`, `RESTORED`, `RESUMABLE` or `EXITED`.
-    pub state: String,
+    pub state: signaltty_types::PaneState,
     pub agent: Option<LsAgent>,
     pub lifecycle: signaltty_types::Lifecycle,
     pub attention: signaltty_types::Attention,

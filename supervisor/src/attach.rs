@@ -135,7 +135,7 @@ async fn attach(p: params::PaneAttach, ctx: &Ctx) -> Result<Attachment, WireErro
     })?;
     let reply = AttachReply {
         pane: view.record.id.clone(),
-        state: attached.state.as_str().to_string(),
+        state: attached.state,
         exit_code: attached.exit_code,
         offset: attached.offset,
         rows: attached.size.rows,

@@ -126,8 +126,8 @@ fn differences(old: &PaneView, new: &PaneView) -> Vec<PaneChange> {
     let mut changes = Vec::new();
     if old.state != new.state {
         changes.push(PaneChange::State {
-            state: new.state.as_str().to_string(),
-            previous: old.state.as_str().to_string(),
+            state: new.state,
+            previous: old.state,
         });
         if new.state == signaltty_actors::PaneState::Exited {
             changes.push(PaneChange::Exit {

@@ -76,7 +76,7 @@ fn encode(next: PaneFrame, pieces: &mut Vec<Piece>) {
             revive,
         } => {
             let payload = json!(StateFrame {
-                state: state.as_str().to_string(),
+                state,
                 exit_code,
                 revive: revive.map(wire_revive),
             })

@@ -112,7 +112,7 @@ pub(crate) fn ls_pane(view: &PaneView) -> LsPane {
         title: record.title.clone(),
         cwd: record.cwd.clone(),
         argv: record.argv.clone(),
-        state: view.state.as_str().to_string(),
+        state: view.state,
         agent: record.agent.as_ref().map(|agent| LsAgent {
             kind: agent.kind.clone(),
             session_id: agent.agent_session_id.clone(),

@@ -3,7 +3,8 @@
 //! This crate owns the types that are saved in a snapshot *and* sent over
 //! the socket: a tab's split layout, a pane's lifecycle and attention,
 //! notifications, the bounds every saved string keeps, the rule for ids,
-//! session names and the check that a directory is the user's alone. Both
+//! session names and the check that a directory is the user's alone; and
+//! a pane's state, which is only sent (a restart derives it anew). Both
 //! the persistence crate (the disk) and the protocol crate (the wire)
 //! build on it, so neither depends on the other. It must never do I/O
 //! beyond checking a directory it is asked about, and never know about
@@ -12,7 +13,8 @@
 //! # Layout
 //!
 //! - [`layout`]: a tab's split tree and the edits made to it.
-//! - [`records`]: lifecycle, attention, severity, notifications;
+//! - [`records`]: pane state, lifecycle, attention, severity,
+//!   notifications;
 //!   [`agent`]: the agent kinds, by name.
 //! - [`bounds`]: the bound of every saved string and list.
 //! - [`id`]: the id rule that keeps ids usable as file names.
@@ -31,4 +33,4 @@ pub mod session;
 pub use agent::AgentKind;
 pub use error::{Result, TypesError};
 pub use layout::{Branch, DEFAULT_RATIO, Direction, Layout, MAX_LAYOUT_DEPTH, clamp_ratio};
-pub use records::{Attention, Lifecycle, Millis, NotificationRecord, Severity};
+pub use records::{Attention, Lifecycle, Millis, NotificationRecord, PaneState, Severity};

@@ -25,6 +25,44 @@ pub enum Lifecycle {
     Unknown,
 }
 
+/// What a pane is, as shown to the user: whether a process runs in it
+/// and, if not, what bringing it back would do. The server decides it; the
+/// wire carries the names `LIVE`, `RESTORED`, `RESUMABLE` and `EXITED`.
+// No catch-all, unlike `Lifecycle`: a client acts on the state (only a
+// `LIVE` pane takes keys, the others offer `r`), so a state it cannot name
+// is refused rather than guessed at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum PaneState {
+    /// A child is running on the PTY.
+    Live,
+    /// Rebuilt after a restart; nothing runs.
+    Restored,
+    /// Restored, and its agent can be resumed with an official command.
+    Resumable,
+    /// The process ended, or the pane's actor failed and was replaced.
+    Exited,
+}
+
+impl PaneState {
+    /// The name the wire and every client show (the same as serde's).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaneState::Live => "LIVE",
+            PaneState::Restored => "RESTORED",
+            PaneState::Resumable => "RESUMABLE",
+            PaneState::Exited => "EXITED",
+        }
+    }
+}
+
+impl std::fmt::Display for PaneState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, so a width in the format (`{:<9}`) lines columns up.
+        f.pad(self.as_str())
+    }
+}
+
 /// Whether the user needs to look at a pane. Variants are declared from the
 /// least to the most severe, so `Ord` ranks them.
 ///
@@ -117,4 +155,35 @@ pub enum Severity {
     #[default]
     #[serde(other)]
     Info,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pane_states_keep_their_wire_names_and_refuse_others() {
+        let all = [
+            (PaneState::Live, "LIVE"),
+            (PaneState::Restored, "RESTORED"),
+            (PaneState::Resumable, "RESUMABLE"),
+            (PaneState::Exited, "EXITED"),
+        ];
+        for (state, name) in all {
+            let json = serde_json::to_string(&state).unwrap();
+            assert_eq!(json, format!("\"{name}\""));
+            assert_eq!(
+                (state.as_str(), state.to_string()),
+                (name, name.to_string())
+            );
+            assert_eq!(serde_json::from_str::<PaneState>(&json).unwrap(), state);
+        }
+        assert_eq!(format!("[{:<9}]", PaneState::Live), "[LIVE     ]");
+        for unknown in [r#""live""#, r#""ZOMBIE""#, r#""""#, "1"] {
+            assert!(
+                serde_json::from_str::<PaneState>(unknown).is_err(),
+                "{unknown} must be refused"
+            );
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! with their titles and badges, the offer on a pane with no process, the
 //! status line, and the help and workspace picker.
 
-use signaltty_protocol::{Attention, Direction, LsPane, LsTab, LsWorkspace};
+use signaltty_protocol::{Attention, Direction, LsPane, LsTab, LsWorkspace, PaneState};
 use signaltty_screen::{Attrs, Color};
 
 use super::frame::{Frame, Pen, width};
@@ -17,13 +17,13 @@ const FOCUS: Color = Color::Indexed(2);
 const ACCENT: Color = Color::Indexed(4);
 const BLACK: Color = Color::Indexed(0);
 
-fn state_color(state: &str, exit_code: Option<i32>) -> Color {
+fn state_color(state: PaneState, exit_code: Option<i32>) -> Color {
     match state {
-        "LIVE" => Color::Indexed(2),
-        "RESUMABLE" => Color::Indexed(6),
-        "RESTORED" => Color::Indexed(3),
-        _ if exit_code.is_some_and(|c| c != 0) => Color::Indexed(1),
-        _ => Color::Indexed(8),
+        PaneState::Live => Color::Indexed(2),
+        PaneState::Resumable => Color::Indexed(6),
+        PaneState::Restored => Color::Indexed(3),
+        PaneState::Exited if exit_code.is_some_and(|c| c != 0) => Color::Indexed(1),
+        PaneState::Exited => Color::Indexed(8),
     }
 }
 
@@ -222,7 +222,7 @@ pub fn sidebar(
                         pointer,
                         Pen::fg(attention_color(pane.attention)).with(Attrs::BOLD),
                     ),
-                    ("● ", Pen::fg(state_color(&pane.state, pane.exit_code))),
+                    ("● ", Pen::fg(state_color(pane.state, pane.exit_code))),
                     (pane.name.as_str(), pane_pen),
                 ];
                 let items = marked(items, pane.attention);
@@ -275,8 +275,8 @@ pub fn pane_header(frame: &mut Frame, header: Rect, label: &PaneLabel<'_>) {
         return;
     };
     let (state, exit_code) = match label.status {
-        Some(status) => (status.state.as_str(), status.exit_code),
-        None => (pane.state.as_str(), pane.exit_code),
+        Some(status) => (status.state, status.exit_code),
+        None => (pane.state, pane.exit_code),
     };
     let title_pen = if label.focused {
         Pen::default().with(Attrs::BOLD)
@@ -303,12 +303,12 @@ pub fn pane_header(frame: &mut Frame, header: Rect, label: &PaneLabel<'_>) {
         col,
         end,
         &[(
-            state,
+            state.as_str(),
             Pen::fg(state_color(state, exit_code)).with(Attrs::BOLD),
         )],
     );
     let mut badges: Vec<String> = Vec::new();
-    if let Some(code) = exit_code.filter(|_| state != "LIVE") {
+    if let Some(code) = exit_code.filter(|_| state != PaneState::Live) {
         badges.push(format!("exit {code}"));
     }
     if let Some(agent) = &pane.agent {
@@ -380,7 +380,7 @@ pub fn offer(frame: &mut Frame, area: Rect, status: &PaneStatus) {
     };
     let text = format!(" {}{exit}{action} ", status.state);
     let pen = Pen::fg(BLACK)
-        .on(state_color(&status.state, status.exit_code))
+        .on(state_color(status.state, status.exit_code))
         .with(Attrs::BOLD);
     frame.fill(
         Rect {

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::Result;
-use signaltty_protocol::{CatchUp, Revive, StateFrame, frame, params};
+use signaltty_protocol::{CatchUp, PaneState, Revive, StateFrame, frame, params};
 use signaltty_screen::{Screen, ScreenEvent, Size};
 
 use super::Event;
@@ -29,7 +29,7 @@ static LINKS_OPENED: AtomicU64 = AtomicU64::new(0);
 /// What the server last said about a pane's process.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaneStatus {
-    pub state: String,
+    pub state: PaneState,
     pub exit_code: Option<i32>,
     /// What `r` runs, for a pane with no process.
     pub revive: Option<Revive>,
@@ -37,7 +37,7 @@ pub struct PaneStatus {
 
 impl PaneStatus {
     pub fn live(&self) -> bool {
-        self.state == "LIVE"
+        self.state == PaneState::Live
     }
 }
 
