@@ -54,8 +54,8 @@ pub(super) fn throughput(
         .map(|bin| Server::start_binary(&bin, dir, "tpbase", true));
     for round in 1..=scale.throughput_rounds {
         eprintln!("throughput round {round}");
-        report.throughput(RAW, bytes / raw_pty_cat(log));
-        report.throughput(RELAYED, bytes / raw_pty_relayed(log));
+        report.throughput(RAW, bytes / raw_pty_cat(log, false));
+        report.throughput(RELAYED, bytes / raw_pty_cat(log, true));
         for attached in [false, true] {
             let (name, tmux_name) = if attached {
                 (OURS_CLIENT, TMUX_CLIENT)
@@ -84,8 +84,12 @@ pub(super) const BASELINE_VAR: &str = "SIGNALTTY_BENCH_BASELINE";
 const BASELINE: &str = "baseline";
 
 /// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads.
-fn raw_pty_cat(log: &Path) -> f64 {
+/// With `relayed`, each read is also written into a second PTY in raw mode
+/// (as `attach` writes into its terminal), and the time runs until a
+/// reader has drained all of it from there.
+fn raw_pty_cat(log: &Path, relayed: bool) -> f64 {
     let pair = open_pty();
+    let mut relay = relayed.then(Relay::open);
     let mut cmd = CommandBuilder::new("cat");
     cmd.arg(log);
     let start = Instant::now();
@@ -93,53 +97,63 @@ fn raw_pty_cat(log: &Path) -> f64 {
     drop(pair.slave);
     let mut reader = pair.master.try_clone_reader().expect("reader");
     let mut buf = vec![0u8; 64 * 1024];
-    while let Ok(n) = reader.read(&mut buf) {
-        if n == 0 {
-            break;
+    while let Ok(n @ 1..) = reader.read(&mut buf) {
+        if let Some(relay) = &mut relay {
+            relay.write(&buf[..n]);
         }
+    }
+    if let Some(relay) = &relay {
+        relay.wait_drained();
     }
     let seconds = start.elapsed().as_secs_f64();
     let _ = child.wait();
     seconds
 }
 
-/// Seconds for `cat` of the log into a bare PTY whose output is written,
-/// read by read, into a second PTY in raw mode (as `attach` writes into its
-/// terminal), until a reader has drained all of it from the second.
-fn raw_pty_relayed(log: &Path) -> f64 {
-    let (outer, inner) = (open_pty(), open_pty());
-    let tty = inner.master.tty_name().expect("the second PTY's name");
-    let mut terminal = std::fs::OpenOptions::new()
-        .write(true)
-        .open(tty)
-        .expect("the second PTY");
-    raw_mode(&terminal);
-    let drained = Arc::new(AtomicUsize::new(0));
-    let mut drain = inner.master.try_clone_reader().expect("reader");
-    let counter = drained.clone();
-    std::thread::spawn(move || {
-        let mut buf = vec![0u8; 64 * 1024];
-        while let Ok(n @ 1..) = drain.read(&mut buf) {
-            counter.fetch_add(n, Ordering::SeqCst);
+/// A second PTY in raw mode, drained by a thread of its own.
+struct Relay {
+    terminal: std::fs::File,
+    written: usize,
+    drained: Arc<AtomicUsize>,
+    _pty: portable_pty::PtyPair,
+}
+
+impl Relay {
+    fn open() -> Relay {
+        let pty = open_pty();
+        let tty = pty.master.tty_name().expect("the second PTY's name");
+        let terminal = std::fs::OpenOptions::new()
+            .write(true)
+            .open(tty)
+            .expect("the second PTY");
+        raw_mode(&terminal);
+        let drained = Arc::new(AtomicUsize::new(0));
+        let mut drain = pty.master.try_clone_reader().expect("reader");
+        let counter = drained.clone();
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            while let Ok(n @ 1..) = drain.read(&mut buf) {
+                counter.fetch_add(n, Ordering::SeqCst);
+            }
+        });
+        Relay {
+            terminal,
+            written: 0,
+            drained,
+            _pty: pty,
         }
-    });
-    let mut cmd = CommandBuilder::new("cat");
-    cmd.arg(log);
-    let start = Instant::now();
-    let mut child = outer.slave.spawn_command(cmd).expect("cat");
-    drop(outer.slave);
-    let mut reader = outer.master.try_clone_reader().expect("reader");
-    let (mut buf, mut relayed) = (vec![0u8; 64 * 1024], 0);
-    while let Ok(n @ 1..) = reader.read(&mut buf) {
-        terminal.write_all(&buf[..n]).expect("relay");
-        relayed += n;
     }
-    while drained.load(Ordering::SeqCst) < relayed {
-        std::thread::sleep(Duration::from_micros(100));
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.terminal.write_all(bytes).expect("relay");
+        self.written += bytes.len();
     }
-    let seconds = start.elapsed().as_secs_f64();
-    let _ = child.wait();
-    seconds
+
+    fn wait_drained(&self) {
+        while self.drained.load(Ordering::SeqCst) < self.written {
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
 }
 
 /// No line discipline on output, as a client in raw mode has it.
