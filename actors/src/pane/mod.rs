@@ -5,6 +5,22 @@
 //! keeps its record and shows its saved tail, so the slot in the layout is
 //! never a hole. The pane publishes its record to the snapshot actor on
 //! every change and a fresh tail at most once per [`TAIL_DEBOUNCE`].
+//!
+//! # Layout
+//!
+//! This file holds the pane's state, the actor and what every part shares
+//! (publishing, notifying, the tail, starting a child). The messages are in
+//! `messages.rs`, and `route.rs` hands each to the part that handles it:
+//! `requests.rs` (what clients and other actors ask) and `events.rs` (the
+//! child's events, the pane's timers, the answers of its off-actor reads).
+//! The parts own their state and are told only what they read:
+//! `revive.rs` (resume and respawn), `aware.rs` (which agent runs and what
+//! it is doing), `attention.rs`, `wait.rs` (`ctl wait`), `prompt.rs`
+//! (`ctl agent prompt`), `flood.rs` (what output may cost), `freezer.rs`
+//! (the screen nobody looks at), `title.rs` and `worktree.rs`. Below them:
+//! `process.rs`, `pty.rs` and `reaper.rs` (the child and its terminal),
+//! `ring.rs` (recent output), `subscribers.rs` (attached clients) and
+//! `input.rs` (keystrokes waiting for the program).
 
 mod attention;
 pub mod aware;
