@@ -5,6 +5,7 @@
 mod support;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -61,10 +62,16 @@ fn shapes(server: &TestServer, name: &str, names: &HashMap<String, &str>) -> Vec
 
 /// The pid of the shell in `pane`, as it says itself.
 fn shell_pid(server: &TestServer, pane: &str) -> String {
-    server.ctl_ok(&["send", pane, "echo pid-$$-end", "--enter"]);
-    let text = server.wait_output(pane, "-end\n");
+    // A mark of this call alone, which the echoed command line does not
+    // hold (the quotes split it): the wait can end neither on the command
+    // nor on an earlier call's answer.
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let mark = format!("end{}", CALLS.fetch_add(1, Ordering::Relaxed));
+    let command = format!("echo pid-$$-'{}'{}", &mark[..1], &mark[1..]);
+    server.ctl_ok(&["send", pane, &command, "--enter"]);
+    let text = server.wait_output(pane, &format!("-{mark}\n"));
     text.lines()
-        .filter_map(|l| l.strip_prefix("pid-")?.strip_suffix("-end"))
+        .filter_map(|l| l.strip_prefix("pid-")?.strip_suffix(&format!("-{mark}")))
         .next_back()
         .unwrap_or_else(|| panic!("no pid in pane {pane}: {text}"))
         .to_string()
