@@ -232,8 +232,8 @@ fn swaps_screens(mode: &PrivateMode) -> bool {
 /// Only escape sequences set keyboard modes, so vte sees a stream's
 /// sequences and none of its text: from the ground state the follower
 /// jumps to the next ESC, and vte is fed from there until the mirrored
-/// state is back in the ground. A client following a flood parses a
-/// tenth of it instead of every byte.
+/// state is back in the ground. A client following a flood of text
+/// hands vte its few escape sequences instead of every byte.
 #[derive(Default)]
 pub struct KeyboardFollower {
     parser: Processor<NeverSync>,
