@@ -150,7 +150,14 @@ impl Relay {
     }
 
     fn wait_drained(&self) {
+        let deadline = Instant::now() + Duration::from_secs(60);
         while self.drained.load(Ordering::SeqCst) < self.written {
+            assert!(
+                Instant::now() < deadline,
+                "the second PTY gave back {} of {} bytes",
+                self.drained.load(Ordering::SeqCst),
+                self.written
+            );
             std::thread::sleep(Duration::from_micros(100));
         }
     }
