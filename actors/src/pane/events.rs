@@ -56,14 +56,13 @@ impl Pane {
         let found = self
             .aware
             .on_foreground(pgid, facts, &mut self.record, unwatched);
-        if found.arrived || found.left {
+        // One publish carries all of it: the view reads the foreground
+        // command from the awareness, which already knows the new one.
+        if found.arrived || found.left || found.command_changed {
             self.publish();
         }
         if found.arrived {
             self.aware.discover(myself, &self.record, self.spawn);
-        }
-        if found.command_changed {
-            self.publish();
         }
         if let Some(failed) = self.revivals.saw(found.kind) {
             self.fail_revival(failed);
