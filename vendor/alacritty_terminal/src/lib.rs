@@ -5,14 +5,10 @@
 #![cfg_attr(clippy, deny(warnings))]
 
 pub mod event;
-pub mod event_loop;
 pub mod grid;
 pub mod index;
 pub mod selection;
-pub mod sync;
 pub mod term;
-pub mod thread;
-pub mod tty;
 pub mod vi_mode;
 
 pub use crate::grid::Grid;
