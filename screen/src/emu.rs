@@ -19,22 +19,20 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use alacritty_terminal::event::{Event, EventListener};
-use alacritty_terminal::grid::{Dimensions, Grid, GridCell};
+use alacritty_terminal::grid::{Dimensions, Grid};
 use alacritty_terminal::index::{Column, Line, Point};
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::term::{Term, TermMode};
 use alacritty_terminal::vte::ansi::cursor_icon::CursorIcon;
 use alacritty_terminal::vte::ansi::{
-    Attr, CharsetIndex, ClearMode, Color, CursorShape, CursorStyle, Handler, Hyperlink,
-    KeyboardModes, KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedColor,
-    NamedPrivateMode, PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset,
-    TabulationClearMode, Timeout,
+    Attr, CharsetIndex, ClearMode, CursorShape, CursorStyle, Handler, Hyperlink, KeyboardModes,
+    KeyboardModesApplyBehavior, LineClearMode, Mode, ModifyOtherKeys, NamedPrivateMode,
+    PrivateMode, Rgb, ScpCharPath, ScpUpdateMode, StandardCharset, TabulationClearMode, Timeout,
 };
 use unicode_width::UnicodeWidthChar;
 
 use crate::history::History;
 use crate::keyboard::Keyboard;
-use crate::used::Used;
 
 /// Collects the `Term`'s events; `Term` owns its listener and offers no way
 /// back to it, so the queue is shared with the `Screen`.
@@ -149,7 +147,6 @@ pub(crate) struct Emu<'a> {
     pub(crate) fresh: &'a mut crate::fresh::Fresh,
     pub(crate) listener: &'a Listener,
     pub(crate) history: &'a mut History,
-    pub(crate) used: &'a mut Used,
     /// The last character written, which `CSI b` repeats (vte's
     /// `preceding_char`, kept here for the fast path).
     pub(crate) printed: &'a mut Option<char>,
@@ -176,8 +173,7 @@ impl Emu<'_> {
         let grid = self.term.grid();
         for line in 0..count.min(grid.screen_lines()) {
             let line = line as i32;
-            self.history
-                .push_row(&grid[Line(line)], self.used.end(line));
+            self.history.push_row(&grid[Line(line)]);
         }
     }
 
@@ -216,7 +212,7 @@ impl Emu<'_> {
             cell.flags.insert(Flags::LEADING_WIDE_CHAR_SPACER);
         }
         cell.flags.insert(Flags::WRAPLINE);
-        self.history.push_row(&row, row.len());
+        self.history.push_row(&row);
     }
 
     /// Before `CSI 2 J` on the primary screen: alacritty scrolls everything
@@ -229,7 +225,7 @@ impl Emu<'_> {
         let grid = self.term.grid();
         let used = (0..grid.screen_lines())
             .rev()
-            .find(|&line| !grid[Line(line as i32)][..].iter().all(GridCell::is_empty))
+            .find(|&line| !grid[Line(line as i32)].is_clear())
             .map_or(usize::from(self.history.is_empty()), |line| line + 1);
         self.save_top_rows(used);
     }
@@ -297,21 +293,33 @@ impl Emu<'_> {
             cursor.template.flags,
         );
         let room = text.len().min(columns.saturating_sub(column.0));
-        let cells = &mut grid[line][column..Column(column.0 + room)];
-        // Up to the first part of a wide character, which `input` takes
-        // apart with its other half.
-        let wide = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
+        let cell = |byte: u8| Cell {
+            c: char::from(byte),
+            fg,
+            bg,
+            flags,
+            extra: None,
+        };
+        let row = &mut grid[line];
+        // The row's written cells are overwritten, up to the first part of
+        // a wide character (which `input` takes apart with its other half);
+        // after them come fill cells, a blank (never a wide character) the
+        // run is appended in place of.
+        let end = column.0 + room;
+        let held = row.occ().clamp(column.0, end);
         let mut count = 0;
-        for (cell, &byte) in cells.iter_mut().zip(text) {
-            if cell.flags.intersects(wide) {
+        let wide = Flags::WIDE_CHAR | Flags::WIDE_CHAR_SPACER;
+        for (old, &byte) in row.cells_mut(column..Column(held)).iter_mut().zip(text) {
+            if old.flags.intersects(wide) {
                 break;
             }
-            cell.c = char::from(byte);
-            cell.fg = fg;
-            cell.bg = bg;
-            cell.flags = flags;
-            cell.extra = None;
+            *old = cell(byte);
             count += 1;
+        }
+        if column.0 + count == held && held < end {
+            debug_assert!(!row.fill().flags.intersects(wide));
+            row.extend(text[count..room].iter().map(|&byte| cell(byte)));
+            count = room;
         }
         if count == 0 {
             return None;
@@ -324,7 +332,6 @@ impl Emu<'_> {
             cursor.point.column = Column(columns - 1);
             cursor.input_needs_wrap = true;
         }
-        self.used.wrote(line.0, end);
         *self.printed = text.get(count - 1).map(|&byte| char::from(byte));
         Some(count)
     }
@@ -339,64 +346,10 @@ impl Emu<'_> {
         }
     }
 
-    /// Before `Term::input(c)` at the end of a line: if it wraps, the row
-    /// it leaves gets its wrap flag (in the last cell) and, at the bottom
-    /// of the region, the rows scroll up.
-    #[cold]
-    fn used_by_wrap(&mut self, c: char) {
-        let cursor = &self.term.grid().cursor;
-        let width = c.width().unwrap_or(0);
-        let wraps = width > 0
-            && self.term.mode().contains(TermMode::LINE_WRAP)
-            && (cursor.input_needs_wrap || width == 2);
-        if !wraps {
-            return;
-        }
-        let line = cursor.point.line.0;
-        if line + 1 == self.tracked.region.1 {
-            self.used_scroll_up(1);
-            self.used.unknown(line - 1);
-        }
-        self.used.unknown(line);
-    }
-
-    /// After `Term::input`, which wrote at `at` (or, wrapping, at the
-    /// start of the next row, where the cursor is now): a wide character
-    /// takes two cells, a combining one changes the cell before `at`,
-    /// insert mode shifts the whole row.
-    #[inline]
-    fn used_by_input(&mut self, at: Point) {
-        let now = self.term.grid().cursor.point;
-        let same_row = now.line == at.line;
-        let (line, written) = if same_row {
-            (at.line.0, at.column.0)
-        } else {
-            (now.line.0, 0)
-        };
-        if self.term.mode().contains(TermMode::INSERT) {
-            self.used.unknown(line);
-        } else {
-            self.used.wrote(line, written.max(now.column.0) + 2);
-        }
-    }
-
-    /// The region scrolls up `count` rows, bringing in rows reset with the
-    /// pen's background.
-    fn used_scroll_up(&mut self, count: usize) {
-        let blank = self.term.grid().cursor.template.bg == Color::Named(NamedColor::Background);
-        self.used.scroll_up(self.tracked.region, count, blank);
-    }
-
     /// Whether a line feed here scrolls the region (into history or not).
     #[inline]
     fn feed_scrolls_region(&self) -> bool {
         self.term.grid().cursor.point.line.0 + 1 == self.tracked.region.1
-    }
-
-    /// The cursor's row may have changed anywhere.
-    fn cursor_row_unknown(&mut self) {
-        let line = self.term.grid().cursor.point.line.0;
-        self.used.unknown(line);
     }
 
     fn column_mode_side_effect(&mut self, mode: &PrivateMode) {
@@ -404,11 +357,6 @@ impl Emu<'_> {
         // and clear the screen.
         if matches!(mode, PrivateMode::Named(NamedPrivateMode::ColumnMode)) {
             self.tracked.reset_region(self.term.screen_lines());
-            self.used.forget();
-        }
-        // The other grid becomes the active one.
-        if swaps_screens(mode) {
-            self.used.forget();
         }
     }
 
@@ -416,11 +364,8 @@ impl Emu<'_> {
     /// rows of the region move up, and a new line may count as fresh.
     #[inline]
     fn before_line_feed(&mut self) {
-        if self.feed_scrolls_region() {
-            if self.region_feeds_history() {
-                self.save_top_rows(1);
-            }
-            self.used_scroll_up(1);
+        if self.feed_scrolls_history() {
+            self.save_top_rows(1);
         }
         self.count_line_feed();
     }
@@ -449,9 +394,7 @@ impl Handler for Emu<'_> {
             cursor.input_needs_wrap || cursor.point.column.0 + 1 >= self.term.columns();
         if at_line_end {
             self.before_wrap(Some(c));
-            self.used_by_wrap(c);
         }
-        let at = self.term.grid().cursor.point;
         // A character written after the last column wraps the line (and a
         // wrap on the last row scrolls): one flag test per character (two
         // instructions; +1.2% of `Screen::feed`'s instructions measured),
@@ -461,7 +404,6 @@ impl Handler for Emu<'_> {
         } else {
             Handler::input(&mut *self.term, c)
         }
-        self.used_by_input(at);
     }
 
     fn goto(&mut self, line: i32, col: usize) {
@@ -479,7 +421,6 @@ impl Handler for Emu<'_> {
     }
 
     fn insert_blank(&mut self, count: usize) {
-        self.cursor_row_unknown();
         Handler::insert_blank(&mut *self.term, count)
     }
 
@@ -518,11 +459,7 @@ impl Handler for Emu<'_> {
     fn put_tab(&mut self, count: u16) {
         if self.term.grid().cursor.input_needs_wrap {
             self.before_wrap(None);
-            // It wraps first, perhaps scrolling.
-            self.used.forget();
         }
-        // `Term` marks the tab's first cell with a `\t`.
-        self.cursor_row_unknown();
         Handler::put_tab(&mut *self.term, count)
     }
 
@@ -564,17 +501,14 @@ impl Handler for Emu<'_> {
         if self.region_feeds_history() {
             self.save_top_rows(lines.min(self.tracked.region.1 as usize));
         }
-        self.used.forget();
         Handler::scroll_up(&mut *self.term, lines)
     }
 
     fn scroll_down(&mut self, lines: usize) {
-        self.used.forget();
         Handler::scroll_down(&mut *self.term, lines)
     }
 
     fn insert_blank_lines(&mut self, lines: usize) {
-        self.used.forget();
         Handler::insert_blank_lines(&mut *self.term, lines)
     }
 
@@ -583,17 +517,14 @@ impl Handler for Emu<'_> {
         if self.term.grid().cursor.point.line.0 == 0 && self.region_feeds_history() {
             self.save_top_rows(lines.min(self.tracked.region.1 as usize));
         }
-        self.used.forget();
         Handler::delete_lines(&mut *self.term, lines)
     }
 
     fn erase_chars(&mut self, count: usize) {
-        self.cursor_row_unknown();
         Handler::erase_chars(&mut *self.term, count)
     }
 
     fn delete_chars(&mut self, count: usize) {
-        self.cursor_row_unknown();
         Handler::delete_chars(&mut *self.term, count)
     }
 
@@ -614,12 +545,10 @@ impl Handler for Emu<'_> {
     }
 
     fn clear_line(&mut self, mode: LineClearMode) {
-        self.cursor_row_unknown();
         Handler::clear_line(&mut *self.term, mode)
     }
 
     fn clear_screen(&mut self, mode: ClearMode) {
-        self.used.forget();
         let all = matches!(mode, ClearMode::All);
         match mode {
             ClearMode::All => self.before_clear_all(),
@@ -651,7 +580,6 @@ impl Handler for Emu<'_> {
     }
 
     fn reset_state(&mut self) {
-        self.used.forget();
         Handler::reset_state(&mut *self.term);
         shrink_inactive_alt(self.term);
         self.history.clear();
@@ -662,7 +590,6 @@ impl Handler for Emu<'_> {
     }
 
     fn reverse_index(&mut self) {
-        self.used.forget();
         Handler::reverse_index(&mut *self.term)
     }
 
@@ -757,7 +684,6 @@ impl Handler for Emu<'_> {
     }
 
     fn decaln(&mut self) {
-        self.used.forget();
         Handler::decaln(&mut *self.term)
     }
 

@@ -196,8 +196,6 @@ impl FrozenScreen {
         // The replay never scrolls, so nothing reaches the new history.
         screen.feed(&self.replay, &mut Vec::new());
         screen.set_row_ends(&self.row_ends);
-        // Those are cells written out of `Used`'s sight.
-        screen.engine.used.forget();
         screen.set_saved_cursors(self.saved_cursors);
         *screen.engine.history_mut() = self.history;
         screen.engine.fresh = self.fresh;

@@ -56,15 +56,17 @@
 //!   longer sees every character. Anything else (insert mode, other
 //!   charsets, hyperlinks, wide characters in the way, every other
 //!   sequence) still goes through vte and `Term::input`.
-//! - `used` keeps, per row, where its untouched cells begin, as tmux keeps
-//!   a used-cell count per line: a row leaving the screen is trimmed from
-//!   there instead of being scanned from its last column.
+//! - Each row of the grid holds only the cells written since its last
+//!   reset (alacritty_terminal is vendored with that change, see below), as
+//!   tmux keeps a used-cell count per line: a row leaving the screen is
+//!   trimmed from its last written cell instead of its last column.
 //!
 //! `Screen::feed` on the coloured log of `examples/throughput.rs` (callgrind,
-//! instructions, repeatable): 2.89 G on main, 1.24 G with both (−57%).
-//! `fast::tests` holds screens with the fast path and `used` to screens
-//! without either, cell for cell, on arbitrary byte streams in arbitrary
-//! chunks. Where the issue left the choice, alacritty's semantics win
+//! instructions, repeatable): 2.89 G on main, 1.24 G with the fast path and
+//! a used-cell count of its own (−57%), the same again (−1%) once the rows
+//! themselves knew their written cells. `fast::tests` holds screens with
+//! the fast path to screens without it, cell for cell, on arbitrary byte
+//! streams in arbitrary chunks. Where the issue left the choice, alacritty's semantics win
 //! (what its `Term` would have done is what the fast path does), and
 //! where vte's parsing and alacritty's differ from tmux's, vte's stays.
 //! Titles, bells and replies come from the emulator's own events, so they
@@ -95,8 +97,23 @@
 //! alacritty keeps a full alternate grid all along; entering the
 //! alternate screen resets every cell of it, so while the primary screen
 //! is active it is kept at 1x2 (`emu::shrink_inactive_alt`) with only its
-//! DECSC slot, which outlives a visit: a live idle pane costs one grid,
-//! not two (46 KiB at 80x24, 234 KiB at 200x50).
+//! DECSC slot, which outlives a visit.
+//!
+//! # Why alacritty_terminal is vendored (issue 19)
+//!
+//! Upstream keeps every row of the grid at full width, 24 bytes a cell:
+//! 46 KiB for an idle 80x24 screen and 234 KiB at 200x50 whatever it
+//! shows, in every live pane. `vendor/alacritty_terminal` is the published
+//! 0.26.0 with rows that hold only the cells written since their last
+//! reset and one fill cell for the rest (its README says what else changed
+//! and how it is tested against the published crate, cell for cell). An
+//! idle shell's live screen costs ~11 KiB at either size, one after
+//! `seq 1 12000` with its 2 000 lines of history 43 KiB at 80x24 and 51 KiB
+//! at 200x50 (`examples/memory.rs`; 56, 250, 89 and 275 KiB before). The
+//! alternatives were cells of our own (tmux's are 8 bytes with attributes
+//! in runs): a screen of our own, with every VT behaviour, the replay,
+//! reflow and history to rebuild on it, for a saving the lazy rows already
+//! make where it counts (untouched cells).
 //!
 //! A screen nobody looks at can go further: [`Screen::freeze`] keeps only
 //! its replay bytes, history and parser state ([`FrozenScreen`]).
@@ -119,7 +136,6 @@ mod sgr;
 mod tests;
 mod text;
 mod transcript;
-mod used;
 mod vt_state;
 
 use std::fmt;
@@ -142,7 +158,6 @@ pub use crate::keys::{KeyEvent, KeyPress, MAX_KEY_NAME, NamedKey, UnknownKey, de
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
 pub use crate::transcript::Since;
-use crate::used::Used;
 
 pub use crate::cells::{
     Attrs, Cell, Color, CursorShape, Modes, MouseEncoding, MouseReporting, Width,
@@ -268,8 +283,6 @@ struct Engine {
     /// The primary screen's scrollback; the `Term` itself keeps none. A
     /// `Mutex` for the same reason as `term`: reading it settles it.
     history: Mutex<History>,
-    /// How far each row of the active grid may have been written.
-    used: Used,
     /// The last character written, for `CSI b`.
     printed: Option<char>,
     keyboard: Keyboard,
@@ -291,7 +304,6 @@ impl Engine {
                 .history
                 .get_mut()
                 .unwrap_or_else(PoisonError::into_inner),
-            used: &mut self.used,
             printed: &mut self.printed,
             keyboard: &mut self.keyboard,
         };
@@ -394,7 +406,6 @@ impl Screen {
                 title: String::new(),
                 scratch: Vec::new(),
                 history: Mutex::new(History::new(scrollback_lines)),
-                used: Used::new(usize::from(size.rows), usize::from(size.cols)),
                 printed: None,
                 keyboard: Keyboard::default(),
             },
@@ -488,8 +499,6 @@ impl Screen {
         history.settle();
         reflow::resize(term, history, TermSize(size));
         shrink_inactive_alt(term);
-        engine.used = Used::new(usize::from(size.rows), usize::from(size.cols));
-        engine.used.forget();
         engine.tracked.reset_region(usize::from(size.rows));
         engine.tracked.resize_tabs(usize::from(size.cols));
         engine.fresh.reset_at(term.grid().cursor.point.line.0);

@@ -15,6 +15,7 @@ use alacritty_terminal::vte::ansi::{Color, NamedColor};
 
 use crate::sanitize::sanitize;
 use crate::sgr::{Pen, write_sgr};
+use crate::text::cells;
 
 /// Output buffer that knows the target's pen, hyperlink and cursor column so
 /// it only emits what changes.
@@ -131,10 +132,12 @@ impl Painter<'_> {
         let last = Column(columns - 1);
         let wraps = row[last].flags.contains(Flags::WRAPLINE) && r + 1 < lines;
 
+        // The cells after these are default ones.
+        let cells = cells(row);
         let mut end = if wraps {
             columns
         } else {
-            row[..]
+            cells
                 .iter()
                 .rposition(|c| !is_default(c))
                 .map_or(0, |i| i + 1)
@@ -152,7 +155,7 @@ impl Painter<'_> {
         if !wraps && end == columns {
             let tail = erased_bg(&row[last]);
             if tail.is_some() && tail != Some(Color::Named(NamedColor::Background)) {
-                let start = row[..]
+                let start = cells
                     .iter()
                     .rposition(|c| erased_bg(c) != tail)
                     .map_or(0, |i| i + 1);

@@ -81,8 +81,7 @@ fn lend_rows(grid: &mut Grid<Cell>, history: &mut History, count: usize) {
 fn take_back(grid: &mut Grid<Cell>, history: &mut History) {
     let top = -(grid.history_size() as i32);
     for line in top..0 {
-        let row = &grid[Line(line)];
-        history.push_row(row, row.len());
+        history.push_row(&grid[Line(line)]);
     }
     grid.update_history(0);
     grid.truncate();

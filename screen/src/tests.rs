@@ -34,7 +34,7 @@ fn cells(grid: &Grid<Cell>) -> Vec<Vec<CellState>> {
     let lines = grid.screen_lines();
     (0..lines)
         .map(|r| {
-            grid[Line(r as i32)][..]
+            grid[Line(r as i32)]
                 .iter()
                 .enumerate()
                 .map(|(col, cell)| {
@@ -563,7 +563,7 @@ fn assert_like_bare_term(pieces: &[String]) -> Result<(), TestCaseError> {
         let term = screen.engine.lock();
         let state = |grid: &Grid<Cell>| {
             let rows: Vec<Vec<Cell>> = (0..grid.screen_lines())
-                .map(|line| grid[Line(line as i32)][..].to_vec())
+                .map(|line| grid[Line(line as i32)].iter().cloned().collect())
                 .collect();
             (rows, grid.cursor.clone(), grid.saved_cursor.clone())
         };

@@ -1,6 +1,7 @@
 //! Text out of the grid and its history: the visible screen, the tail, the
 //! persisted history.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use alacritty_terminal::grid::{Dimensions, Grid, Row};
@@ -13,16 +14,33 @@ use crate::history::{History, rows, wraps};
 use crate::sanitize::skip_escape;
 use crate::sgr::{Pen, write_sgr};
 
+/// The cells of `row` a reader of its text needs: those written since its
+/// last reset when every cell after them is untouched (a blank with the
+/// default background, which every reader trims off a row's end), else a
+/// copy of all of them (the rest of the row was erased in a colour).
+pub(crate) fn cells(row: &Row<Cell>) -> Cow<'_, [Cell]> {
+    if is_untouched(row.fill()) {
+        Cow::Borrowed(row.written())
+    } else {
+        Cow::Owned(row.iter().cloned().collect())
+    }
+}
+
+/// What a reset with the default background leaves.
+#[inline]
+fn is_untouched(cell: &Cell) -> bool {
+    cell.c == ' '
+        && cell.flags.is_empty()
+        && cell.extra.is_none()
+        && matches!(cell.bg, Color::Named(NamedColor::Background))
+}
+
 /// Whether a cell shows nothing, for trimming. In `Ansi` a coloured or
 /// underlined blank is visible (a status bar's background), in `Plain` not.
 #[inline]
 fn is_blank(cell: &Cell, style: Style) -> bool {
     // What a reset leaves, most of a row's end: decided in a few loads.
-    let untouched = cell.c == ' '
-        && cell.flags.is_empty()
-        && cell.extra.is_none()
-        && matches!(cell.bg, Color::Named(NamedColor::Background));
-    untouched || is_blank_slow(cell, style)
+    is_untouched(cell) || is_blank_slow(cell, style)
 }
 
 fn is_blank_slow(cell: &Cell, style: Style) -> bool {
@@ -146,7 +164,7 @@ pub(crate) fn tail_text(
             return false;
         }
         let mut text = String::new();
-        render_row(&mut text, &row[..], style, true);
+        render_row(&mut text, &cells(row), style, true);
         if !(rows.is_empty() && text.is_empty()) {
             rows.push(text);
         }
@@ -179,7 +197,7 @@ pub(crate) fn scrolled_rows(
     let offset = offset.min(history.row_count(grid.columns(), top));
     let render = |row: &Row<Cell>| {
         let mut text = String::new();
-        render_row(&mut text, &row[..], style, true);
+        render_row(&mut text, &cells(row), style, true);
         text
     };
     let mut rows: Vec<String> = history
@@ -205,7 +223,7 @@ pub(crate) fn join_rows(grid: &Grid<Cell>, lines: std::ops::Range<i32>, style: S
         }
         first = false;
         let before = out.len();
-        render_row(&mut out, &grid[Line(line)][..], style, true);
+        render_row(&mut out, &cells(&grid[Line(line)]), style, true);
         if out.len() > before {
             kept = out.len();
         }
@@ -358,7 +376,7 @@ fn grid_segments(grid: &Grid<Cell>, rows: Range<i32>) -> Vec<String> {
             let mut segment = String::new();
             render_row(
                 &mut segment,
-                &grid[Line(line)][..],
+                &cells(&grid[Line(line)]),
                 Style::Ansi,
                 line == last,
             );

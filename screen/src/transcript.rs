@@ -19,7 +19,7 @@ use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::Line;
 use alacritty_terminal::term::TermMode;
 
-use crate::text::render_row;
+use crate::text::{cells, render_row};
 use crate::{Screen, Style};
 
 /// What [`Screen::rows_since`] read.
@@ -71,7 +71,7 @@ impl Screen {
                 .rows_newest_first(grid.columns(), &grid[Line(0)])
                 .take(wanted)
             {
-                render(&row[..], &mut rows);
+                render(&cells(&row), &mut rows);
             }
             missed = (wanted - rows.len()) as u64;
             rows.reverse();
@@ -79,7 +79,7 @@ impl Screen {
         let first = from.max(scrolled) - scrolled;
         for line in first..cursor {
             let line = i32::try_from(line).unwrap_or(i32::MAX);
-            render(&grid[Line(line)][..], &mut rows);
+            render(&cells(&grid[Line(line)]), &mut rows);
         }
         let mut text = rows.join("\n");
         if !rows.is_empty() {

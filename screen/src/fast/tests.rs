@@ -1,9 +1,7 @@
 //! The fast path against vte alone: for arbitrary output in arbitrary
-//! chunks, a screen whose parser writes runs itself and whose history
-//! trims rows from where `Used` says they end ends up exactly like one
-//! that feeds every byte to vte and scans every row in full: every cell
-//! of both screens, the cursors, pens and charsets, modes, history, events
-//! and replay.
+//! chunks, a screen whose parser writes runs itself ends up exactly like
+//! one that feeds every byte to vte: every cell of both screens, the
+//! cursors, pens and charsets, modes, history, events and replay.
 
 use alacritty_terminal::grid::{Cursor, Dimensions, Grid};
 use alacritty_terminal::index::Line;
@@ -14,7 +12,6 @@ use proptest::prelude::*;
 use super::Parser;
 use crate::emu::with_primary;
 use crate::tests::rich_token;
-use crate::used::Used;
 use crate::{Screen, ScreenEvent, Size, Style};
 
 /// Everything of one grid: its rows' cells and its cursors.
@@ -22,7 +19,7 @@ type GridState = (Vec<Vec<Cell>>, Cursor<Cell>, Cursor<Cell>);
 
 fn grid_state(grid: &Grid<Cell>) -> GridState {
     let rows = (0..grid.screen_lines())
-        .map(|line| grid[Line(line as i32)][..].to_vec())
+        .map(|line| grid[Line(line as i32)].iter().cloned().collect())
         .collect();
     (rows, grid.cursor.clone(), grid.saved_cursor.clone())
 }
@@ -69,7 +66,6 @@ fn both(size: Size, chunks: &[Vec<u8>]) -> ((State, Vec<ScreenEvent>), (State, V
     let mut fast = Screen::new(size, 20);
     let mut slow = Screen::new(size, 20);
     slow.engine.parser = Parser::slow();
-    slow.engine.used = Used::off(usize::from(size.rows), usize::from(size.cols));
     let (mut fast_events, mut slow_events) = (Vec::new(), Vec::new());
     for chunk in chunks {
         fast.feed(chunk, &mut fast_events);

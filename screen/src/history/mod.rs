@@ -37,7 +37,7 @@ use alacritty_terminal::term::cell::{Cell, Flags};
 use crate::Style;
 use crate::history::pending::Pending;
 use crate::history::rows::End;
-use crate::text::{render_row, trimmed_len};
+use crate::text::{cells, render_row, trimmed_len};
 
 /// Bytes of history allowed per line of the line bound: a coloured log line
 /// of a wide terminal takes 100–300, `seq` output 6.
@@ -103,24 +103,26 @@ impl History {
     /// oldest go, and every rendered line with them; once their cells
     /// exceed [`PENDING_CELLS_PER_LINE`] per line of the bound, or a row
     /// cannot be copied, they are rendered.
-    /// Every cell of `row` from `used` on is known to be untouched (see
-    /// `crate::used`), so trimming starts there.
-    pub(crate) fn push_row(&mut self, row: &Row<Cell>, used: usize) {
+    /// Only the cells written since the row's last reset are looked at
+    /// (see [`crate::text::cells`]).
+    pub(crate) fn push_row(&mut self, row: &Row<Cell>) {
         self.scrolled = self.scrolled.wrapping_add(1);
         if self.max_lines == 0 {
             return;
         }
         let wraps = wraps(row);
+        let cells = cells(row);
         // A wrapping row is kept whole (its trailing blanks are part of the
-        // line), another one without its trailing blanks.
+        // line; it is written to its last cell, which holds the wrap), another
+        // one without its trailing blanks.
         let used = if wraps {
-            row.len()
+            cells.len()
         } else {
-            trimmed_len(&row[..][..used.min(row.len())], Style::Ansi)
+            trimmed_len(&cells, Style::Ansi)
         };
-        if !self.pending.push(&row[..][..used], wraps) {
+        if !self.pending.push(&cells[..used], wraps) {
             self.settle();
-            return self.render(&row[..], wraps);
+            return self.render(&cells, wraps);
         }
         let max_cells = self.max_lines.saturating_mul(PENDING_CELLS_PER_LINE);
         if self.pending.cells() > max_cells {

@@ -266,7 +266,7 @@ fn canonical(tail: &str) -> String {
     let visible: String = tail.lines().collect::<String>().replace(' ', "");
     let row = &rows::to_rows(&visible, visible.len() + 2, rows::End::Closed)[0];
     let mut out = String::new();
-    render_row(&mut out, &row[..], crate::Style::Ansi, true);
+    render_row(&mut out, &cells(row), crate::Style::Ansi, true);
     out
 }
 

@@ -1094,7 +1094,7 @@ impl<T: EventListener> Handler for Term<T> {
         if self.mode.contains(TermMode::INSERT) && self.grid.cursor.point.column + width < columns {
             let line = self.grid.cursor.point.line;
             let col = self.grid.cursor.point.column;
-            let row = &mut self.grid[line][..];
+            let row = self.grid[line].cells_mut(..);
 
             for col in (col.0..(columns - width)).rev() {
                 row.swap(col + width, col);
@@ -1198,7 +1198,7 @@ impl<T: EventListener> Handler for Term<T> {
         let line = cursor.point.line;
         self.damage.damage_line(line.0 as usize, 0, self.columns() - 1);
 
-        let row = &mut self.grid[line][..];
+        let row = self.grid[line].cells_mut(..);
 
         for offset in (0..num_cells).rev() {
             row.swap(destination + offset, source.0 + offset);
@@ -1529,8 +1529,10 @@ impl<T: EventListener> Handler for Term<T> {
         let line = cursor.point.line;
         self.damage.damage_line(line.0 as usize, start.0, end.0);
         let row = &mut self.grid[line];
-        for cell in &mut row[start..end] {
-            *cell = bg.into();
+        if end.0 == row.len() {
+            row.clear_from(start, bg.into());
+        } else {
+            row.cells_mut(start..end).fill(bg.into());
         }
     }
 
@@ -1549,7 +1551,7 @@ impl<T: EventListener> Handler for Term<T> {
 
         let line = cursor.point.line;
         self.damage.damage_line(line.0 as usize, 0, self.columns() - 1);
-        let row = &mut self.grid[line][..];
+        let row = self.grid[line].cells_mut(..);
 
         for offset in 0..num_cells {
             row.swap(start + offset, end + offset);
@@ -1649,8 +1651,10 @@ impl<T: EventListener> Handler for Term<T> {
         self.damage.damage_line(point.line.0 as usize, left.0, right.0 - 1);
 
         let row = &mut self.grid[point.line];
-        for cell in &mut row[left..right] {
-            *cell = bg.into();
+        if right.0 == row.len() {
+            row.clear_from(left, bg.into());
+        } else {
+            row.cells_mut(left..right).fill(bg.into());
         }
 
         let range = self.grid.cursor.point.line..=self.grid.cursor.point.line;
@@ -1765,18 +1769,14 @@ impl<T: EventListener> Handler for Term<T> {
 
                 // Clear up to the current column in the current line.
                 let end = cmp::min(cursor.column + 1, Column(self.columns()));
-                for cell in &mut self.grid[cursor.line][..end] {
-                    *cell = bg.into();
-                }
+                self.grid[cursor.line].cells_mut(..end).fill(bg.into());
 
                 let range = Line(0)..=cursor.line;
                 self.selection = self.selection.take().filter(|s| !s.intersects_range(range));
             },
             ansi::ClearMode::Below => {
                 let cursor = self.grid.cursor.point;
-                for cell in &mut self.grid[cursor.line][cursor.column..] {
-                    *cell = bg.into();
-                }
+                self.grid[cursor.line].clear_from(cursor.column, bg.into());
 
                 if (cursor.line.0 as usize) < screen_lines - 1 {
                     self.grid.reset_region((cursor.line + 1)..);
