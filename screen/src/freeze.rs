@@ -142,9 +142,14 @@ fn row_ends(grid: &Grid<Cell>) -> Box<[Flags]> {
 fn set_row_ends(grid: &mut Grid<Cell>, ends: &[Flags]) {
     let last = Column(grid.columns() - 1);
     for (line, &end) in ends.iter().enumerate().take(grid.screen_lines()) {
-        let flags = &mut grid[Line(line as i32)][last].flags;
-        flags.remove(ROW_END);
-        flags.insert(end);
+        let row = &mut grid[Line(line as i32)];
+        // Writing the last cell writes the whole row out: only where the
+        // replay left another end.
+        if row[last].flags & ROW_END != end {
+            let flags = &mut row[last].flags;
+            flags.remove(ROW_END);
+            flags.insert(end);
+        }
     }
 }
 

@@ -142,7 +142,7 @@ use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use alacritty_terminal::event::Event;
-use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::grid::{Dimensions, Grid, Row};
 use alacritty_terminal::index::Line;
 use alacritty_terminal::term::cell::Cell as GridCell;
 use alacritty_terminal::term::color::COUNT as COLOR_COUNT;
@@ -355,6 +355,17 @@ impl Engine {
     }
 }
 
+/// Heap bytes `grid`'s visible rows hold: each row, and the room it has
+/// for cells (only as many as were written since its last reset).
+fn grid_heap_bytes(grid: &Grid<GridCell>) -> usize {
+    (0..grid.screen_lines())
+        .map(|line| {
+            let row = &grid[Line(line as i32)];
+            size_of::<Row<GridCell>>() + row.capacity() * size_of::<GridCell>()
+        })
+        .sum()
+}
+
 fn set_title(current: &mut String, title: String, events: &mut Vec<ScreenEvent>) {
     if *current != title {
         current.clone_from(&title);
@@ -562,12 +573,12 @@ impl Screen {
         text::scrolled_rows(term.grid(), &history, offset, style)
     }
 
-    /// Heap bytes the screen holds, estimated: the grids' cells (the
-    /// alternate screen's only while it is active), the history and its
-    /// pending rows.
+    /// Heap bytes the screen holds, estimated: both grids' rows and the
+    /// room they have for cells, the history and its pending rows.
     pub fn heap_bytes(&self) -> usize {
-        let cells = usize::from(self.size.rows) * usize::from(self.size.cols);
-        let grids = (1 + usize::from(self.alt_screen())) * cells * size_of::<GridCell>();
+        let term = self.engine.lock();
+        let grids = grid_heap_bytes(term.grid()) + grid_heap_bytes(term.inactive_grid());
+        drop(term);
         let history = self
             .engine
             .history

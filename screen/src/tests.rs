@@ -595,20 +595,62 @@ fn the_alternate_grid_is_small_while_the_primary_screen_is_active() {
         cols: 200,
     };
     let mut screen = Screen::new(size, 0);
-    let one_grid = 50 * 200 * size_of::<Cell>();
-    assert_eq!(screen.heap_bytes(), one_grid);
     let mut events = Vec::new();
     screen.feed(b"\x1b[?1049hfull screen", &mut events);
-    assert_eq!(screen.heap_bytes(), 2 * one_grid);
     screen.feed(b"\x1b[?1049l", &mut events);
     screen.resize(Size {
         rows: 40,
         cols: 100,
     });
-    assert_eq!(screen.heap_bytes(), 40 * 100 * size_of::<Cell>());
     // What the grid itself holds, not only the estimate.
     let mut term = screen.engine.lock();
     let inactive =
         crate::emu::with_inactive_alt(&mut term, |grid| (grid.screen_lines(), grid.columns()));
     assert_eq!(inactive, (1, 2));
+}
+
+/// Rows hold the cells written since their last reset, no more: an idle
+/// shell's screen holds its prompt, live, thawed and resized, and scrolling
+/// forgets the cells of the rows it brings in.
+#[test]
+fn a_screen_holds_the_cells_it_shows() {
+    let size = Size {
+        rows: 50,
+        cols: 200,
+    };
+    let held = |screen: &Screen| {
+        let term = screen.engine.lock();
+        let grid = term.grid();
+        (0..grid.screen_lines())
+            .map(|line| grid[Line(line as i32)].capacity())
+            .sum::<usize>()
+    };
+    let mut screen = Screen::new(size, 100);
+    assert_eq!(held(&screen), 0);
+    let prompt = b"\x1b[01;32muser@host\x1b[00m:\x1b[01;34m~/src\x1b[00m$ ";
+    screen.feed(prompt, &mut Vec::new());
+    // "user@host:~/src$ " is 17 cells; a row grows by doubling.
+    assert!(
+        held(&screen) <= 32,
+        "a prompt holds {} cells",
+        held(&screen)
+    );
+    let bytes = screen.heap_bytes();
+    assert!(bytes < 8 * 1024, "an idle screen holds {bytes} bytes");
+
+    let mut screen = screen.freeze().thaw();
+    assert!(held(&screen) <= 32, "thawed: {} cells", held(&screen));
+    screen.resize(Size {
+        rows: 30,
+        cols: 120,
+    });
+    assert!(held(&screen) <= 32, "resized: {} cells", held(&screen));
+
+    screen.feed(&b"x\r\n".repeat(100), &mut Vec::new());
+    assert!(
+        // Eight cells a row at least, and the prompt's row.
+        held(&screen) <= 30 * 8 + 32,
+        "after scrolling: {} cells",
+        held(&screen)
+    );
 }

@@ -240,6 +240,12 @@ impl<T> Row<T> {
         &self.fill
     }
 
+    /// Cells the row has room for without allocating.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.inner.capacity()
+    }
+
     /// Every cell, left to right.
     #[inline]
     pub fn iter(&self) -> Cells<'_, T> {

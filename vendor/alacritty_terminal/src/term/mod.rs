@@ -651,6 +651,12 @@ impl<T> Term<T> {
         &mut self.grid
     }
 
+    /// The grid of the screen not shown: the primary one while the
+    /// alternate screen is active, else the alternate one.
+    pub fn inactive_grid(&self) -> &Grid<Cell> {
+        &self.inactive_grid
+    }
+
     /// Resize terminal to new dimensions.
     pub fn resize<S: Dimensions>(&mut self, size: S) {
         let old_cols = self.columns();
