@@ -44,10 +44,12 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
             pane,
             detach_key,
             keep_attention,
+            every_byte,
         }) => {
             let options = signaltty_client::AttachOptions {
                 detach_key: signaltty_client::parse_key(detach_key)?,
                 keep_attention: *keep_attention,
+                every_byte: *every_byte,
             };
             signaltty_client::attach(&cli.endpoint()?, pane, options)
         }

@@ -12,8 +12,12 @@ use support::{TestServer, wait_for};
 const DETACH: &[u8] = b"\x1d";
 
 fn attach(server: &TestServer, pane: &str, rows: u16, cols: u16) -> Terminal {
+    attach_with(server, pane, &[], rows, cols)
+}
+
+fn attach_with(server: &TestServer, pane: &str, flags: &[&str], rows: u16, cols: u16) -> Terminal {
     let mut command: Command = server.command();
-    command.args(["attach", pane]);
+    command.args(["attach", pane]).args(flags);
     Terminal::run(&command, rows, cols)
 }
 
@@ -25,13 +29,19 @@ fn pane_screen(server: &TestServer, pane: &str) -> String {
 
 /// Waits until the attached terminal shows exactly the pane's screen.
 fn wait_mirror(server: &TestServer, terminal: &Terminal, pane: &str) -> String {
+    wait_mirror_of(server, terminal, pane, "")
+}
+
+/// Waits until the attached terminal shows exactly the pane's screen, and
+/// that screen holds `needle`.
+fn wait_mirror_of(server: &TestServer, terminal: &Terminal, pane: &str, needle: &str) -> String {
     wait_for(
-        "the attached screen to match the pane's",
-        Duration::from_secs(15),
+        &format!("the attached screen to match the pane's, with {needle:?}"),
+        Duration::from_secs(30),
         || {
             let theirs = pane_screen(server, pane);
             let ours = terminal.text().trim_end().to_string();
-            (ours == theirs && !ours.is_empty()).then_some(ours)
+            (ours == theirs && !ours.is_empty() && ours.contains(needle)).then_some(ours)
         },
     )
 }
@@ -368,4 +378,145 @@ fn a_frozen_screen_attaches_reads_and_continues_like_a_live_one() {
         read(&live, &["--tail", "100"])
     );
     detach(&mut live_client);
+}
+
+/// What `seq 1 LAST` prints into a pane's terminal (which turns each
+/// newline into CR LF).
+fn seq_output(last: u64) -> Vec<u8> {
+    (1..=last)
+        .flat_map(|i| format!("{i}\r\n").into_bytes())
+        .collect()
+}
+
+/// Where `needle` first starts in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// How many pictures of the whole screen `bytes` hold: each starts by
+/// erasing the display, which the pane's own output in these tests never
+/// does.
+fn pictures(bytes: &[u8]) -> usize {
+    bytes.windows(4).filter(|w| w == b"\x1b[2J").count()
+}
+
+#[test]
+fn a_flood_reaches_the_client_as_pictures_and_ends_on_the_pane_s_exact_screen() {
+    let server = TestServer::start();
+    let ws = server.workspace("flood", &[]);
+    let pane = server.ctl_ok(&["new", &ws]);
+    let terminal = attach(&server, &pane, 24, 80);
+    wait_mirror(&server, &terminal, &pane);
+    let before = terminal.received_count();
+    // The marker is computed, so the echoed command line cannot match it.
+    server.ctl_ok(&[
+        "send",
+        &pane,
+        "seq 1 1000000; echo flood-$((1+1))-over",
+        "--enter",
+    ]);
+    wait_mirror_of(&server, &terminal, &pane, "flood-2-over");
+    let printed = seq_output(1_000_000).len();
+    let received = terminal.received_count() - before;
+    assert!(
+        received < printed / 4,
+        "the client was sent {received} bytes of a {printed}-byte flood"
+    );
+    let theirs = server.ctl_ok(&["read", &pane, "--screen", "--ansi"]);
+    assert_eq!(
+        terminal.text_ansi().trim_end(),
+        theirs.trim_end(),
+        "colours and all"
+    );
+    // Once it calms, output is exact bytes again.
+    let quiet = terminal.received().len();
+    server.ctl_ok(&["send", &pane, "echo calm-$((1+1))", "--enter"]);
+    terminal.wait_text("the calm output", |t| t.contains("calm-2"));
+    let after = &terminal.received()[quiet..];
+    assert!(find(after, b"calm-2\r\n").is_some(), "{after:?}");
+    assert_eq!(pictures(after), 0, "{after:?}");
+}
+
+#[test]
+fn every_byte_writes_all_of_a_flood_into_the_terminal() {
+    let server = TestServer::start();
+    let ws = server.workspace("every", &[]);
+    let pane = server.ctl_ok(&["new", &ws]);
+    let terminal = attach_with(&server, &pane, &["--every-byte"], 24, 80);
+    wait_mirror(&server, &terminal, &pane);
+    // Less than the pane's output ring, so even a client that fell behind
+    // is owed every byte.
+    server.ctl_ok(&[
+        "send",
+        &pane,
+        "seq 1 100000; echo flood-$((1+1))-over",
+        "--enter",
+    ]);
+    wait_mirror_of(&server, &terminal, &pane, "flood-2-over");
+    let received = terminal.received();
+    let all = seq_output(100_000);
+    let start = find(&received, &all[..64]).expect("the flood's first lines");
+    assert!(
+        received[start..].starts_with(&all),
+        "the flood is not all there, in one piece"
+    );
+}
+
+#[test]
+fn slow_output_arrives_as_exact_bytes_with_no_picture_between() {
+    let server = TestServer::start();
+    let ws = server.workspace("slow", &[]);
+    let pane = server.ctl_ok(&["new", &ws]);
+    let terminal = attach(&server, &pane, 24, 80);
+    wait_mirror(&server, &terminal, &pane);
+    let attached = terminal.received().len();
+    server.ctl_ok(&[
+        "send",
+        &pane,
+        "for i in 1 2 3 4 5 6 7 8; do echo slow-$((i*11)); sleep 0.2; done",
+        "--enter",
+    ]);
+    terminal.wait_text("the last line", |t| t.contains("slow-88"));
+    let received = terminal.received();
+    let stream = &received[attached..];
+    assert_eq!(pictures(stream), 0, "{stream:?}");
+    let mut from = 0;
+    for i in 1..=8 {
+        let line = format!("slow-{}\r\n", i * 11);
+        let at = find(&stream[from..], line.as_bytes())
+            .unwrap_or_else(|| panic!("{line:?} after byte {from} of {stream:?}"));
+        from += at + line.len();
+    }
+}
+
+#[test]
+fn pictures_of_a_flood_keep_the_terminal_s_keyboard_flags_in_step_with_the_pane() {
+    let server = TestServer::start();
+    let ws = server.workspace("flags", &[]);
+    let pane = server.ctl_ok(&["new", &ws]);
+    let mut terminal = attach(&server, &pane, 24, 80);
+    wait_mirror(&server, &terminal, &pane);
+    server.ctl_ok(&[
+        "send",
+        &pane,
+        "printf '\\033[>1u'; echo pushed-$((1+1))",
+        "--enter",
+    ]);
+    terminal.wait_text("the push", |t| t.contains("pushed-2"));
+    assert_eq!(terminal.modes().kitty_flags, 1);
+    let flood_from = terminal.received().len();
+    // Every picture of the flood pushes the pane's flags again; the pop
+    // after it must leave the terminal with none, as the pane has.
+    server.ctl_ok(&[
+        "send",
+        &pane,
+        "seq 1 1000000; printf '\\033[<u'; echo popped-$((1+1))",
+        "--enter",
+    ]);
+    wait_mirror_of(&server, &terminal, &pane, "popped-2");
+    let during = pictures(&terminal.received()[flood_from..]);
+    assert!(during >= 2, "the flood came as {during} pictures");
+    assert_eq!(terminal.modes().kitty_flags, 0, "the flags were stacked");
+    detach(&mut terminal);
+    assert_eq!(terminal.modes().kitty_flags, 0);
 }

@@ -73,6 +73,8 @@ fn bash_completes_commands_and_flags_from_the_generated_script() {
     assert_eq!(offered, ["workspace"], "{offered:?}");
     let offered = bash_complete(&script, &["signaltty", "--ho"]);
     assert_eq!(offered, ["--host"], "{offered:?}");
+    let offered = bash_complete(&script, &["signaltty", "attach", "--ev"]);
+    assert_eq!(offered, ["--every-byte"], "{offered:?}");
     let offered = bash_complete(&script, &["signaltty", "completions", ""]);
     for shell in ["bash", "zsh", "fish"] {
         assert!(offered.iter().any(|o| o == shell), "{offered:?}");

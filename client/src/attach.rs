@@ -1,7 +1,14 @@
 //! `signaltty attach PANE`: this terminal shows a pane, exactly.
 //!
 //! The server sends a snapshot that repaints the screen, then the pane's
-//! output from exactly where that snapshot ends. This side puts the
+//! output from exactly where that snapshot ends. While output pours faster
+//! than anyone reads it (over 16 KiB in a 16 ms frame), the server sends a
+//! fresh picture of the screen at most once a frame instead of the bytes
+//! (`CatchUp::Screen`, as the multiplexer and tmux's client are served),
+//! and the bytes again once it calms: a flood costs this side and its
+//! terminal ~60 pictures a second rather than every byte, while ordinary
+//! output still lands in the terminal's own scrollback. `--every-byte`
+//! asks for every byte even then (`CatchUp::Exact`). This side puts the
 //! terminal in raw mode, forwards keystrokes and size changes, and gives
 //! the terminal back in order (raw mode off, every mode reset, the screen
 //! cleared) on every way out: the detach key, the server going away, a
@@ -19,7 +26,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
 use signal_hook::consts::SIGWINCH;
-use signaltty_protocol::{PaneState, Revive, ReviveAction, StateFrame, frame, params};
+use signaltty_protocol::{CatchUp, PaneState, Revive, ReviveAction, StateFrame, frame, params};
 
 use crate::client::{Client, ClientError, Connection, Endpoint, connect_stream};
 use crate::term::{KeyboardUndo, RawTerminal, SignalGuard, TerminalHandle, watch_signals};
@@ -45,6 +52,8 @@ pub struct Options {
     pub detach_key: u8,
     /// Attaching does not count as having seen the pane.
     pub keep_attention: bool,
+    /// Every byte of a flood is written into the terminal, not pictures.
+    pub every_byte: bool,
 }
 
 pub fn run(endpoint: &Endpoint, pane: &str, options: Options) -> Result<ExitCode> {
@@ -80,8 +89,8 @@ fn attach_loop(endpoint: &Endpoint, pane: &str, options: Options) -> Result<End>
     let mut connection = Some(connect_stream(endpoint)?);
     let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
     let signals = Signals::install(terminal.handle())?;
-    // Across reattaches: each snapshot pushes the pane's keyboard modes
-    // onto the same terminal again.
+    // Across reattaches: the next session's first picture pops what this
+    // one pushed before pushing the pane's modes again.
     let mut keyboard = Keyboard {
         follower: KeyboardFollower::default(),
         undo: terminal.keyboard_undo(),
@@ -152,6 +161,19 @@ struct Keyboard {
 }
 
 impl Keyboard {
+    /// Writes a picture of the screen. A picture pushes the pane's keyboard
+    /// modes as if onto a terminal in its first keyboard state, so what the
+    /// output and pictures before it pushed is popped first: otherwise
+    /// every picture of a flood would stack the pane's flags once more, and
+    /// output that later pops them would leave this terminal's on.
+    fn picture(&mut self, out: &mut impl Write, picture: &[u8]) -> std::io::Result<()> {
+        out.write_all(&self.follower.undo())?;
+        self.follower = KeyboardFollower::default();
+        self.follower.feed(picture);
+        self.undo.set(self.follower.undo());
+        out.write_all(picture)
+    }
+
     fn follow(&mut self, output: &[u8]) {
         let before = (self.follower.flags(), self.follower.modify_other_keys());
         self.follower.feed(output);
@@ -177,7 +199,11 @@ fn session(
             rows: Some(rows),
             cols: Some(cols),
             keep_attention: options.keep_attention,
-            ..params::PaneAttach::default()
+            catch_up: if options.every_byte {
+                CatchUp::Exact
+            } else {
+                CatchUp::Screen
+            },
         },
     )?;
     let reply = attached.reply;
@@ -194,10 +220,11 @@ fn session(
     let mut shown: Option<(PaneState, Option<i32>)> = Some((reply.state, reply.exit_code));
     while let Some((kind, payload)) = crate::stream::read_frame(&mut attached.reader) {
         match kind {
-            frame::OUTPUT | frame::SNAPSHOT => {
+            frame::OUTPUT => {
                 keyboard.follow(&payload);
                 out.write_all(&payload)?;
             }
+            frame::SNAPSHOT => keyboard.picture(&mut out, &payload)?,
             frame::STATE => {
                 if let Ok(frame) = serde_json::from_slice::<StateFrame>(&payload) {
                     now.set(frame.state == PaneState::Live, frame.revive.clone());

@@ -122,6 +122,12 @@ pub enum Command {
         /// Do not count this as having seen the pane
         #[arg(long)]
         keep_attention: bool,
+        /// Write every byte of the pane's output into this terminal, even
+        /// in a flood, so its scrollback holds all of it (by default output
+        /// faster than ~1 MB/s is shown as up to ~60 pictures a second of
+        /// the pane's screen instead)
+        #[arg(long)]
+        every_byte: bool,
     },
     /// Every session, running or only saved, with its counts
     Sessions,

@@ -12,13 +12,15 @@ use crate::{Call, Method, method, params};
 pub enum CatchUp {
     /// Exactly the bytes it missed, from the pane's output ring (a fresh
     /// screen only when the ring has moved past them): for a client whose
-    /// own terminal keeps the pane's history.
+    /// own terminal must keep every byte of the pane's history
+    /// (`attach --every-byte`).
     #[default]
     Exact,
     /// A fresh screen at once, a short queue, and while output pours at
     /// most one picture a frame (~60 a second) instead of the bytes: for
     /// a client that draws the screen and asks the server for history
-    /// (the multiplexer), so a flood costs it pictures, not every byte.
+    /// (the multiplexer), or shows the screen and lets a flood's bytes go
+    /// (`attach`), so a flood costs it pictures, not every byte.
     Screen,
 }
 

@@ -15,8 +15,19 @@ use super::wait_for;
 
 /// How many bells and notifications a terminal keeps.
 const MAX_ALERTS: usize = 1000;
+/// How much of what the program wrote a terminal keeps as bytes (all of it
+/// is counted).
+const MAX_RECEIVED: usize = 8 << 20;
 
 type Writer = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// The bytes the program wrote to the terminal: how many, and the first
+/// [`MAX_RECEIVED`] of them, to tell exact output from repaints.
+#[derive(Default)]
+struct Received {
+    count: usize,
+    kept: Vec<u8>,
+}
 
 pub struct Terminal {
     master: Box<dyn MasterPty + Send>,
@@ -26,6 +37,7 @@ pub struct Terminal {
     /// The bells and notifications the program sent the terminal, in order
     /// (the first [`MAX_ALERTS`]).
     alerts: Arc<Mutex<Vec<ScreenEvent>>>,
+    received: Arc<Mutex<Received>>,
     /// While set, the terminal stops reading: the program's writes block.
     pub paused: Arc<AtomicBool>,
 }
@@ -71,6 +83,8 @@ impl Terminal {
         let alerts = Arc::new(Mutex::new(Vec::new()));
         let (feed, pause, answer) = (screen.clone(), paused.clone(), writer.clone());
         let heard = alerts.clone();
+        let received = Arc::new(Mutex::new(Received::default()));
+        let record = received.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 16384];
             let mut events = Vec::new();
@@ -81,6 +95,11 @@ impl Terminal {
                 match reader.read(&mut buf) {
                     Ok(0) | Err(_) => return,
                     Ok(n) => {
+                        if let Ok(mut record) = record.lock() {
+                            record.count += n;
+                            let room = MAX_RECEIVED.saturating_sub(record.kept.len());
+                            record.kept.extend_from_slice(&buf[..n.min(room)]);
+                        }
                         if let Ok(mut screen) = feed.lock() {
                             screen.feed(&buf[..n], &mut events);
                         }
@@ -112,6 +131,7 @@ impl Terminal {
             child,
             screen,
             alerts,
+            received,
             paused,
         }
     }
@@ -141,6 +161,19 @@ impl Terminal {
                     })
                     .collect()
             })
+            .unwrap_or_default()
+    }
+
+    /// How many bytes the program wrote to the terminal so far.
+    pub fn received_count(&self) -> usize {
+        self.received.lock().map(|r| r.count).unwrap_or_default()
+    }
+
+    /// The first 8 MiB the program wrote to the terminal, as written.
+    pub fn received(&self) -> Vec<u8> {
+        self.received
+            .lock()
+            .map(|r| r.kept.clone())
             .unwrap_or_default()
     }
 
