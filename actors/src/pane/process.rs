@@ -285,6 +285,13 @@ async fn read_output(
         if chunk.ended {
             break;
         }
+        // Every pane's reads and writes share the PTY thread. While the
+        // actor hands credits back as fast as it takes chunks, a flood's
+        // next read is always ready, and without a yield this loop would
+        // keep the thread for tokio's whole budget (128 chunks): another
+        // pane's keystroke then waited up to 110 ms to be written, and its
+        // echo as long to be read (p99 98 ms through `attach`, 6 ms since).
+        tokio::task::yield_now().await;
     }
     sink(ProcessEvent::Eof { spawn });
 }
@@ -456,6 +463,68 @@ mod tests {
             0,
             "the child is reaped"
         );
+    }
+
+    /// A flooding pane's reader lets the PTY thread's other tasks (other
+    /// panes' reads and writes) run after each chunk, not only when it
+    /// runs out of credits: fed from a pipe that is never empty, as a PTY
+    /// under a flood is not while the actor hands credits back at once.
+    #[tokio::test]
+    async fn a_flood_takes_turns_with_the_other_panes() {
+        const CHUNKS: usize = 16;
+        let (read, write) = full_pipe(CHUNKS * READ_CHUNK);
+        // SAFETY: the `File` owns its descriptor until the `AsyncFd` drops it.
+        let pty = Arc::new(unsafe { AsyncFd::register(read) }.unwrap());
+        let (credits, credits_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
+        for _ in 0..CHUNKS_IN_FLIGHT {
+            credits.try_send(()).unwrap();
+        }
+        let (sink, mut rx) = collect();
+        let reader = tokio::spawn(read_output(pty, credits_rx, 1, sink));
+        let turns = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = turns.clone();
+        let other = tokio::spawn(async move {
+            loop {
+                counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                tokio::task::yield_now().await;
+            }
+        });
+        let mut read_bytes = 0;
+        while read_bytes < (CHUNKS - 1) * READ_CHUNK {
+            match next(&mut rx).await {
+                ProcessEvent::Output { bytes, .. } => read_bytes += bytes.len(),
+                other => panic!("{other:?}"),
+            }
+            let _ = credits.try_send(());
+        }
+        let turns = turns.load(std::sync::atomic::Ordering::Relaxed);
+        other.abort();
+        reader.abort();
+        drop(write);
+        // Held back only by its credits, the reader would let the other
+        // task in once every CHUNKS_IN_FLIGHT chunks.
+        assert!(turns >= CHUNKS - 2, "{turns} turns in {CHUNKS} chunks");
+    }
+
+    /// A non-blocking pipe already holding `bytes`, and its write end.
+    fn full_pipe(bytes: usize) -> (File, File) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills the two descriptors it is given.
+        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+        // SAFETY: fresh descriptors, ours alone.
+        let (read, mut write) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+        let size = i32::try_from(bytes).unwrap();
+        // SAFETY: fcntl(2) on a descriptor we own, with plain integers.
+        assert!(unsafe { libc::fcntl(write.as_raw_fd(), libc::F_SETPIPE_SZ, size) } >= size);
+        std::io::Write::write_all(&mut write, &vec![b'y'; bytes]).unwrap();
+        // SAFETY: as above.
+        let flags = unsafe { libc::fcntl(read.as_raw_fd(), libc::F_GETFL) };
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { libc::fcntl(read.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) },
+            0
+        );
+        (read, write)
     }
 
     #[tokio::test]
