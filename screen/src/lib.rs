@@ -66,9 +66,10 @@
 //! a used-cell count of its own (−57%), the same again (−1%) once the rows
 //! themselves knew their written cells. `fast::tests` holds screens with
 //! the fast path to screens without it, cell for cell, on arbitrary byte
-//! streams in arbitrary chunks. Where the issue left the choice, alacritty's semantics win
-//! (what its `Term` would have done is what the fast path does), and
-//! where vte's parsing and alacritty's differ from tmux's, vte's stays.
+//! streams in arbitrary chunks. Where the issue left the choice,
+//! alacritty's semantics win (what its `Term` would have done is what the
+//! fast path does), and where vte's parsing and alacritty's differ from
+//! tmux's, vte's stays.
 //! Titles, bells and replies come from the emulator's own events, so they
 //! agree with what it actually parsed: a BEL that ends an OSC or sits in a
 //! DCS never rings.

@@ -8,14 +8,13 @@
 
 use std::fmt::Write as _;
 
-use alacritty_terminal::grid::{Dimensions, Grid};
+use alacritty_terminal::grid::{Dimensions, Grid, Row};
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::term::cell::{Cell, Flags, Hyperlink};
 use alacritty_terminal::vte::ansi::{Color, NamedColor};
 
 use crate::sanitize::sanitize;
 use crate::sgr::{Pen, write_sgr};
-use crate::text::cells;
 
 /// Output buffer that knows the target's pen, hyperlink and cursor column so
 /// it only emits what changes.
@@ -132,15 +131,10 @@ impl Painter<'_> {
         let last = Column(columns - 1);
         let wraps = row[last].flags.contains(Flags::WRAPLINE) && r + 1 < lines;
 
-        // The cells after these are default ones.
-        let cells = cells(row);
         let mut end = if wraps {
             columns
         } else {
-            cells
-                .iter()
-                .rposition(|c| !is_default(c))
-                .map_or(0, |i| i + 1)
+            after_last(row, |c| !is_default(c))
         };
         if continuing {
             // Writing the first cell is what completes the previous wrap.
@@ -155,10 +149,7 @@ impl Painter<'_> {
         if !wraps && end == columns {
             let tail = erased_bg(&row[last]);
             if tail.is_some() && tail != Some(Color::Named(NamedColor::Background)) {
-                let start = cells
-                    .iter()
-                    .rposition(|c| erased_bg(c) != tail)
-                    .map_or(0, |i| i + 1);
+                let start = after_last(row, |c| erased_bg(c) != tail);
                 let start = if continuing { start.max(1) } else { start };
                 if columns - start >= 4 {
                     erase_from = Some(start);
@@ -366,6 +357,16 @@ fn erased_bg(cell: &Cell) -> Option<Color> {
         && cell.underline_color().is_none()
         && cell.hyperlink().is_none();
     blank.then_some(cell.bg)
+}
+
+/// The column after the last cell of `row` that is `wanted`, 0 if none is:
+/// read in place, as painting a picture of a coloured screen should not
+/// copy its rows.
+fn after_last(row: &Row<Cell>, wanted: impl Fn(&Cell) -> bool) -> usize {
+    row.iter()
+        .rev()
+        .position(wanted)
+        .map_or(0, |from_end| row.len() - from_end)
 }
 
 /// A cell that a cleared screen already shows.
