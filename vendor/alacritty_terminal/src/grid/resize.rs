@@ -348,12 +348,9 @@ impl<T: GridCell + Clone + Default + PartialEq> Grid<T> {
                         self.cursor.point.column -= columns;
                     }
 
-                    // Make sure new row is at least as long as new width.
-                    let occ = wrapped.len();
-                    if occ < columns {
-                        wrapped.resize_with(columns, T::default);
-                    }
-                    row = Row::from_vec(wrapped, occ);
+                    // The new row is at least as wide as the new width; its
+                    // cells after the wrapped ones are default.
+                    row = Row::from_vec(wrapped, columns);
 
                     if i < self.display_offset {
                         // Since we added a new line, rotate up the viewport.

@@ -57,9 +57,11 @@ impl<T: Default> Row<T> {
         Row { inner: Vec::new(), fill: T::default(), columns }
     }
 
+    /// A row of `vec`, then default cells up to `columns` (a longer `vec`,
+    /// which reflow goes on to wrap, is the whole row).
     #[inline]
-    pub fn from_vec(vec: Vec<T>, _occ: usize) -> Row<T> {
-        Row { columns: vec.len(), inner: vec, fill: T::default() }
+    pub fn from_vec(vec: Vec<T>, columns: usize) -> Row<T> {
+        Row { columns: columns.max(vec.len()), inner: vec, fill: T::default() }
     }
 }
 
