@@ -848,7 +848,9 @@ fn panes_swap_resize_break_and_move_by_key() {
     assert!((root_ratio(&server, "pkeys") - 36.0 / 89.0).abs() < 0.001);
 
     // Break: the pane alone in a new tab, the same shell.
-    server.ctl_ok(&["send", &right, "echo pid-$$-end", "--enter"]);
+    // Quoted, so the echoed command line cannot hold the mark the wait
+    // looks for before the answer comes.
+    server.ctl_ok(&["send", &right, "echo pid-$$-'e'nd", "--enter"]);
     let pid = server.wait_output(&right, "-end\n");
     prefix(&mut terminal, b"!");
     terminal.wait_text("the new tab", |t| t.contains("1:Tab 2"));
@@ -865,7 +867,7 @@ fn panes_swap_resize_break_and_move_by_key() {
         let tabs = workspace(&ls, "pkeys")["tabs"].as_array().unwrap().clone();
         (tabs.len() == 1 && pane_ids(&tabs[0]) == [left.clone(), right.clone()]).then_some(())
     });
-    server.ctl_ok(&["send", &right, "clear; echo pid-$$-end", "--enter"]);
+    server.ctl_ok(&["send", &right, "clear; echo pid-$$-'e'nd", "--enter"]);
     let again = server.wait_output(&right, "-end\n");
     let last_pid = |text: &str| {
         text.lines()
