@@ -168,12 +168,17 @@ impl Emu<'_> {
         self.feed_scrolls_region() && self.region_feeds_history()
     }
 
-    /// Copies the screen's top `count` rows, which are about to scroll off.
+    /// Copies the screen's top `count` rows, which are about to scroll off,
+    /// into the history. A row whose cells turned out to own nothing is
+    /// emptied without visiting them: the scroll would reset it anyway, and
+    /// dropping each cell of each row was a tenth of a flood's parse.
     fn save_top_rows(&mut self, count: usize) {
-        let grid = self.term.grid();
+        let grid = self.term.grid_mut();
         for line in 0..count.min(grid.screen_lines()) {
-            let line = line as i32;
-            self.history.push_row(&grid[Line(line)]);
+            let row = &mut grid[Line(line as i32)];
+            if self.history.push_row(row) {
+                row.forget_written();
+            }
         }
     }
 
@@ -293,7 +298,9 @@ impl Emu<'_> {
             cursor.template.flags,
         );
         let room = text.len().min(columns.saturating_sub(column.0));
-        let cell = |byte: u8| Cell {
+        // The pen is copied into the closure: borrowed, it would be read
+        // again for every cell (the row's writes might alias it).
+        let cell = move |byte: u8| Cell {
             c: char::from(byte),
             fg,
             bg,

@@ -104,11 +104,13 @@ impl History {
     /// exceed [`PENDING_CELLS_PER_LINE`] per line of the bound, or a row
     /// cannot be copied, they are rendered.
     /// Only the cells written since the row's last reset are looked at
-    /// (see [`crate::text::cells`]).
-    pub(crate) fn push_row(&mut self, row: &Row<Cell>) {
+    /// (see [`crate::text::cells`]). Returns whether they were copied and
+    /// own nothing, so the grid may forget them without visiting them
+    /// ([`Row::forget_written`]).
+    pub(crate) fn push_row(&mut self, row: &Row<Cell>) -> bool {
         self.scrolled = self.scrolled.wrapping_add(1);
         if self.max_lines == 0 {
-            return;
+            return false;
         }
         let wraps = wraps(row);
         let cells = cells(row);
@@ -122,18 +124,22 @@ impl History {
         };
         if !self.pending.push(&cells[..used], wraps) {
             self.settle();
-            return self.render(&cells, wraps);
+            self.render(&cells, wraps);
+            return false;
         }
         let max_cells = self.max_lines.saturating_mul(PENDING_CELLS_PER_LINE);
         if self.pending.cells() > max_cells {
-            return self.settle();
-        }
-        if self.pending.lines() > self.max_lines {
+            self.settle();
+        } else if self.pending.lines() > self.max_lines {
             self.clear_text();
             while self.pending.lines() > self.max_lines {
                 self.pending.pop();
             }
         }
+        // The copy saw no extras in the cells it took; it left out at most
+        // a few trailing blanks (a log line's last space).
+        let written = row.written();
+        written.len() <= used || written[used..].iter().all(|cell| cell.extra.is_none())
     }
 
     /// Renders the pending rows into lines, skipping those the newer ones

@@ -59,16 +59,24 @@ impl Pending {
     /// into the next row if `wraps`. Returns `false`, keeping nothing, if
     /// a cell has extras.
     pub(crate) fn push(&mut self, cells: &[Cell], wraps: bool) -> bool {
-        if cells.iter().any(|cell| cell.extra.is_some()) {
+        let block = self.block_with_room(cells.len());
+        let start = block.len();
+        // Extras are rare: looked for in the same pass as the copy, which
+        // is undone if there were any.
+        let mut extras = false;
+        block.extend(cells.iter().map(|cell| {
+            extras |= cell.extra.is_some();
+            Packed {
+                c: cell.c,
+                fg: cell.fg,
+                bg: cell.bg,
+                flags: cell.flags,
+            }
+        }));
+        if extras {
+            block.truncate(start);
             return false;
         }
-        let block = self.block_with_room(cells.len());
-        block.extend(cells.iter().map(|cell| Packed {
-            c: cell.c,
-            fg: cell.fg,
-            bg: cell.bg,
-            flags: cell.flags,
-        }));
         self.rows.push_back(Meta {
             len: cells.len() as u32,
             wraps,

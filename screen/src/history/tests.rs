@@ -526,3 +526,43 @@ fn a_shrink_keeps_every_character_up_to_the_cursor() {
     assert!(ours.starts_with(through_cursor), "{ours}");
     assert!(theirs.starts_with(through_cursor), "{theirs}");
 }
+
+/// `push_row` says a row may be forgotten without dropping its cells one
+/// by one only when none of them owns anything: not when a character has
+/// a combining mark, nor when a trailing blank that the copy leaves out
+/// carries a hyperlink.
+#[test]
+fn a_row_is_forgotten_only_when_its_cells_own_nothing() {
+    use alacritty_terminal::grid::Row;
+    use alacritty_terminal::term::cell::Hyperlink;
+
+    let row_of = |text: &str, dress: &dyn Fn(usize, &mut Cell)| {
+        let mut row = Row::<Cell>::new(10);
+        let chars: Vec<char> = text.chars().collect();
+        row.extend(chars.into_iter().enumerate().map(|(at, c)| {
+            let mut cell = Cell {
+                c,
+                ..Cell::default()
+            };
+            dress(at, &mut cell);
+            cell
+        }));
+        row
+    };
+    let mut history = History::new(10);
+    assert!(history.push_row(&row_of("ab ", &|_, _| {})));
+    let combining = row_of("ab ", &|at, cell| {
+        if at == 1 {
+            cell.push_zerowidth('\u{301}');
+        }
+    });
+    assert!(!history.push_row(&combining));
+    let linked_blank = row_of("ab ", &|at, cell| {
+        if at == 2 {
+            cell.set_hyperlink(Some(Hyperlink::new(None::<String>, "https://x".into())));
+        }
+    });
+    assert!(!history.push_row(&linked_blank));
+    history.settle();
+    assert_eq!(lines(&history), ["ab", "ab\u{301}", "ab"]);
+}

@@ -118,6 +118,18 @@ impl<T: Clone + Default + PartialEq> Row<T> {
         self.fill.reset(template);
     }
 
+    /// Forget the written cells, leaving the fill, without visiting them:
+    /// for a caller that has just seen that none owns anything, as a row
+    /// copied into history while it scrolls off is (`Vec::clear` would
+    /// visit each to drop it). A cell that did own something is leaked,
+    /// never freed twice.
+    #[inline]
+    pub fn forget_written(&mut self) {
+        // SAFETY: a length of 0 is within the capacity and leaves no cell
+        // to be initialised; the cells past it are not dropped.
+        unsafe { self.inner.set_len(0) }
+    }
+
     /// Set every cell from `column` to the end of the row to `blank`.
     #[inline]
     pub fn clear_from(&mut self, column: Column, blank: T) {
