@@ -25,7 +25,8 @@
 //! # How a chunk flows
 //!
 //! [`Screen::feed`] runs a small streaming scanner over the bytes first (a
-//! `memchr` jump from ESC to ESC; a coloured log costs it a few percent).
+//! `memchr` jump from `]` to `]`, looking back for the ESC that makes one an
+//! OSC: it was from ESC to ESC, 7% of a coloured log's parse).
 //! It finds OSC sequences exactly where vte does, withholds their bodies
 //! from the emulator until they are terminated, interprets OSC 7/9/99/777
 //! (which alacritty ignores) and then hands the body on, or drops it if it

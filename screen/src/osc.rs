@@ -91,13 +91,17 @@ impl Scanner {
         let mut i = *pos;
         while i < bytes.len() {
             match self.state {
-                State::Ground => match memchr::memchr(0x1b, &bytes[i..]) {
-                    Some(offset) => {
-                        i += offset + 1;
-                        self.state = State::Escape;
+                State::Ground => {
+                    if let Some(at) = osc_start(bytes, i) {
+                        self.state = State::Osc;
+                        self.body.clear();
+                        self.overflow = false;
+                        *pos = at + 1;
+                        return Some(Step::OscStart(at));
                     }
-                    None => i = bytes.len(),
-                },
+                    self.state = state_at_end(&bytes[i..]);
+                    i = bytes.len();
+                }
                 State::Escape => {
                     let b = bytes[i];
                     i += 1;
@@ -159,6 +163,48 @@ impl Scanner {
             self.body.extend_from_slice(chunk);
         }
     }
+}
+
+/// The `]` of the first OSC in `bytes[ground..]`, which vte reads from its
+/// ground state. In coloured output an ESC comes every twenty bytes or
+/// so and a `]` rarely, so this looks for the `]` and then back for the
+/// ESC that makes it an OSC: vte reads `]` as one right after an ESC, or
+/// after an ESC and bytes that leave its escape state as it is (C0 other
+/// than CAN, SUB and ESC; DEL; bytes from 0x80).
+fn osc_start(bytes: &[u8], ground: usize) -> Option<usize> {
+    let mut from = ground;
+    while let Some(offset) = memchr::memchr(b']', &bytes[from..]) {
+        let at = from + offset;
+        let before = bytes[ground..at].iter().rev().find(|&&b| !keeps_escape(b));
+        if before == Some(&0x1b) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The scanner's state after `bytes`, read from the ground state with no
+/// OSC among them: what the last ESC and the bytes after it left.
+fn state_at_end(bytes: &[u8]) -> State {
+    let mut intermediate = false;
+    for &b in bytes.iter().rev() {
+        match b {
+            0x1b if intermediate => return State::EscapeIntermediate,
+            0x1b => return State::Escape,
+            0x20..=0x2f => intermediate = true,
+            b if keeps_escape(b) => {}
+            _ => return State::Ground,
+        }
+    }
+    State::Ground
+}
+
+/// Whether vte stays in an escape state (after ESC, or ESC and
+/// intermediates) over `byte`: C0 controls other than CAN, SUB and ESC
+/// are executed there, DEL and bytes from 0x80 ignored.
+fn keeps_escape(byte: u8) -> bool {
+    !matches!(byte, 0x18 | 0x1a | 0x1b | 0x20..=0x7e)
 }
 
 /// A kitty notification whose chunks (`d=0`) are still arriving.
@@ -353,6 +399,61 @@ mod tests {
                 Step::OscEnd(10),
             ]
         );
+    }
+
+    /// What the scanner did before it looked for `]` first: a step per
+    /// byte from each ESC, the oracle for the fast one.
+    struct ByteScanner(State);
+
+    impl ByteScanner {
+        /// The index of each OSC's `]` and terminator in `bytes`.
+        fn scan(&mut self, bytes: &[u8]) -> Vec<Step> {
+            let mut steps = Vec::new();
+            for (at, &b) in bytes.iter().enumerate() {
+                self.0 = match (self.0, b) {
+                    (State::Osc, 0x07 | 0x18 | 0x1a) => {
+                        steps.push(Step::OscEnd(at));
+                        State::Ground
+                    }
+                    (State::Osc, 0x1b) => {
+                        steps.push(Step::OscEnd(at));
+                        State::Escape
+                    }
+                    (State::Osc, _) => State::Osc,
+                    (State::Escape, b']') => {
+                        steps.push(Step::OscStart(at));
+                        State::Osc
+                    }
+                    (_, 0x1b) => State::Escape,
+                    (State::Ground, _) => State::Ground,
+                    (_, 0x20..=0x2f) => State::EscapeIntermediate,
+                    (_, 0x30..=0x7e | 0x18 | 0x1a) => State::Ground,
+                    (state, _) => state,
+                };
+            }
+            steps
+        }
+    }
+
+    proptest::proptest! {
+        /// On any bytes, in any chunks, the scanner finds every OSC's
+        /// start and end where a scanner stepping byte by byte does.
+        #[test]
+        fn finds_what_a_byte_by_byte_scan_finds(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(&b"\x1b]([a ;\\\x07\x18\x1a\n\xc3\x7f"[..]), 0..200),
+            cuts in proptest::collection::vec(0usize..200, 0..6),
+        ) {
+            let mut cuts: Vec<usize> = cuts.into_iter().filter(|&c| c <= bytes.len()).collect();
+            cuts.push(0);
+            cuts.push(bytes.len());
+            cuts.sort_unstable();
+            let (mut fast, mut slow) = (Scanner::new(), ByteScanner(State::Ground));
+            for chunk in cuts.windows(2).map(|w| &bytes[w[0]..w[1]]) {
+                proptest::prop_assert_eq!(scan_all(&mut fast, chunk), slow.scan(chunk));
+                proptest::prop_assert_eq!(fast.state, slow.0);
+            }
+        }
     }
 
     #[test]
