@@ -95,7 +95,7 @@ impl Parser {
                 && byte == 0x1b
                 && let Some(sgr) = Sgr::parse(&bytes[i..])
             {
-                self.to_vte(emu, &bytes[slow..i]);
+                self.hand_to_vte(emu, &bytes[slow..i]);
                 sgr.apply(emu);
                 i += sgr.len;
                 slow = i;
@@ -103,7 +103,7 @@ impl Parser {
             }
             if self.state == State::Ground && self.ascii && is_printable(byte) {
                 let run = printable_len(&bytes[i..]);
-                self.to_vte(emu, &bytes[slow..i]);
+                self.hand_to_vte(emu, &bytes[slow..i]);
                 slow = i;
                 match emu.write_ascii(&bytes[i..i + run]) {
                     Some(0) => {}
@@ -123,7 +123,7 @@ impl Parser {
                 // vte's own idea of the character to repeat is stale once
                 // runs bypass it: it is cancelled (CAN does nothing else
                 // there) and the repeat done here.
-                self.to_vte(emu, &bytes[slow..i]);
+                self.hand_to_vte(emu, &bytes[slow..i]);
                 self.vte.advance(emu, b"\x18");
                 self.state = State::Ground;
                 emu.repeat(self.csi.first);
@@ -134,13 +134,13 @@ impl Parser {
             self.step(byte);
             i += 1;
         }
-        self.to_vte(emu, &bytes[slow..]);
+        self.hand_to_vte(emu, &bytes[slow..]);
     }
 
     /// Hands `bytes` to vte; nothing, not even a call, when there are none
     /// (a run or an SGR right after another costs a call otherwise).
     #[inline]
-    fn to_vte(&mut self, emu: &mut Emu<'_>, bytes: &[u8]) {
+    fn hand_to_vte(&mut self, emu: &mut Emu<'_>, bytes: &[u8]) {
         if !bytes.is_empty() {
             self.vte.advance(emu, bytes);
         }
