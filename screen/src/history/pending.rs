@@ -33,6 +33,17 @@ struct Packed {
     flags: Flags,
 }
 
+impl Packed {
+    fn of(cell: &Cell) -> Packed {
+        Packed {
+            c: cell.c,
+            fg: cell.fg,
+            bg: cell.bg,
+            flags: cell.flags,
+        }
+    }
+}
+
 /// A kept row: how many cells it has, whether it soft-wraps into the next.
 #[derive(Clone, Copy, Debug)]
 struct Meta {
@@ -59,24 +70,13 @@ impl Pending {
     /// into the next row if `wraps`. Returns `false`, keeping nothing, if
     /// a cell has extras.
     pub(crate) fn push(&mut self, cells: &[Cell], wraps: bool) -> bool {
-        let block = self.block_with_room(cells.len());
-        let start = block.len();
-        // Extras are rare: looked for in the same pass as the copy, which
-        // is undone if there were any.
-        let mut extras = false;
-        block.extend(cells.iter().map(|cell| {
-            extras |= cell.extra.is_some();
-            Packed {
-                c: cell.c,
-                fg: cell.fg,
-                bg: cell.bg,
-                flags: cell.flags,
-            }
-        }));
-        if extras {
-            block.truncate(start);
+        if cells.iter().any(|cell| cell.extra.is_some()) {
             return false;
         }
+        // A closure that captures nothing: one that did would be read
+        // again for every cell.
+        let block = self.block_with_room(cells.len());
+        block.extend(cells.iter().map(Packed::of));
         self.rows.push_back(Meta {
             len: cells.len() as u32,
             wraps,
