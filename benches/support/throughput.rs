@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use portable_pty::CommandBuilder;
 use serde_json::json;
+use signaltty_screen::{Screen, Size};
 
 use super::{
     Report, Scale, Server, Viewer, cpu_seconds, open_pty, time_tmux_flood, tmux, tmux_client,
@@ -28,6 +29,10 @@ pub(super) const RAW: &str = "raw PTY";
 /// The raw PTY's output copied into a second PTY as it is read: what any
 /// client that writes every byte into a terminal (`attach`) costs at least.
 pub(super) const RELAYED: &str = "raw PTY, relayed to a 2nd";
+/// The raw PTY's output parsed by signaltty's screen on a second thread as
+/// it is read: the PTY and the parse with nothing of the server around
+/// them, the most a server with this screen could reach here.
+pub(super) const PARSED: &str = "raw PTY, parsed on a 2nd thread";
 pub(super) const OURS: &str = "signaltty, no client";
 pub(super) const TMUX: &str = "tmux, no client";
 pub(super) const OURS_CLIENT: &str = "signaltty, one client";
@@ -54,8 +59,9 @@ pub(super) fn throughput(
         .map(|bin| Server::start_binary(&bin, dir, "tpbase", true));
     for round in 1..=scale.throughput_rounds {
         eprintln!("throughput round {round}");
-        report.throughput(RAW, bytes / raw_pty_cat(log, false));
-        report.throughput(RELAYED, bytes / raw_pty_cat(log, true));
+        report.throughput(RAW, bytes / raw_pty_cat(log, Consumer::None));
+        report.throughput(RELAYED, bytes / raw_pty_cat(log, Consumer::Relay));
+        report.throughput(PARSED, bytes / raw_pty_cat(log, Consumer::Parse));
         for attached in [false, true] {
             let (name, tmux_name) = if attached {
                 (OURS_CLIENT, TMUX_CLIENT)
@@ -83,13 +89,25 @@ pub(super) const BASELINE_VAR: &str = "SIGNALTTY_BENCH_BASELINE";
 /// How the baseline's rows are marked.
 const BASELINE: &str = "baseline";
 
-/// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads.
-/// With `relayed`, each read is also written into a second PTY in raw mode
-/// (as `attach` writes into its terminal), and the time runs until a
-/// reader has drained all of it from there.
-fn raw_pty_cat(log: &Path, relayed: bool) -> f64 {
+/// What is done with the raw PTY's output besides reading it.
+#[derive(Clone, Copy)]
+enum Consumer {
+    None,
+    /// Written into a second PTY in raw mode (as `attach` writes into its
+    /// terminal); the time runs until a reader has drained all of it.
+    Relay,
+    /// Fed to a [`Screen`] on a thread of its own, up to four reads behind
+    /// (as the server's pane actor takes four chunks in flight); the time
+    /// runs until it has parsed all of it.
+    Parse,
+}
+
+/// Seconds for `cat` of the log into a bare PTY read with 64 KiB reads,
+/// and whatever `consumer` does with them.
+fn raw_pty_cat(log: &Path, consumer: Consumer) -> f64 {
     let pair = open_pty();
-    let mut relay = relayed.then(Relay::open);
+    let mut relay = matches!(consumer, Consumer::Relay).then(Relay::open);
+    let parser = matches!(consumer, Consumer::Parse).then(Parser::start);
     let mut cmd = CommandBuilder::new("cat");
     cmd.arg(log);
     let start = Instant::now();
@@ -101,13 +119,55 @@ fn raw_pty_cat(log: &Path, relayed: bool) -> f64 {
         if let Some(relay) = &mut relay {
             relay.write(&buf[..n]);
         }
+        if let Some(parser) = &parser {
+            parser.feed(&buf[..n]);
+        }
     }
     if let Some(relay) = &relay {
         relay.wait_drained();
     }
+    if let Some(parser) = parser {
+        parser.finish();
+    }
     let seconds = start.elapsed().as_secs_f64();
     let _ = child.wait();
     seconds
+}
+
+/// A [`Screen`] the size of the benchmark's panes, with the server's
+/// scrollback, parsing on a thread of its own.
+struct Parser {
+    chunks: std::sync::mpsc::SyncSender<Vec<u8>>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Parser {
+    fn start() -> Parser {
+        let (chunks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
+        let thread = std::thread::spawn(move || {
+            let size = Size {
+                rows: super::ROWS,
+                cols: super::COLS,
+            };
+            // The server's scrollback (`SCROLLBACK_LINES`).
+            let mut screen = Screen::new(size, 2_000);
+            let mut events = Vec::new();
+            for chunk in received {
+                screen.feed(&chunk, &mut events);
+                events.clear();
+            }
+        });
+        Parser { chunks, thread }
+    }
+
+    fn feed(&self, bytes: &[u8]) {
+        self.chunks.send(bytes.to_vec()).expect("the parser");
+    }
+
+    fn finish(self) {
+        drop(self.chunks);
+        self.thread.join().expect("the parser");
+    }
 }
 
 /// A second PTY in raw mode, drained by a thread of its own.
