@@ -356,6 +356,7 @@ mod tests {
         AppendFront { cells: Vec<Cell> },
         FrontSplitOff { at: usize },
         WrapLast,
+        ForgetWritten,
     }
 
     fn cell() -> impl Strategy<Value = Cell> {
@@ -388,6 +389,7 @@ mod tests {
             1 => prop::collection::vec(cell(), 0..5).prop_map(|cells| Op::AppendFront { cells }),
             1 => (0usize..40).prop_map(|at| Op::FrontSplitOff { at }),
             1 => Just(Op::WrapLast),
+            1 => Just(Op::ForgetWritten),
         ]
     }
 
@@ -452,6 +454,12 @@ mod tests {
                 if let Some(cell) = model.last_mut() {
                     cell.flags.insert(Flags::WRAPLINE);
                 }
+            },
+            // What is left is the fill, everywhere (these cells own nothing).
+            Op::ForgetWritten => {
+                let fill = row.fill().clone();
+                row.forget_written();
+                model.iter_mut().for_each(|cell| *cell = fill.clone());
             },
             _ => {},
         }
