@@ -436,6 +436,11 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
         /// On any bytes, in any chunks, the scanner finds every OSC's
         /// start and end where a scanner stepping byte by byte does.
         #[test]

@@ -136,8 +136,8 @@ impl History {
                 self.pending.pop();
             }
         }
-        // The copy saw no extras in the cells it took; it left out at most
-        // a few trailing blanks (a log line's last space).
+        // The copy saw no extras in the cells it took; the trailing blanks
+        // it left out (a log line's last space) are looked at here.
         let written = row.written();
         written.len() <= used || written[used..].iter().all(|cell| cell.extra.is_none())
     }

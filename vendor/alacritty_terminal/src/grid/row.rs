@@ -467,7 +467,11 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig {
+            cases: 1024,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
 
         #[test]
         fn a_row_holds_what_a_full_vec_of_cells_holds(
