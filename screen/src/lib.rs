@@ -70,18 +70,18 @@
 //! nothing is emptied without dropping them one by one once its copy is in
 //! the history (`Row::forget_written`), the OSC scanner jumps from `]` to
 //! `]` rather than from ESC to ESC, vte is only called with bytes to give
-//! it, and the loops that write a run's cells and copy a row no longer
-//! read the pen or the closure again for every cell. Keeping rows by
+//! it, and the loop that writes a run's cells no longer reads the pen or
+//! the closure again for every cell. Keeping rows by
 //! moving them out of the grid instead of copying them saved instructions
 //! too (−12%) but cost time: the moved rows, 24 bytes a cell with room to
 //! their width, are colder memory than the 16-byte copies (the server's
 //! CPU per flood went from 0.58 to 0.64 s), so the copy stays.
-//! `fast::tests` holds screens with
-//! the fast path to screens without it, cell for cell, on arbitrary byte
-//! streams in arbitrary chunks. Where the issue left the choice,
-//! alacritty's semantics win (what its `Term` would have done is what the
-//! fast path does), and where vte's parsing and alacritty's differ from
-//! tmux's, vte's stays.
+//!
+//! `fast::tests` holds screens with the fast path to screens without it,
+//! cell for cell, on arbitrary byte streams in arbitrary chunks. Where the
+//! issue left the choice, alacritty's semantics win (what its `Term` would
+//! have done is what the fast path does), and where vte's parsing and
+//! alacritty's differ from tmux's, vte's stays.
 //! Titles, bells and replies come from the emulator's own events, so they
 //! agree with what it actually parsed: a BEL that ends an OSC or sits in a
 //! DCS never rings.

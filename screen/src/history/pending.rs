@@ -33,17 +33,6 @@ struct Packed {
     flags: Flags,
 }
 
-impl Packed {
-    fn of(cell: &Cell) -> Packed {
-        Packed {
-            c: cell.c,
-            fg: cell.fg,
-            bg: cell.bg,
-            flags: cell.flags,
-        }
-    }
-}
-
 /// A kept row: how many cells it has, whether it soft-wraps into the next.
 #[derive(Clone, Copy, Debug)]
 struct Meta {
@@ -73,10 +62,13 @@ impl Pending {
         if cells.iter().any(|cell| cell.extra.is_some()) {
             return false;
         }
-        // A closure that captures nothing: one that did would be read
-        // again for every cell.
         let block = self.block_with_room(cells.len());
-        block.extend(cells.iter().map(Packed::of));
+        block.extend(cells.iter().map(|cell| Packed {
+            c: cell.c,
+            fg: cell.fg,
+            bg: cell.bg,
+            flags: cell.flags,
+        }));
         self.rows.push_back(Meta {
             len: cells.len() as u32,
             wraps,
