@@ -57,6 +57,14 @@ impl RenderState {
         self.chrome = true;
     }
 
+    /// Whether to draw now. A pane that changed is looked at even while
+    /// another waits for its frame: [`Mux::draw`] copies only the panes
+    /// pacing allows, so an echo is not held behind a flood (it was, for
+    /// up to a [`FRAME`], once a flood came in terminal-sized chunks).
+    fn should_draw(&self, now: Instant) -> bool {
+        self.chrome || self.panes || self.due.is_some_and(|due| due <= now)
+    }
+
     pub fn hit(&self, col: u16, row: u16) -> Option<Hit> {
         self.hits
             .iter()
@@ -162,11 +170,7 @@ impl Mux {
     }
 
     pub(super) fn draw_if_due(&mut self) {
-        let waiting = self.render.due.is_some_and(|due| due > Instant::now());
-        if self.render.chrome
-            || (self.render.panes && !waiting)
-            || (self.render.due.is_some() && !waiting)
-        {
+        if self.render.should_draw(Instant::now()) {
             self.draw();
         }
     }
@@ -436,5 +440,24 @@ fn draw_screen(frame: &mut Frame, area: Rect, cache: &PaneCache) {
                 },
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_pane_is_drawn_while_another_waits_for_its_frame() {
+        let now = Instant::now();
+        let mut render = RenderState {
+            due: Some(now + FRAME),
+            ..RenderState::default()
+        };
+        assert!(!render.should_draw(now), "nothing changed, nothing due");
+        render.panes = true;
+        assert!(render.should_draw(now));
+        render.panes = false;
+        assert!(render.should_draw(now + FRAME), "the held pane's frame");
     }
 }
