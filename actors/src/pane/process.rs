@@ -328,8 +328,9 @@ async fn next_chunk(pty: &AsyncFd<File>) -> Chunk {
         let mut chunk = READ_BUFFER.with_borrow_mut(|buf| read_chunk(ready.get_inner(), buf));
         if chunk.drained {
             // A hang-up stays reported, so waiting again would not wait;
-            // but after a short read the terminal may still hold the last
-            // bytes, so only a read that found nothing ends the output.
+            // but a short read only emptied what the terminal held then,
+            // and the child's last bytes may still be on their way into
+            // it: only a read that found nothing ends the output.
             chunk.ended |= chunk.bytes.is_none() && ready.ready().is_read_closed();
             ready.clear_ready();
         }
