@@ -17,8 +17,11 @@
 //! - [`rate`]: the rate limit and throttle that keep a pane's output from
 //!   turning into unbounded work for the snapshot actor;
 //! - [`notifier`]: runs the user's notification command when a pane nobody
-//!   watches becomes blocked, finishes or fails.
+//!   watches becomes blocked, finishes or fails;
+//! - [`allocator`]: keeps large blocks out of the allocator's arenas and
+//!   gives freed memory back to the system.
 
+pub mod allocator;
 pub mod error;
 pub mod model;
 pub mod names;

@@ -95,6 +95,8 @@ fn screen_after(size: Size, output: &[u8]) -> Screen {
         screen.feed(chunk, &mut events);
     }
     screen.feed(PROMPT, &mut events);
+    // Output paused: the pane renders the history it copied.
+    screen.settle();
     screen
 }
 

@@ -101,9 +101,10 @@
 //! 613 KiB). So the `Term` has none; the history is the persisted tail's
 //! own format, logical lines of text with SGR, back to back in one buffer
 //! (see `history`), which also reflows at any width. A row leaving the
-//! screen is only copied as it goes; it is rendered into text when output
-//! calms down ([`CALM_ROWS`]) or the history is read, so the rows of a flood
-//! that newer rows push out of the bound are never rendered at all. A
+//! screen is only copied as it goes; it is rendered into text when the
+//! history is read or [`Screen::settle`]d (the server does either at least
+//! every 500 ms while output flows), so the rows of a flood that newer
+//! rows push out of the bound are never rendered at all. A
 //! resize lends the newest lines back to the grid, so alacritty reflows and
 //! pulls them back exactly as it would its own scrollback.
 //!
@@ -176,13 +177,6 @@ pub use crate::cells::{
     Attrs, Cell, Color, CursorShape, Modes, MouseEncoding, MouseReporting, Width,
 };
 pub use crate::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
-
-/// A [`Screen::feed`] that scrolls fewer rows than this into the history is
-/// not part of a flood, and those rows are rendered into history text right
-/// away. A flood's rows are only copied and rendered once it calms down (or
-/// the history is read): most of them are pushed out by newer rows first
-/// and never need rendering. A 4 KiB read of log lines scrolls 20 or more.
-pub const CALM_ROWS: u64 = 8;
 
 /// Default label of the line [`Screen::load_history`] draws under restored
 /// history, so a reader can tell old output from new.
@@ -442,18 +436,21 @@ impl Screen {
     /// Parses program output. Chunks may be split anywhere, including inside
     /// escape sequences and UTF-8 characters. Events are appended to `events`
     /// in the order their sequences appeared.
+    ///
+    /// Rows that scroll into the history are only copied; see
+    /// [`Screen::settle`].
     pub fn feed(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
-        let scrolled = self.engine.history_mut().rows_scrolled();
         self.parse(bytes, events);
-        let history = self.engine.history_mut();
-        if history.rows_scrolled().wrapping_sub(scrolled) < CALM_ROWS {
-            history.settle();
-        }
     }
 
-    /// Renders the history rows a flood left unrendered (see
-    /// [`CALM_ROWS`]); reading the history or freezing does it too. Cheap
-    /// when there are none. Call it when output has paused.
+    /// Renders the rows that scrolled into the history since it was last
+    /// read, and frees their copies; reading the history or freezing does
+    /// it too. Cheap when there are none. Call it when output has paused:
+    /// the screen keeps no time, and a chunk's size says nothing of whether
+    /// more follows (a flood comes a read at a time, often a few hundred
+    /// bytes; settling after every chunk that scrolled fewer than 8 rows
+    /// unmapped and mapped again the copies' 1 MiB block all through a
+    /// flood, 38 000 page faults more for a 64 MiB `cat`).
     pub fn settle(&mut self) {
         self.engine.history_mut().settle();
     }

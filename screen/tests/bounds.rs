@@ -17,8 +17,9 @@ fn feed_in_chunks(screen: &mut Screen, bytes: &[u8]) {
     for chunk in bytes.chunks(64 * 1024) {
         screen.feed(chunk, &mut Vec::new());
     }
-    // A prompt: output calms down and the history is rendered.
+    // A prompt; output pauses and the history is rendered.
     screen.feed(b"\r\n$ ", &mut Vec::new());
+    screen.settle();
 }
 
 /// Heap a screen of `size` holds after `output`, and the screen.

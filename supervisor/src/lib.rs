@@ -94,6 +94,7 @@ pub struct ServerConfig {
 
 /// Runs a server until it is shut down (a signal or `ctl shutdown`).
 pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
+    signaltty_actors::allocator::keep_large_blocks_mapped();
     match limits::allow_open_files() {
         Ok(files) if files < limits::MAX_CONNECTIONS as u64 + 256 => {
             warn!(

@@ -23,20 +23,21 @@
 //! read a frozen screen by mistake; the screen schedules its own checks
 //! ([`PaneScreen::freeze_check`]), told only whether a client watches.
 //!
-//! Freeing is not enough for the server's RSS to fall: the allocator keeps
-//! what a flood's peak used (the rows a flood scrolls are copied before
-//! they are rendered into history text), in every thread's arena. So once
-//! screens have frozen, or a live screen let go of a flood's rows, the
-//! server gives its free pages back to the system ([`trim_soon`]), at
-//! most once per [`TRIM_EVERY`].
+//! Freeing is not enough for the server's RSS to fall: what a screen frees
+//! in small blocks (its grid's rows, a flood's chunks on their way) stays
+//! with the allocator's arenas. So once screens have frozen, or a live
+//! screen let go of much, the server gives its free pages back to the
+//! system ([`trim_soon`]; large blocks, such as the 1 MiB ones a flood's
+//! rows are copied into, go back as they are freed: see
+//! [`crate::allocator`]).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use signaltty_screen::{FrozenScreen, Screen, ScreenEvent, Size, Style};
 use tracing::debug;
 
 use super::{Myself, SelfMsg};
+use crate::allocator::trim_soon;
 
 /// How long a pane's live screen must go unneeded, with no client
 /// watching, before it is frozen: long enough that a pane printing now and
@@ -44,15 +45,6 @@ use super::{Myself, SelfMsg};
 /// thaw all the time; short enough that a server's quiet panes cost little
 /// soon after their output stops.
 pub(super) const FREEZE_AFTER: Duration = Duration::from_secs(5);
-
-/// How long after a freeze (or a flood calming down) the server's free
-/// memory is given back, and so how often at most: the screens of a batch
-/// of quiet panes freeze within moments of each other, and one trim serves
-/// them all. Short enough that a user switching tabs a second after a
-/// flood does not meet its peak (at 1 s, half the readings 1 s after 100
-/// panes' floods still saw it: 308 against 198 KiB a pane); a trim walks
-/// the arenas on a blocking thread, off the workers.
-const TRIM_EVERY: Duration = Duration::from_millis(250);
 
 /// How much a live screen's heap must have shrunk from its peak for the
 /// freed memory to be worth giving back: a flood's copied rows take a MiB
@@ -66,38 +58,6 @@ fn freed_enough(peak: &mut usize, held: usize) -> bool {
     *peak = if freed { held } else { held.max(*peak) };
     freed
 }
-
-/// A trim is scheduled; the one flag the panes share.
-static TRIM_DUE: AtomicBool = AtomicBool::new(false);
-
-/// Gives the allocator's free pages back to the system a moment from now,
-/// unless that is already planned (or there is no runtime to plan it on:
-/// a screen used outside the server).
-fn trim_soon() {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    if TRIM_DUE.swap(true, Ordering::AcqRel) {
-        return;
-    }
-    runtime.spawn(async {
-        tokio::time::sleep(TRIM_EVERY).await;
-        TRIM_DUE.store(false, Ordering::Release);
-        // It walks every arena, holding its lock: not on a worker thread.
-        let _ = tokio::task::spawn_blocking(release_free_memory).await;
-    });
-}
-
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn release_free_memory() {
-    // SAFETY: malloc_trim takes a plain integer and only touches the
-    // allocator's own state, under its locks.
-    unsafe { libc::malloc_trim(0) };
-}
-
-/// Other allocators return memory by themselves, or not at all.
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn release_free_memory() {}
 
 /// What a freeze check decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,15 +167,18 @@ impl PaneScreen {
         }
     }
 
-    /// Feeds output to the live screen. When a flood calms down the
-    /// screen renders its history and frees the rows it had copied (a
-    /// MiB block or more); the server then gives the freed memory back soon
-    /// ([`trim_soon`]) rather than only once the screen freezes.
+    /// Feeds output to the live screen.
     pub(super) fn feed(&mut self, bytes: &[u8], events: &mut Vec<ScreenEvent>) {
-        let screen = self.changing();
-        screen.feed(bytes, events);
-        let held = screen.heap_bytes();
-        if freed_enough(&mut self.peak_bytes, held) {
+        self.changing().feed(bytes, events);
+        self.give_back_if_freed();
+    }
+
+    /// When the live screen let go of much (the rows a flood scrolled, once
+    /// its tail is rendered; the alternate screen left), the server gives
+    /// the freed memory back soon ([`trim_soon`]) rather than only once the
+    /// screen freezes.
+    fn give_back_if_freed(&mut self) {
+        if freed_enough(&mut self.peak_bytes, self.live.heap_bytes()) {
             trim_soon();
         }
     }
@@ -274,9 +237,15 @@ impl PaneScreen {
         self.live().modes()
     }
 
+    /// The tail to persist. The pane renders it every
+    /// [`TAIL_DEBOUNCE`](super::TAIL_DEBOUNCE) while output flows, which is
+    /// also when the rows that scrolled into the history are rendered (the
+    /// screen keeps no time to tell when output paused).
     pub(super) fn history_for_tail(&mut self, max_bytes: usize) -> String {
         self.tail_stale = false;
-        self.live().history_for_tail(max_bytes)
+        let tail = self.live().history_for_tail(max_bytes);
+        self.give_back_if_freed();
+        tail
     }
 
     /// Frozen, and its tail was rendered since it last changed: the tail
@@ -431,7 +400,7 @@ mod tests {
     }
 
     #[test]
-    fn a_flood_that_calms_down_gives_memory_back() {
+    fn a_flood_whose_history_is_rendered_gives_memory_back() {
         let mut screen = Screen::new(Size { rows: 24, cols: 80 }, 2000);
         let mut peak = screen.heap_bytes();
         assert!(!freed_enough(&mut peak, screen.heap_bytes()));
@@ -441,7 +410,10 @@ mod tests {
         screen.feed(flood.as_bytes(), &mut Vec::new());
         assert!(!freed_enough(&mut peak, screen.heap_bytes()), "growing");
         screen.feed(b"$ ", &mut Vec::new());
-        assert!(freed_enough(&mut peak, screen.heap_bytes()), "calm");
+        assert!(!freed_enough(&mut peak, screen.heap_bytes()), "not settled");
+        // What rendering the tail does.
+        screen.settle();
+        assert!(freed_enough(&mut peak, screen.heap_bytes()), "settled");
         screen.feed(b"ls\r\n", &mut Vec::new());
         assert!(!freed_enough(&mut peak, screen.heap_bytes()), "an echo");
     }

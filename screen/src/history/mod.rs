@@ -11,7 +11,7 @@
 //! last row is trimmed.
 //!
 //! A row is not rendered as it leaves but copied into [`pending`], and
-//! rendered by [`History::settle`] (when output calms down, or before the
+//! rendered by [`History::settle`] (when output has paused, or before the
 //! history is read): in a flood most rows are pushed out of the line bound
 //! by newer ones first, and then they are never rendered at all.
 //!

@@ -3,7 +3,7 @@
 //! Rendering a row costs about half as much as parsing it did, and in a
 //! flood (`cat` of a big log) almost every row is pushed out of the history
 //! again before anyone reads it. So a row is only copied here as it leaves,
-//! and rendered when output calms down or someone reads the history; rows
+//! and rendered when output has paused or someone reads the history; rows
 //! that newer ones push out of the line bound before that are dropped
 //! unrendered.
 //!

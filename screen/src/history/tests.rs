@@ -436,8 +436,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// A flood keeps rows unrendered and drops those pushed out before it
-    /// calms down: the history ends up as when every row is rendered as it
-    /// leaves (output fed byte by byte settles after every byte).
+    /// is settled: the history ends up as when every row is rendered as it
+    /// leaves (output fed byte by byte, settled after every byte).
     #[test]
     fn floods_keep_what_trickles_keep(output in log_lines(), max_lines in 1usize..40, chunk in 1usize..4096) {
         let size = Size { rows: 4, cols: 20 };
@@ -448,6 +448,7 @@ proptest! {
         }
         for byte in output.as_bytes() {
             trickle.feed(std::slice::from_ref(byte), &mut Vec::new());
+            trickle.settle();
         }
         prop_assert_eq!(flood.history_for_tail(usize::MAX), trickle.history_for_tail(usize::MAX));
         prop_assert_eq!(flood.tail_text(usize::MAX, crate::Style::Ansi), trickle.tail_text(usize::MAX, crate::Style::Ansi));
@@ -456,7 +457,7 @@ proptest! {
 }
 
 #[test]
-fn a_flood_holds_its_rows_until_it_calms_down() {
+fn a_flood_holds_its_rows_until_it_is_settled() {
     let mut screen = Screen::new(Size { rows: 4, cols: 20 }, 10);
     let flood: String = (0..1000).map(|i| format!("line {i}\r\n")).collect();
     screen.feed(flood.as_bytes(), &mut Vec::new());
@@ -466,17 +467,20 @@ fn a_flood_holds_its_rows_until_it_calms_down() {
         assert_eq!(history.len(), 0);
         assert!(!history.is_empty());
     }
-    // A quiet chunk (a prompt) renders them.
+    // A prompt, however quiet, renders nothing: the pane settles the
+    // screen once output has paused.
     screen.feed(b"$ ", &mut Vec::new());
+    assert_eq!(screen.engine.history_mut().len(), 0);
+    screen.settle();
     let history = screen.engine.history_mut();
     assert_eq!(history.len(), 10);
     assert_eq!(history.newest_first().next(), Some("line 996"));
 }
 
 #[test]
-fn a_flood_stays_bounded_before_it_calms_down() {
+fn a_flood_stays_bounded_before_it_is_settled() {
     let mut screen = Screen::new(Size { rows: 4, cols: 200 }, 50);
-    // 30 rows a feed: a flood, never calm.
+    // 30 rows a feed, never settled.
     let chunk = ("y".repeat(150) + "\r\n").repeat(30);
     for _ in 0..2_000 {
         screen.feed(chunk.as_bytes(), &mut Vec::new());
