@@ -15,7 +15,8 @@
 //! trim could give back whole. 100 panes that each ran `seq 1 12000`
 //! (`/tmp` script, 3 alternating rounds) held 169–257 KiB a pane 1 s after
 //! their output at 80x24 and 181–256 at 200x50; with the threshold pinned
-//! at 128 KiB, 78–81 and 86–93, and the spread was gone.
+//! at 128 KiB, 78–81 and 86–93, and the spread was gone (BENCHMARKS.md,
+//! "Large blocks mapped on their own", has the benchmark's figures).
 //!
 //! **Free pages go back once screens freeze or a flood calms**
 //! ([`trim_soon`]): a block a flood's peak used in an arena stays with
