@@ -18,9 +18,9 @@
 //! at 128 KiB, 78–81 and 86–93, and the spread was gone (BENCHMARKS.md,
 //! "Large blocks mapped on their own", has the benchmark's figures).
 //!
-//! **Free pages go back once screens freeze or a flood calms**
-//! ([`trim_soon`]): a block a flood's peak used in an arena stays with
-//! the arena until something trims it.
+//! **Free pages go back once a screen freezes or lets go of much**
+//! ([`trim_soon`]): small blocks freed into an arena stay with it until
+//! something trims it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -29,10 +29,10 @@ use std::time::Duration;
 /// pinned.
 const MAPPED_FROM: usize = 128 * 1024;
 
-/// How long after a freeze (or a flood calming down) the server's free
-/// memory is given back, and so how often at most: the screens of a batch
-/// of quiet panes freeze within moments of each other, and one trim serves
-/// them all. Short enough that a user switching tabs a second after a
+/// How long after a freeze (or a screen letting go of a flood's rows) the
+/// server's free memory is given back, and so how often at most: the
+/// screens of a batch of quiet panes freeze within moments of each other,
+/// and one trim serves them all. Short enough that a user switching tabs a second after a
 /// flood does not meet its peak (at 1 s, half the readings 1 s after 100
 /// panes' floods still saw it: 308 against 198 KiB a pane); a trim walks
 /// the arenas on a blocking thread, off the workers.
