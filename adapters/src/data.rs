@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 use serde::Deserialize;
+use signaltty_types::NewlineKey;
 
 use crate::hook_config::{HookConfig, HookFormat, ProjectRoot};
 use crate::hooks::{AgentActivity, AgentNeeds, HookEffect, HookRule};
@@ -106,7 +107,20 @@ struct AgentFile {
     hooks: Vec<HookText>,
     #[serde(default)]
     hook_config: Option<HookConfigText>,
+    #[serde(default)]
+    keys: Option<KeysText>,
     screen: RuleFile,
+}
+
+/// `[keys]`: how its input box reads keys a plain terminal cannot send.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeysText {
+    /// What it reads as a new line when it asked for no keyboard protocol.
+    newline: NewlineKey,
+    /// The version and how it was seen.
+    #[allow(dead_code)] // for people
+    checked: String,
 }
 
 /// `[hook_config]`: where `signaltty hooks install` writes.
@@ -334,6 +348,7 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         package_markers: file.package_markers,
         screen: Some(screen),
         sessions: file.sessions.map(store).transpose()?,
+        newline_key: file.keys.map(|keys| keys.newline),
     })
 }
 

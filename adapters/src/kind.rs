@@ -2,6 +2,7 @@
 
 use crate::error::{AdapterError, shown};
 use crate::kinds::AdapterSpec;
+use signaltty_types::NewlineKey;
 
 pub use signaltty_types::AgentKind;
 
@@ -23,6 +24,11 @@ pub trait AgentFacts: Sized {
     /// id. Those without one are detected and shown, and their tombstones
     /// offer respawn only.
     fn has_official_resume(self) -> bool;
+
+    /// The key its input box reads as a new line while it asked for no
+    /// keyboard protocol: what Shift+Enter is sent as then (`None`: as
+    /// Enter).
+    fn newline_key(self) -> Option<NewlineKey>;
 }
 
 /// A kind's facts table, inside this crate.
@@ -62,6 +68,10 @@ impl AgentFacts for AgentKind {
 
     fn has_official_resume(self) -> bool {
         self.spec().resume.is_some()
+    }
+
+    fn newline_key(self) -> Option<NewlineKey> {
+        self.spec().newline_key
     }
 }
 

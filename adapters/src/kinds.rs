@@ -31,6 +31,7 @@
 //!   [`ResumeKeeps`] and `resume.rs`); every other launch word is dropped.
 
 use regex::Regex;
+use signaltty_types::NewlineKey;
 
 use crate::hook_config::HookConfig;
 use crate::hooks::HookRule;
@@ -172,6 +173,9 @@ pub(crate) struct AdapterSpec {
     pub(crate) screen: Option<Rules>,
     /// Where it writes its session ids by itself (see `discover.rs`).
     pub(crate) sessions: Option<SessionStore>,
+    /// What its input box reads as a new line when it asked for no
+    /// keyboard protocol; `None`: nothing known (Enter submits).
+    pub(crate) newline_key: Option<NewlineKey>,
 }
 
 impl AdapterSpec {
@@ -197,6 +201,7 @@ impl AdapterSpec {
             package_markers: Vec::new(),
             screen: None,
             sessions: None,
+            newline_key: None,
         }
     }
 

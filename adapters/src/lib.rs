@@ -86,3 +86,4 @@ pub use resume::{ResumeCommand, resume_argv};
 pub use rules::{RuleBook, Rules, RulesSource, ScreenState, Verdict};
 pub use secrets::without_secrets;
 pub use session_id::{SessionId, validate_session_id};
+pub use signaltty_types::NewlineKey;

@@ -694,6 +694,9 @@ fn print_explained(e: &ExplainReply, out: &mut dyn Write) -> std::io::Result<()>
     if e.waiting > 0 {
         writeln!(out, "waiting     {} `ctl wait` client(s)", e.waiting)?;
     }
+    if let Some(keys) = &e.keys {
+        writeln!(out, "keys        {keys}")?;
+    }
     if let Some(resume) = &e.resume {
         writeln!(out, "resume      {}", resume.argv.join(" "))?;
         let words = |list: &[String]| match list.is_empty() {

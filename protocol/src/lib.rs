@@ -40,8 +40,8 @@ pub use replies::*;
 /// crate to read them.
 pub use names::{Named, Signal};
 pub use signaltty_types::{
-    AgentKind, Attention, Branch, Direction, Layout, Lifecycle, NotificationRecord, PaneState,
-    Severity,
+    AgentKind, Attention, Branch, Direction, Layout, Lifecycle, NewlineKey, NotificationRecord,
+    PaneState, Severity,
 };
 
 /// The protocol version every envelope carries.
@@ -134,12 +134,15 @@ mod tests {
                 argv: vec!["claude".into(), "--resume".into(), "x".into()],
                 dropped: Vec::new(),
             }),
+            shift_enter_as: Some(NewlineKey::AltEnter),
         };
         let text = serde_json::to_string(&frame).unwrap();
+        assert!(text.contains(r#""shift_enter_as":"alt+enter""#), "{text}");
         assert!(text.contains(r#""action":"resume""#), "{text}");
         assert!(text.contains(r#""state":"EXITED""#), "{text}");
         assert!(!text.contains("dropped"), "{text}");
         let back: StateFrame = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.shift_enter_as, Some(NewlineKey::AltEnter));
         let mut revive = back.revive.unwrap();
         assert_eq!(revive.describe(), "resume: claude --resume x");
         revive.dropped = vec!["--print".into(), "fix it".into()];

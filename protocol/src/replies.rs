@@ -105,9 +105,15 @@ pub struct AttachReply {
     /// For a pane with no process: what `r` runs.
     #[serde(default)]
     pub revive: Option<Revive>,
+    /// What to send Shift+Enter as while the pane's program asks for no
+    /// keyboard protocol: the key its agent reads as a new line (absent:
+    /// Enter). Later changes come in [`StateFrame`]s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shift_enter_as: Option<signaltty_types::NewlineKey>,
 }
 
-/// The payload of a [`frame::STATE`] frame.
+/// The payload of a [`frame::STATE`] frame: sent when the pane's state or
+/// what its program reads Shift+Enter as changes.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StateFrame {
     pub state: signaltty_types::PaneState,
@@ -116,6 +122,9 @@ pub struct StateFrame {
     /// For a pane with no process: what `r` runs.
     #[serde(default)]
     pub revive: Option<Revive>,
+    /// As in [`AttachReply`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shift_enter_as: Option<signaltty_types::NewlineKey>,
 }
 
 /// The result of a method that only says it was done.
@@ -419,6 +428,10 @@ pub struct ExplainReply {
     /// What a resume of the pane's agent would run, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<ResumeExplained>,
+    /// How keys reach the pane's program: the keyboard protocol it asked
+    /// for, and what Shift+Enter is sent as (absent for a saved screen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<String>,
 }
 
 /// `ctl explain`'s word on a pane's resume.

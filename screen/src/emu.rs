@@ -32,6 +32,7 @@ use alacritty_terminal::vte::ansi::{
 use unicode_width::UnicodeWidthChar;
 
 use crate::history::History;
+use crate::identity;
 use crate::keyboard::Keyboard;
 
 /// Collects the `Term`'s events; `Term` owns its listener and offers no way
@@ -345,6 +346,13 @@ impl Emu<'_> {
         Some(count)
     }
 
+    /// `CSI > q` (XTVERSION), which vte does not parse: the fast parser
+    /// finds it and asks here.
+    pub(crate) fn report_version(&mut self) {
+        self.listener
+            .send_event(Event::PtyWrite(identity::version_report()));
+    }
+
     /// `CSI count b`: the last character written, `count` times more (at
     /// least once), as vte repeats it; nothing if none was ever written.
     pub(crate) fn repeat(&mut self, count: u16) {
@@ -442,7 +450,9 @@ impl Handler for Emu<'_> {
     }
 
     fn identify_terminal(&mut self, intermediate: Option<char>) {
-        Handler::identify_terminal(&mut *self.term, intermediate)
+        if let Some(answer) = identity::device_attributes(intermediate) {
+            self.listener.send_event(Event::PtyWrite(answer));
+        }
     }
 
     fn device_status(&mut self, arg: usize) {

@@ -284,6 +284,18 @@ impl KeyboardFollower {
         self.keyboard.flags()
     }
 
+    /// A follower that starts where this one stands, for a stream that
+    /// goes on with more than this one's (a client's own modes on the same
+    /// terminal); `None` in the middle of an escape sequence, whose rest
+    /// the copy could not read.
+    pub fn fork(&self) -> Option<KeyboardFollower> {
+        (self.state == VtState::Ground).then(|| KeyboardFollower {
+            parser: Processor::default(),
+            state: VtState::Ground,
+            keyboard: self.keyboard.clone(),
+        })
+    }
+
     /// The modifyOtherKeys level the stream set.
     pub fn modify_other_keys(&self) -> u8 {
         self.keyboard.modify_other_keys()
@@ -435,6 +447,18 @@ mod tests {
         f.feed(b"1");
         f.feed(b"u");
         assert_eq!(f.flags(), 1);
+    }
+
+    #[test]
+    fn a_fork_goes_on_from_where_it_was_made() {
+        let mut f = followed(b"\x1b[>3u\x1b[>4;1m");
+        let mut fork = f.fork().expect("in the ground state");
+        fork.feed(b"\x1b[>1u");
+        assert_eq!((fork.flags(), fork.modify_other_keys()), (1, 1));
+        fork.feed(b"\x1b[<u");
+        assert_eq!(fork.flags(), 3, "the original's push is below");
+        f.feed(b"\x1b[>");
+        assert!(f.fork().is_none(), "mid-sequence");
     }
 
     #[test]

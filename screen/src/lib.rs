@@ -138,6 +138,7 @@ mod fast;
 mod freeze;
 mod fresh;
 mod history;
+mod identity;
 mod keyboard;
 mod keys;
 mod osc;
@@ -168,7 +169,9 @@ pub use crate::freeze::FrozenScreen;
 use crate::history::History;
 use crate::keyboard::Keyboard;
 pub use crate::keyboard::{KeyboardFollower, MAX_KEYBOARD_STACK, kitty};
-pub use crate::keys::{KeyEvent, KeyPress, MAX_KEY_NAME, NamedKey, UnknownKey, decode_key};
+pub use crate::keys::{
+    KeyEvent, KeyPress, KeyTarget, MAX_KEY_NAME, NamedKey, UnknownKey, decode_key,
+};
 pub use crate::osc::MAX_OSC_BYTES;
 use crate::osc::{Interpreter, Scanner, Step};
 pub use crate::transcript::Since;

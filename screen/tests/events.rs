@@ -208,13 +208,42 @@ fn cursor_position_report_is_answered() {
     let events = feed(&mut s, b"\x1b[5;12Habc\x1b[6n");
     assert_eq!(events, [ScreenEvent::Reply(b"\x1b[5;15R".to_vec())]);
     assert_eq!(
-        feed(&mut s, b"\x1b[c"),
-        [ScreenEvent::Reply(b"\x1b[?6c".to_vec())]
-    );
-    assert_eq!(
         feed(&mut s, b"\x1b[5n"),
         [ScreenEvent::Reply(b"\x1b[0n".to_vec())]
     );
+}
+
+/// Regression: Claude Code asks XTVERSION and, given no answer, turns on
+/// no keyboard protocol; DA2 answered with alacritty's version.
+#[test]
+fn the_terminal_says_it_is_signaltty() {
+    let version = env!("CARGO_PKG_VERSION");
+    let xtversion = format!("\x1bP>|signaltty {version}\x1b\\").into_bytes();
+    for asked in [&b"\x1b[>0q"[..], b"\x1b[>q"] {
+        let (events, screen) = events_for_every_split(&[b"a", asked, b"b"].concat());
+        assert_eq!(events, [ScreenEvent::Reply(xtversion.clone())], "{asked:?}");
+        assert_eq!(screen, "ab", "{asked:?} leaves nothing on the screen");
+    }
+    // Not XTVERSION: another parameter, an intermediate, no marker (the
+    // last is DECSCUSR's cousin and sets nothing either).
+    for other in [&b"\x1b[>1q"[..], b"\x1b[>0 q", b"\x1b[0q", b"\x1b[?0q"] {
+        let (events, _) = events_for_every_split(other);
+        assert_eq!(events, [], "{other:?}");
+    }
+    let mut s = new_screen();
+    assert_eq!(
+        feed(&mut s, b"\x1b[c"),
+        [ScreenEvent::Reply(b"\x1b[?62;22c".to_vec())]
+    );
+    let da2 = feed(&mut s, b"\x1b[>c");
+    let [ScreenEvent::Reply(da2)] = &da2[..] else {
+        panic!("DA2 unanswered: {da2:?}");
+    };
+    assert!(
+        da2.starts_with(b"\x1b[>1;") && da2.ends_with(b";0c"),
+        "{da2:?}"
+    );
+    assert_eq!(feed(&mut s, b"\x1b[=c"), [], "DA3 is not reported");
 }
 
 #[test]

@@ -135,12 +135,13 @@ async fn attach(p: params::PaneAttach, ctx: &Ctx) -> Result<Attachment, WireErro
     })?;
     let reply = AttachReply {
         pane: view.record.id.clone(),
-        state: attached.state,
-        exit_code: attached.exit_code,
+        state: attached.status.state,
+        exit_code: attached.status.exit_code,
         offset: attached.offset,
         rows: attached.size.rows,
         cols: attached.size.cols,
-        revive: attached.revive.map(wire_revive),
+        revive: attached.status.revive.map(wire_revive),
+        shift_enter_as: attached.status.shift_enter_as,
     };
     Ok((pane, reply, attached.frames, attached.input))
 }

@@ -70,15 +70,12 @@ fn encode(next: PaneFrame, pieces: &mut Vec<Piece>) {
             pieces.push(Piece::Header(frame::header(frame::SNAPSHOT, bytes.len())));
             pieces.push(Piece::Shared(bytes));
         }
-        PaneFrame::State {
-            state,
-            exit_code,
-            revive,
-        } => {
+        PaneFrame::State(status) => {
             let payload = json!(StateFrame {
-                state,
-                exit_code,
-                revive: revive.map(wire_revive),
+                state: status.state,
+                exit_code: status.exit_code,
+                revive: status.revive.map(wire_revive),
+                shift_enter_as: status.shift_enter_as,
             })
             .to_string();
             pieces.push(Piece::Owned(frame::encode(
@@ -112,6 +109,7 @@ mod tests {
     use std::task::{Context, Poll};
 
     use signaltty_actors::model::PaneState;
+    use signaltty_actors::pane::subscribers::PaneStatus;
     use tokio::sync::mpsc;
 
     use super::*;
@@ -185,11 +183,12 @@ mod tests {
             cols: 80,
         }];
         frames.extend((0..outputs).map(|i| PaneFrame::Output(Bytes::from(format!("line {i}\n")))));
-        frames.push(PaneFrame::State {
+        frames.push(PaneFrame::State(PaneStatus {
             state: PaneState::Exited,
             exit_code: Some(3),
             revive: None,
-        });
+            shift_enter_as: None,
+        }));
         frames
     }
 

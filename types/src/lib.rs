@@ -15,7 +15,8 @@
 //! - [`layout`]: a tab's split tree and the edits made to it.
 //! - [`records`]: pane state, lifecycle, attention, severity,
 //!   notifications;
-//!   [`agent`]: the agent kinds, by name.
+//!   [`agent`]: the agent kinds, by name; [`keys`]: the key an agent
+//!   reads as a new line.
 //! - [`bounds`]: the bound of every saved string and list.
 //! - [`id`]: the id rule that keeps ids usable as file names.
 //! - [`session`]: the names of sessions; [`private_dir`]: the check that a
@@ -25,6 +26,7 @@ pub mod agent;
 pub mod bounds;
 mod error;
 pub mod id;
+pub mod keys;
 pub mod layout;
 pub mod private_dir;
 pub mod records;
@@ -32,5 +34,6 @@ pub mod session;
 
 pub use agent::AgentKind;
 pub use error::{Result, TypesError};
+pub use keys::NewlineKey;
 pub use layout::{Branch, DEFAULT_RATIO, Direction, Layout, MAX_LAYOUT_DEPTH, clamp_ratio};
 pub use records::{Attention, Lifecycle, Millis, NotificationRecord, PaneState, Severity};

@@ -124,6 +124,8 @@ pub struct Explained {
     pub session_file: Option<String>,
     /// How many `ctl wait` clients wait on the pane.
     pub waiting: usize,
+    /// How keys reach its program, in one line (see `KeyTarget::describe`).
+    pub keys: String,
 }
 
 /// The parts of the pane a look at its screen reads and moves.
@@ -479,12 +481,13 @@ impl Awareness {
     }
 
     /// `ctl explain` of the pane `record` and `screen` describe, on which
-    /// `waiting` clients wait.
+    /// `waiting` clients wait and whose program gets keys as `keys` says.
     pub(super) fn explain(
         &self,
         record: &PaneRecord,
         screen: &mut PaneScreen,
         waiting: usize,
+        keys: String,
     ) -> Explained {
         let kind = self.kind(record);
         let book = rule_book();
@@ -508,6 +511,7 @@ impl Awareness {
             rules,
             session_file: self.session_file.clone(),
             waiting,
+            keys,
         }
     }
 }

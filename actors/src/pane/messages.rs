@@ -8,10 +8,9 @@ use signaltty_persistence::{PtySize, Severity};
 
 use super::input::{InputPiece, InputQueue};
 use super::process::ProcessEvent;
-use super::subscribers::{CatchUp, PaneFrame, Revive};
+use super::subscribers::{CatchUp, PaneFrame, PaneStatus};
 use super::{aware, prompt, wait, worktree};
 use crate::error::ActorError;
-use crate::model::PaneState;
 
 /// What `read` returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,11 +42,8 @@ pub struct Attached {
     pub offset: u64,
     /// Where the client's keystrokes wait for the program.
     pub input: InputQueue,
-    pub state: PaneState,
-    pub exit_code: Option<i32>,
+    pub status: PaneStatus,
     pub size: PtySize,
-    /// For a pane with no process: what reviving it runs.
-    pub revive: Option<Revive>,
     /// Starts with the snapshot, then output, in order.
     pub frames: tokio::sync::mpsc::Receiver<PaneFrame>,
 }

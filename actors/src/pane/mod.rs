@@ -49,12 +49,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef};
-use signaltty_adapters::{self as adapters, AgentKind};
+use signaltty_adapters::{self as adapters, AgentFacts, AgentKind};
 use signaltty_persistence::{
     AgentRecord, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
     looks_secret,
 };
-use signaltty_screen::{ScreenEvent, Size};
+use signaltty_screen::{KeyTarget, ScreenEvent, Size};
 use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
@@ -70,7 +70,7 @@ use process::SpawnSpec;
 use pty::{NativePty, OpenPty, Pty};
 use reaper::Reaper;
 use ring::{DEFAULT_RING_BYTES, OutputRing};
-use subscribers::{Output, Revive, Subscribers};
+use subscribers::{Output, PaneStatus, Subscribers};
 
 /// How often a pane with new output renders and publishes its tail.
 pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
@@ -160,8 +160,8 @@ pub struct Pane {
     revivals: revive::Revivals,
     subscribers: Subscribers,
     catch_up_due: bool,
-    /// The state attached clients were last told about.
-    announced: (PaneState, Option<i32>, Option<Revive>),
+    /// What attached clients were last told.
+    announced: Option<PaneStatus>,
     /// Bounds what output can cost: notifications and record publishes.
     gates: OutputGates,
     input: InputQueue,
@@ -201,7 +201,7 @@ impl Actor for PaneActor {
             revivals: revive::Revivals::default(),
             subscribers: Subscribers::default(),
             catch_up_due: false,
-            announced: (PaneState::Exited, None, None),
+            announced: None,
             gates: OutputGates::default(),
             input: InputQueue::default(),
             context: args.context,
@@ -280,22 +280,34 @@ impl Pane {
         self.gates.record_published();
         publish(SnapshotMsg::Pane(Box::new(self.view())));
         self.check_waiters(0);
-        let now = (
-            self.state,
-            self.record.exit_code,
-            revive::offer(self.state, &self.record),
-        );
-        if now != self.announced {
-            self.announced = now.clone();
+        let now = self.status();
+        if self.announced.as_ref() != Some(&now) {
+            self.announced = Some(now.clone());
             self.subscribers.state(
-                now.0,
-                now.1,
-                now.2,
+                now,
                 Output {
                     ring: &self.ring,
                     snapshot: || self.screen.replay(),
                 },
             );
+        }
+    }
+
+    /// What attached clients are told of the pane now.
+    fn status(&self) -> PaneStatus {
+        PaneStatus {
+            state: self.state,
+            exit_code: self.record.exit_code,
+            revive: revive::offer(self.state, &self.record),
+            shift_enter_as: self.current_kind().newline_key(),
+        }
+    }
+
+    /// What decides the bytes a key becomes for the pane's program.
+    fn key_target(&mut self) -> KeyTarget {
+        KeyTarget {
+            modes: self.screen.modes(),
+            shift_enter_as: self.current_kind().newline_key(),
         }
     }
 

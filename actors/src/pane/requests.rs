@@ -37,10 +37,8 @@ impl Pane {
         Attached {
             offset: self.ring.end(),
             input: self.input.clone(),
-            state: self.state,
-            exit_code: self.record.exit_code,
+            status: self.status(),
             size: self.record.pty_size,
-            revive: revive::offer(self.state, &self.record),
             frames,
         }
     }

@@ -86,9 +86,11 @@ impl Pane {
             }
             PaneMsg::DebugPanic => panic!("fault injected into pane {}", self.record.id),
             PaneMsg::Explain(reply) => {
-                let explained =
-                    self.aware
-                        .explain(&self.record, &mut self.screen, self.waiters.count());
+                let keys = self.key_target().describe();
+                let waiting = self.waiters.count();
+                let explained = self
+                    .aware
+                    .explain(&self.record, &mut self.screen, waiting, keys);
                 let _ = reply.send(explained);
             }
             PaneMsg::Wait { what, met, reply } => {
@@ -105,8 +107,8 @@ impl Pane {
                 let _ = reply.send(self.prompt(myself, text, queue));
             }
             PaneMsg::EncodeKeys(keys, reply) => {
-                let modes = self.screen.modes();
-                let _ = reply.send(keys.iter().flat_map(|k| k.encode(&modes)).collect());
+                let target = self.key_target();
+                let _ = reply.send(keys.iter().flat_map(|k| k.encode_for(&target)).collect());
             }
             PaneMsg::IsWatched(reply) => {
                 let _ = reply.send(self.subscribers.watching());

@@ -15,6 +15,8 @@ use bytes::Bytes;
 use tokio::sync::mpsc::{self, Receiver, Sender, error::TrySendError};
 
 use super::ring::OutputRing;
+use signaltty_adapters::NewlineKey;
+
 use crate::model::PaneState;
 
 /// Frames a client's queue holds before it counts as lagging.
@@ -62,12 +64,21 @@ pub enum PaneFrame {
     /// Escape sequences that repaint the whole screen as it is now, on a
     /// terminal of `rows` x `cols`.
     Snapshot { bytes: Bytes, rows: u16, cols: u16 },
-    /// The pane's state changed (it exited, or was resumed).
-    State {
-        state: PaneState,
-        exit_code: Option<i32>,
-        revive: Option<Revive>,
-    },
+    /// The pane's state changed (it exited, or was resumed), or what its
+    /// program reads Shift+Enter as did.
+    State(PaneStatus),
+}
+
+/// What attached clients are told of the pane besides its screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PaneStatus {
+    pub state: PaneState,
+    pub exit_code: Option<i32>,
+    /// For a pane with no process: what reviving it runs.
+    pub revive: Option<Revive>,
+    /// What a client sends Shift+Enter as (see `KeyTarget`): the key the
+    /// agent in the pane reads as a new line.
+    pub shift_enter_as: Option<NewlineKey>,
 }
 
 #[derive(Debug, Default)]
@@ -172,19 +183,8 @@ impl Subscribers {
         self.offer(None, now)
     }
 
-    pub fn state(
-        &mut self,
-        state: PaneState,
-        exit_code: Option<i32>,
-        revive: Option<Revive>,
-        now: Output<'_, impl FnMut() -> Vec<u8>>,
-    ) -> bool {
-        let frame = PaneFrame::State {
-            state,
-            exit_code,
-            revive,
-        };
-        self.offer(Some(frame), now)
+    pub fn state(&mut self, status: PaneStatus, now: Output<'_, impl FnMut() -> Vec<u8>>) -> bool {
+        self.offer(Some(PaneFrame::State(status)), now)
     }
 
     fn offer(
@@ -195,7 +195,7 @@ impl Subscribers {
         let end = now.ring.end();
         let (rows, cols) = self.size;
         let at = Instant::now();
-        let state = matches!(frame, Some(PaneFrame::State { .. }));
+        let state = matches!(frame, Some(PaneFrame::State(_)));
         let mut picture: Option<Bytes> = None;
         self.clients.retain_mut(|client| {
             let paced = client.catch_up == CatchUp::Screen;
@@ -402,7 +402,7 @@ mod tests {
                 match frame {
                     PaneFrame::Output(bytes) => sent_bytes += bytes.len(),
                     PaneFrame::Snapshot { .. } => pictures += 1,
-                    PaneFrame::State { .. } => {}
+                    PaneFrame::State(_) => {}
                 }
             }
         }

@@ -200,7 +200,7 @@ impl Harness {
     /// The pane's state and exit code, as an attaching client is told.
     async fn state(&self) -> (PaneState, Option<i32>) {
         let attached = self.attach().await;
-        (attached.state, attached.exit_code)
+        (attached.status.state, attached.status.exit_code)
     }
 
     async fn screen(&self) -> String {
@@ -244,11 +244,8 @@ async fn next_state(attached: &mut Attached) -> (PaneState, Option<i32>) {
             .await
             .expect("a frame in time")
             .expect("a frame");
-        if let PaneFrame::State {
-            state, exit_code, ..
-        } = frame
-        {
-            return (state, exit_code);
+        if let PaneFrame::State(status) = frame {
+            return (status.state, status.exit_code);
         }
     }
 }

@@ -17,10 +17,10 @@ impl Mux {
     pub(super) fn act(&mut self, action: Action) {
         match action {
             Action::SendPrefix => {
-                let modes = self.focused_modes();
+                let target = self.focused_key_target();
                 let raw = self
                     .keyboard
-                    .for_pane(&self.prefix_raw, &modes)
+                    .for_pane(&self.prefix_raw, &target)
                     .into_owned();
                 self.send_focused(&raw);
             }

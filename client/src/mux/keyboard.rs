@@ -15,10 +15,16 @@
 //! Keys always go to the focused pane. When what the terminal sends is not
 //! what the pane asked for (focus just moved, or the terminal cannot), the
 //! key is decoded and encoded again for the pane; a key let go is dropped.
+//!
+//! A pane whose program asked for no protocol but whose agent reads
+//! another key as a new line (Claude Code: Alt+Enter) gets the terminal
+//! set to tell Shift+Enter apart all the same (kitty's disambiguate flag,
+//! else modifyOtherKeys), and its keys encoded again: Shift+Enter as that
+//! key, everything else as a plain terminal sends it.
 
 use std::borrow::Cow;
 
-use signaltty_screen::{KeyEvent, Modes, decode_key, kitty};
+use signaltty_screen::{KeyEvent, KeyTarget, Modes, decode_key, kitty};
 
 use crate::term::KeyboardUndo;
 
@@ -82,15 +88,21 @@ impl OuterKeyboard {
         }
     }
 
-    /// The encoding to set on the terminal for a pane with `pane` modes.
-    fn wanted(&self, pane: &Modes) -> Encoding {
+    /// The encoding to set on the terminal for the pane `target`.
+    fn wanted(&self, target: &KeyTarget) -> Encoding {
+        let pane = &target.modes;
+        let translates = target.translates_shift_enter();
         match self.support {
             Support::Unknown => Encoding::default(),
+            Support::Kitty if translates => Encoding {
+                kitty_flags: kitty::DISAMBIGUATE,
+                modify_other_keys: 0,
+            },
             Support::Kitty => Encoding::of(pane),
             Support::Legacy => Encoding {
                 kitty_flags: 0,
-                modify_other_keys: if pane.kitty_flags & (kitty::DISAMBIGUATE | kitty::ALL_KEYS)
-                    != 0
+                modify_other_keys: if translates
+                    || pane.kitty_flags & (kitty::DISAMBIGUATE | kitty::ALL_KEYS) != 0
                 {
                     2
                 } else {
@@ -100,11 +112,11 @@ impl OuterKeyboard {
         }
     }
 
-    /// The bytes that make the terminal send keys as the focused pane's
-    /// `modes` ask (the defaults without a pane); empty when it already
+    /// The bytes that make the terminal send keys as the focused pane
+    /// `target` asks (the defaults without a pane); empty when it already
     /// does.
-    pub fn follow(&mut self, modes: &Modes) -> Vec<u8> {
-        let wanted = self.wanted(modes);
+    pub fn follow(&mut self, target: &KeyTarget) -> Vec<u8> {
+        let wanted = self.wanted(target);
         if wanted == self.set {
             return Vec::new();
         }
@@ -140,16 +152,16 @@ impl OuterKeyboard {
         out
     }
 
-    /// A key's bytes as the pane with `pane` modes asked for them; they
-    /// pass unchanged when the terminal sends what the pane asked for.
-    /// A pane that asked for nothing gets legacy bytes whatever arrives.
-    pub fn for_pane<'a>(&self, raw: &'a [u8], pane: &Modes) -> Cow<'a, [u8]> {
-        let asked = Encoding::of(pane);
+    /// A key's bytes as the pane `target` asked for them; they pass
+    /// unchanged when the terminal sends what the pane asked for. A pane
+    /// that asked for nothing gets legacy bytes whatever arrives.
+    pub fn for_pane<'a>(&self, raw: &'a [u8], target: &KeyTarget) -> Cow<'a, [u8]> {
+        let asked = Encoding::of(&target.modes);
         if asked == self.set && asked != Encoding::default() {
             return Cow::Borrowed(raw);
         }
         match decode_key(raw) {
-            Some(KeyEvent::Press(press)) => Cow::Owned(press.encode(pane)),
+            Some(KeyEvent::Press(press)) => Cow::Owned(press.encode_for(target)),
             Some(KeyEvent::Inert) => Cow::Borrowed(&[]),
             // Legacy bytes: what the terminal sent is all there is.
             None => Cow::Borrowed(raw),
@@ -160,13 +172,50 @@ impl OuterKeyboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use signaltty_protocol::NewlineKey;
 
-    fn pane(kitty_flags: u8, modify_other_keys: u8) -> Modes {
-        Modes {
-            kitty_flags,
-            modify_other_keys,
-            ..Modes::default()
+    fn pane(kitty_flags: u8, modify_other_keys: u8) -> KeyTarget {
+        KeyTarget {
+            modes: Modes {
+                kitty_flags,
+                modify_other_keys,
+                ..Modes::default()
+            },
+            shift_enter_as: None,
         }
+    }
+
+    fn claude() -> KeyTarget {
+        KeyTarget {
+            shift_enter_as: Some(NewlineKey::AltEnter),
+            ..pane(0, 0)
+        }
+    }
+
+    /// Regression: Claude Code asks for no keyboard protocol, and its
+    /// Shift+Enter arrived as CR, which submits.
+    #[test]
+    fn an_agent_that_asked_nothing_gets_its_new_line_for_shift_enter() {
+        let (mut outer, undo) = kitty_terminal();
+        assert_eq!(
+            outer.follow(&claude()),
+            b"\x1b[>1u",
+            "the terminal tells it apart"
+        );
+        assert_eq!(undo.take(), b"\x1b[<u");
+        assert_eq!(outer.for_pane(b"\x1b[13;2u", &claude()).as_ref(), b"\x1b\r");
+        assert_eq!(outer.for_pane(b"\r", &claude()).as_ref(), b"\r");
+        assert_eq!(outer.for_pane(b"\x1b[99;5u", &claude()).as_ref(), b"\x03");
+        assert_eq!(outer.for_pane(b"\x1b[27u", &claude()).as_ref(), b"\x1b");
+        assert_eq!(outer.follow(&pane(0, 0)), b"\x1b[<u", "a shell needs none");
+
+        let mut xterm = OuterKeyboard::new(KeyboardUndo::default());
+        xterm.answered_attributes();
+        assert_eq!(xterm.follow(&claude()), b"\x1b[>4;2m");
+        assert_eq!(
+            xterm.for_pane(b"\x1b[27;2;13~", &claude()).as_ref(),
+            b"\x1b\r"
+        );
     }
 
     fn kitty_terminal() -> (OuterKeyboard, KeyboardUndo) {
@@ -191,7 +240,7 @@ mod tests {
         assert_eq!(undo.take(), b"\x1b[<u");
         assert_eq!(outer.follow(&pane(1, 0)), b"", "already so");
         assert_eq!(outer.follow(&pane(7, 0)), b"\x1b[<u\x1b[>7u");
-        assert_eq!(outer.follow(&Modes::default()), b"\x1b[<u");
+        assert_eq!(outer.follow(&KeyTarget::default()), b"\x1b[<u");
         assert_eq!(undo.take(), b"");
     }
 

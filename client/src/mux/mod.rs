@@ -371,7 +371,7 @@ impl Mux {
 
     /// Keeps the user's terminal sending keys as the focused pane asked.
     fn follow_keyboard(&mut self) {
-        let bytes = self.keyboard.follow(&self.focused_modes());
+        let bytes = self.keyboard.follow(&self.focused_key_target());
         if !bytes.is_empty() {
             self.write(&bytes);
         }
@@ -379,18 +379,18 @@ impl Mux {
 
     fn on_tokens(&mut self, tokens: Vec<Token>) {
         let mut typed: Vec<u8> = Vec::new();
-        let mut modes = self.focused_modes();
+        let mut target = self.focused_key_target();
         for token in tokens {
             if let Token::Key { raw, .. } | Token::Inert(raw) = &token
                 && self.types(&token)
             {
                 // The common case, typing: gathered into one write.
-                typed.extend_from_slice(&self.keyboard.for_pane(raw, &modes));
+                typed.extend_from_slice(&self.keyboard.for_pane(raw, &target));
                 continue;
             }
             self.send_focused(&std::mem::take(&mut typed));
             self.on_token(token);
-            modes = self.focused_modes();
+            target = self.focused_key_target();
         }
         self.send_focused(&typed);
     }
@@ -405,9 +405,10 @@ impl Mux {
         }
     }
 
-    fn focused_modes(&self) -> signaltty_screen::Modes {
+    fn focused_key_target(&self) -> signaltty_screen::KeyTarget {
         self.focused_pane()
-            .map(|id| self.modes_of(&id))
+            .and_then(|id| self.links.get(&id))
+            .map(|link| link.shared.key_target())
             .unwrap_or_default()
     }
 

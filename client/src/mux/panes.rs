@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::Result;
-use signaltty_protocol::{CatchUp, PaneState, Revive, StateFrame, frame, params};
-use signaltty_screen::{Screen, ScreenEvent, Size};
+use signaltty_protocol::{CatchUp, NewlineKey, PaneState, Revive, StateFrame, frame, params};
+use signaltty_screen::{KeyTarget, Screen, ScreenEvent, Size};
 
 use super::Event;
 use crate::client::{Connection, Endpoint, connect_stream};
@@ -33,6 +33,8 @@ pub struct PaneStatus {
     pub exit_code: Option<i32>,
     /// What `r` runs, for a pane with no process.
     pub revive: Option<Revive>,
+    /// What Shift+Enter is sent as (see [`KeyTarget`]).
+    pub shift_enter_as: Option<NewlineKey>,
 }
 
 impl PaneStatus {
@@ -54,6 +56,19 @@ pub struct Shared {
 impl Shared {
     pub fn screen(&self) -> std::sync::MutexGuard<'_, Screen> {
         self.screen.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What decides the bytes a key becomes for the pane's program.
+    pub fn key_target(&self) -> KeyTarget {
+        let shift_enter_as = self
+            .status
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .shift_enter_as;
+        KeyTarget {
+            modes: self.screen().modes(),
+            shift_enter_as,
+        }
     }
 
     pub fn status(&self) -> PaneStatus {
@@ -110,6 +125,7 @@ impl PaneLink {
                 state: reply.state,
                 exit_code: reply.exit_code,
                 revive: reply.revive,
+                shift_enter_as: reply.shift_enter_as,
             }),
             dirty: AtomicBool::new(false),
             fed: AtomicUsize::new(0),
@@ -197,6 +213,7 @@ fn read_frames(reader: &mut impl std::io::Read, shared: &Shared, id: &str, event
                     state: state.state,
                     exit_code: state.exit_code,
                     revive: state.revive,
+                    shift_enter_as: state.shift_enter_as,
                 };
             }
             _ => continue,

@@ -53,8 +53,8 @@ struct Csi {
     /// How many `;` and `:` were read; after the first, `first` is
     /// complete.
     separators: u16,
-    /// A private marker (`?`, `>`, ...) came first.
-    marked: bool,
+    /// The private marker (`?`, `>`, ...) that came first, if one did.
+    marker: Option<u8>,
 }
 
 /// vte's `Params` hold this many; a sequence with more is ignored.
@@ -119,6 +119,17 @@ impl Parser {
                     }
                 }
             }
+            if byte == b'q' && self.asks_version() {
+                // vte has no XTVERSION: the sequence is cancelled there as
+                // REP's is, and answered here.
+                self.hand_to_vte(emu, &bytes[slow..i]);
+                self.vte.advance(emu, b"\x18");
+                self.state = State::Ground;
+                emu.report_version();
+                i += 1;
+                slow = i;
+                continue;
+            }
             if byte == b'b' && self.repeats() {
                 // vte's own idea of the character to repeat is stale once
                 // runs bypass it: it is cancelled (CAN does nothing else
@@ -151,8 +162,18 @@ impl Parser {
     #[inline]
     fn repeats(&self) -> bool {
         matches!(self.state, State::CsiEntry | State::CsiParam)
-            && !self.csi.marked
+            && self.csi.marker.is_none()
             && self.csi.separators < VTE_PARAMS
+    }
+
+    /// Whether a `q` now ends `CSI > q` or `CSI > 0 q` (XTVERSION): no
+    /// intermediates (those move the state on), one parameter at most.
+    #[inline]
+    fn asks_version(&self) -> bool {
+        matches!(self.state, State::CsiEntry | State::CsiParam)
+            && self.csi.marker == Some(b'>')
+            && self.csi.separators == 0
+            && self.csi.first == 0
     }
 
     /// Follows a CSI sequence's parameters as vte reads them.
@@ -167,7 +188,7 @@ impl Parser {
                     .saturating_add(u16::from(byte - b'0'))
             }
             b':' | b';' => csi.separators = csi.separators.saturating_add(1),
-            0x3c..=0x3f if self.state == State::CsiEntry => csi.marked = true,
+            0x3c..=0x3f if self.state == State::CsiEntry => csi.marker = Some(byte),
             _ => {}
         }
     }

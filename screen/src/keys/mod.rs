@@ -15,6 +15,7 @@ use std::fmt;
 
 pub use self::modern::{KeyEvent, decode_key};
 use crate::Modes;
+use signaltty_types::NewlineKey;
 
 /// The longest key name accepted (`shift+pagedown` and the like fit).
 pub const MAX_KEY_NAME: usize = 32;
@@ -130,6 +131,22 @@ impl KeyPress {
         Ok(press)
     }
 
+    /// The bytes `target`'s program gets for this key: as [`Self::encode`]
+    /// has it, but Shift+Enter to a program that asked for no protocol
+    /// telling it from Enter is the key its agent reads as a new line.
+    pub fn encode_for(&self, target: &KeyTarget) -> Vec<u8> {
+        match target.shift_enter_as {
+            Some(key) if self.is_shift_enter() && !target.tells_shift_enter() => {
+                KeyPress::from(key).encode(&target.modes)
+            }
+            _ => self.encode(&target.modes),
+        }
+    }
+
+    fn is_shift_enter(&self) -> bool {
+        self.key == NamedKey::Enter && self.shift && !self.alt && !self.ctrl
+    }
+
     /// The bytes the program gets for this key in `modes`: the kitty
     /// protocol's or modifyOtherKeys' form if the program asked for one
     /// and the key has one, else xterm's.
@@ -194,6 +211,108 @@ impl KeyPress {
             }
         }
     }
+}
+
+/// What decides the bytes a key becomes for one pane's program: the
+/// modes it asked for, and the key its agent reads as a new line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeyTarget {
+    pub modes: Modes,
+    /// What Shift+Enter is sent as while the program asked for no
+    /// protocol that tells it from Enter (`None`: as Enter).
+    pub shift_enter_as: Option<NewlineKey>,
+}
+
+impl KeyTarget {
+    /// Whether the program asked for a protocol in which Shift+Enter has
+    /// an encoding of its own.
+    pub fn tells_shift_enter(&self) -> bool {
+        let press = KeyPress {
+            key: NamedKey::Enter,
+            shift: true,
+            alt: false,
+            ctrl: false,
+        };
+        press.kitty(self.modes.kitty_flags).is_some()
+            || press
+                .modify_other_keys(self.modes.modify_other_keys)
+                .is_some()
+    }
+
+    /// Whether Shift+Enter is sent as a key other than itself: the program
+    /// asked for nothing that tells it apart, and its agent reads another
+    /// key as a new line.
+    pub fn translates_shift_enter(&self) -> bool {
+        self.shift_enter_as.is_some() && !self.tells_shift_enter()
+    }
+
+    /// One line on how keys reach the program, for `ctl explain`.
+    pub fn describe(&self) -> String {
+        let shift_enter = KeyPress {
+            key: NamedKey::Enter,
+            shift: true,
+            alt: false,
+            ctrl: false,
+        };
+        let protocol = if self.modes.kitty_flags
+            & (crate::kitty::DISAMBIGUATE | crate::kitty::ALL_KEYS)
+            != 0
+        {
+            format!(
+                "the kitty keyboard protocol (flags {})",
+                self.modes.kitty_flags
+            )
+        } else if self.modes.modify_other_keys != 0 {
+            format!("modifyOtherKeys level {}", self.modes.modify_other_keys)
+        } else {
+            "xterm's legacy keys (it asked for no keyboard protocol)".to_string()
+        };
+        let bytes = escaped(&shift_enter.encode_for(self));
+        match self.shift_enter_as {
+            Some(key) if self.translates_shift_enter() => format!(
+                "{protocol}; Shift+Enter is sent as {} ({bytes}), which its agent reads as a new line",
+                key.as_str()
+            ),
+            _ => format!("{protocol}; Shift+Enter is sent as {bytes}"),
+        }
+    }
+}
+
+impl From<NewlineKey> for KeyPress {
+    fn from(key: NewlineKey) -> KeyPress {
+        let (key, alt, ctrl) = match key {
+            NewlineKey::AltEnter => (NamedKey::Enter, true, false),
+            NewlineKey::CtrlJ => (NamedKey::Char('j'), false, true),
+        };
+        KeyPress {
+            key,
+            shift: false,
+            alt,
+            ctrl,
+        }
+    }
+}
+
+/// Bytes as a person reads them: `ESC [13;2u`, `ESC CR`, `CR`.
+fn escaped(bytes: &[u8]) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut text = String::new();
+    for &byte in bytes {
+        let control = match byte {
+            0x1b => "ESC",
+            b'\r' => "CR",
+            b'\n' => "LF",
+            0x20..0x7f => {
+                text.push(char::from(byte));
+                continue;
+            }
+            _ => "?",
+        };
+        words.extend((!text.is_empty()).then(|| std::mem::take(&mut text)));
+        words.push(control.to_string());
+    }
+    words.extend((!text.is_empty()).then_some(text));
+    words.join(" ")
 }
 
 enum Modifier {
@@ -306,6 +425,63 @@ mod tests {
 
     fn bytes(name: &str) -> Vec<u8> {
         KeyPress::parse(name).unwrap().encode(&Modes::default())
+    }
+
+    fn target(kitty_flags: u8, modify_other_keys: u8, key: Option<NewlineKey>) -> KeyTarget {
+        KeyTarget {
+            modes: Modes {
+                kitty_flags,
+                modify_other_keys,
+                ..Modes::default()
+            },
+            shift_enter_as: key,
+        }
+    }
+
+    /// Regression: Claude Code asks for no keyboard protocol, so Shift+Enter
+    /// went out as CR and submitted the prompt.
+    #[test]
+    fn shift_enter_is_the_agents_new_line_where_nothing_tells_it_apart() {
+        let shift_enter = KeyPress::parse("shift+enter").unwrap();
+        let claude = target(0, 0, Some(NewlineKey::AltEnter));
+        assert_eq!(shift_enter.encode_for(&claude), b"\x1b\r");
+        let ctrl_j = target(0, 0, Some(NewlineKey::CtrlJ));
+        assert_eq!(shift_enter.encode_for(&ctrl_j), b"\n");
+        assert_eq!(shift_enter.encode_for(&target(0, 0, None)), b"\r");
+        // A program that asked for a protocol gets Shift+Enter itself.
+        let kitty = target(1, 0, Some(NewlineKey::AltEnter));
+        assert_eq!(shift_enter.encode_for(&kitty), b"\x1b[13;2u");
+        let other_keys = target(0, 1, Some(NewlineKey::AltEnter));
+        assert_eq!(shift_enter.encode_for(&other_keys), b"\x1b[27;2;13~");
+        // Flags that do not change Enter leave it to the fallback.
+        let releases_only = target(2, 0, Some(NewlineKey::AltEnter));
+        assert_eq!(shift_enter.encode_for(&releases_only), b"\x1b\r");
+        // Every other key is as `encode` has it.
+        for name in ["enter", "ctrl+enter", "alt+enter", "shift+tab", "a"] {
+            let press = KeyPress::parse(name).unwrap();
+            assert_eq!(
+                press.encode_for(&claude),
+                press.encode(&claude.modes),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn how_keys_reach_a_program_is_said_in_one_line() {
+        let claude = target(0, 0, Some(NewlineKey::AltEnter)).describe();
+        assert!(claude.contains("legacy keys"), "{claude}");
+        assert!(claude.contains("sent as alt+enter (ESC CR)"), "{claude}");
+        let shell = target(0, 0, None).describe();
+        assert!(shell.ends_with("Shift+Enter is sent as CR"), "{shell}");
+        let codex = target(7, 0, Some(NewlineKey::AltEnter)).describe();
+        assert!(
+            codex.starts_with("the kitty keyboard protocol (flags 7)"),
+            "{codex}"
+        );
+        assert!(codex.ends_with("sent as ESC [13;2u"), "{codex}");
+        let xterm = target(0, 2, None).describe();
+        assert!(xterm.contains("modifyOtherKeys level 2"), "{xterm}");
     }
 
     #[test]

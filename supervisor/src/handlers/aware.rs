@@ -39,6 +39,7 @@ pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<ExplainReply, 
                 session_file: None,
                 waiting: 0,
                 resume: None,
+                keys: None,
             })
         }
         _ => Err(bad_params("give either a pane or a saved screen")),
@@ -69,6 +70,7 @@ async fn explain_pane(ctx: &Ctx, query: &str) -> Result<ExplainReply, WireError>
             kept: command.kept,
             dropped: command.dropped,
         }),
+        keys: Some(explained.keys),
     })
 }
 

@@ -28,9 +28,12 @@ use anyhow::{Context, Result, bail};
 use signal_hook::consts::SIGWINCH;
 use signaltty_protocol::{CatchUp, PaneState, Revive, ReviveAction, StateFrame, frame, params};
 
+mod keyboard;
+
+use self::keyboard::{KeyRoute, Keyboard};
 use crate::client::{Client, ClientError, Connection, Endpoint, connect_stream};
-use crate::term::{KeyboardUndo, RawTerminal, SignalGuard, TerminalHandle, watch_signals};
-use signaltty_screen::{KeyEvent, KeyboardFollower, Modes, decode_key};
+use crate::term::{RawTerminal, SignalGuard, TerminalHandle, watch_signals};
+use signaltty_screen::{KeyEvent, Modes, decode_key};
 
 /// Parses a detach key such as `C-]`, `^a` or `ctrl-b`.
 pub fn parse_key(spec: &str) -> Result<u8> {
@@ -91,10 +94,7 @@ fn attach_loop(endpoint: &Endpoint, pane: &str, options: Options) -> Result<End>
     let signals = Signals::install(terminal.handle())?;
     // Across reattaches: the next session's first picture pops what this
     // one pushed before pushing the pane's modes again.
-    let mut keyboard = Keyboard {
-        follower: KeyboardFollower::default(),
-        undo: terminal.keyboard_undo(),
-    };
+    let mut keyboard = Keyboard::new(terminal.keyboard_undo());
     loop {
         let stream = match connection.take() {
             Some(stream) => stream,
@@ -153,36 +153,6 @@ impl PaneNow {
     }
 }
 
-/// The keyboard protocols the pane's output set on this terminal, and
-/// what takes them back when attach gives the terminal back.
-struct Keyboard {
-    follower: KeyboardFollower,
-    undo: KeyboardUndo,
-}
-
-impl Keyboard {
-    /// Writes a picture of the screen. A picture pushes the pane's keyboard
-    /// modes as if onto a terminal in its first keyboard state, so what the
-    /// output and pictures before it pushed is popped first: otherwise
-    /// every picture of a flood would stack the pane's flags once more, and
-    /// output that later pops them would leave this terminal's on.
-    fn picture(&mut self, out: &mut impl Write, picture: &[u8]) -> std::io::Result<()> {
-        out.write_all(&self.follower.undo())?;
-        self.follower = KeyboardFollower::default();
-        self.follower.feed(picture);
-        self.undo.set(self.follower.undo());
-        out.write_all(picture)
-    }
-
-    fn follow(&mut self, output: &[u8]) {
-        let before = (self.follower.flags(), self.follower.modify_other_keys());
-        self.follower.feed(output);
-        if (self.follower.flags(), self.follower.modify_other_keys()) != before {
-            self.undo.set(self.follower.undo());
-        }
-    }
-}
-
 fn session(
     connection: Connection,
     mut keys: KeyContext,
@@ -216,17 +186,23 @@ fn session(
     signals.watch(stream.try_clone()?, writer.clone());
 
     let mut out = std::io::stdout().lock();
-    read_keys(stream.try_clone()?, writer, now.clone(), stop.clone(), keys);
+    keyboard.attached(reply.shift_enter_as);
+    read_keys(
+        stream.try_clone()?,
+        writer,
+        now.clone(),
+        stop.clone(),
+        keys,
+        keyboard.route(),
+    );
     let mut shown: Option<(PaneState, Option<i32>)> = Some((reply.state, reply.exit_code));
     while let Some((kind, payload)) = crate::stream::read_frame(&mut attached.reader) {
         match kind {
-            frame::OUTPUT => {
-                keyboard.follow(&payload);
-                out.write_all(&payload)?;
-            }
+            frame::OUTPUT => keyboard.output(&mut out, &payload)?,
             frame::SNAPSHOT => keyboard.picture(&mut out, &payload)?,
             frame::STATE => {
                 if let Ok(frame) = serde_json::from_slice::<StateFrame>(&payload) {
+                    keyboard.shift_enter_as(&mut out, frame.shift_enter_as)?;
                     now.set(frame.state == PaneState::Live, frame.revive.clone());
                     shown = Some((frame.state, frame.exit_code));
                     if !now.live.load(Ordering::SeqCst) {
@@ -292,12 +268,14 @@ fn read_keys(
     now: Arc<PaneNow>,
     stop: Arc<Stop>,
     keys: KeyContext,
+    route: Arc<KeyRoute>,
 ) {
     let spawned = std::thread::Builder::new()
         .name("attach-keys".into())
         .spawn(move || {
             let mut stdin = std::io::stdin().lock();
             let mut buf = [0u8; 4096];
+            let mut paste = false;
             loop {
                 let n = match stdin.read(&mut buf) {
                     Ok(0) | Err(_) => break,
@@ -305,12 +283,16 @@ fn read_keys(
                 };
                 let input = &buf[..n];
                 if let Some(at) = detach_at(input, keys.detach_key) {
-                    send(&writer, frame::INPUT, &input[..at]);
+                    send(
+                        &writer,
+                        frame::INPUT,
+                        &route.encode(&input[..at], &mut paste),
+                    );
                     stop.detached.store(true, Ordering::SeqCst);
                     break;
                 }
                 if now.live.load(Ordering::SeqCst) {
-                    send(&writer, frame::INPUT, input);
+                    send(&writer, frame::INPUT, &route.encode(input, &mut paste));
                     continue;
                 }
                 match input.first() {
