@@ -417,7 +417,17 @@ impl Awareness {
                 });
             }
             ScreenState::Working => {
-                self.turn = true;
+                let started = !std::mem::replace(&mut self.turn, true);
+                let known = record
+                    .agent
+                    .as_ref()
+                    .is_some_and(|agent| agent.agent_session_id.is_some());
+                // Codex writes its session's file with the first prompt, and
+                // offline its turn never ends: look as the turn starts.
+                if started && !known {
+                    self.discovery_tries = 0;
+                    self.discover(myself, record, sight.spawn);
+                }
                 changed |= record.set_lifecycle(Lifecycle::Working);
             }
             ScreenState::Idle => changed |= self.turn_over(myself, sight),
