@@ -1,6 +1,6 @@
 //! End to end with the real agent CLIs, pinned, offline: Claude Code and
 //! Codex as npm ships them, not stand-ins. `.ci/run` installs the pinned
-//! versions ([`PINNED`]) and points `SIGNALTTY_REAL_AGENTS` at their `bin`
+//! versions (`tests/real_agents.pins`) and points `SIGNALTTY_REAL_AGENTS` at their `bin`
 //! directory; without it every test here says it skipped, and why.
 //!
 //! Offline means a temp `HOME`, dummy keys and an API address where
@@ -21,9 +21,22 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use support::{TestServer, wait_for};
 
-/// The versions the agents' data files were checked against; `.ci/run`
-/// installs these.
-const PINNED: &[(&str, &str)] = &[("claude", "2.1.197"), ("codex", "0.171.0")];
+/// The versions the agents' data files were checked against, one CLI a
+/// line (`command package version`); `.ci/run` installs these.
+const PINS: &str = include_str!("real_agents.pins");
+
+/// The pinned version of the `name` CLI.
+fn pinned(name: &str) -> &'static str {
+    PINS.lines()
+        .filter(|line| !line.starts_with('#'))
+        .find_map(
+            |line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+                [command, _package, version] if command == name => Some(version),
+                _ => None,
+            },
+        )
+        .expect("a pinned version in tests/real_agents.pins")
+}
 
 /// Real CLIs start in seconds on an idle machine; a loaded one is slower.
 const DEADLINE: Duration = Duration::from_secs(90);
@@ -62,11 +75,7 @@ fn real_cli(name: &str, test: &str) -> Option<PathBuf> {
         ));
         return None;
     }
-    let pinned = PINNED
-        .iter()
-        .find(|(cli, _)| *cli == name)
-        .map(|(_, version)| *version)
-        .expect("a pinned version");
+    let pinned = pinned(name);
     let version = Command::new(&bin)
         .arg("--version")
         .output()
@@ -207,6 +216,32 @@ impl Offline {
         }
     }
 
+    /// Waits until claude's transcript of session `id` holds `text`.
+    fn wait_transcript(&self, id: &str, text: &str) {
+        let projects = self.home.join(".claude/projects");
+        wait_for("the prompt in claude's transcript", DEADLINE, || {
+            let transcript = projects
+                .read_dir()
+                .ok()?
+                .filter_map(Result::ok)
+                .map(|dir| dir.path().join(format!("{id}.jsonl")))
+                .find(|path| path.exists())?;
+            std::fs::read_to_string(transcript)
+                .ok()?
+                .contains(text)
+                .then_some(())
+        });
+    }
+
+    /// Waits until the saved state holds session `id` for the pane: what a
+    /// server killed now comes back with.
+    fn wait_saved_session(&self, pane: &str, id: &str) {
+        self.server
+            .wait_snapshot("the session id saved", |snapshot| {
+                snapshot.to_string().contains(id) && snapshot.to_string().contains(pane)
+            });
+    }
+
     fn wait_lifecycle(&self, pane: &str, lifecycle: &str) -> Value {
         self.wait_pane(pane, &format!("pane {pane} {lifecycle}"), |p| {
             p["lifecycle"] == lifecycle
@@ -236,6 +271,31 @@ fn claude_prompt(screen: &str) -> bool {
     screen.contains("? for shortcuts") || screen.lines().any(|l| l.starts_with('❯'))
 }
 
+/// Codex starts a `codex app-server` daemon of its own (parent 1) that
+/// outlives the session; the test ends it with everything else it started.
+impl Drop for Offline {
+    fn drop(&mut self) {
+        let _ = Command::new("pkill")
+            .args(["-KILL", "-f"])
+            .arg(self.home.join(".codex"))
+            .status();
+    }
+}
+
+/// Codex at its composer, past its start-up splash (an Enter typed during
+/// the splash is lost).
+fn codex_ready(screen: &str) -> bool {
+    screen.contains("← for agents")
+}
+
+/// A row ending in `first` and the next one in `second`: two lines in an
+/// input box.
+fn two_lines(screen: &str, first: &str, second: &str) -> bool {
+    let rows: Vec<&str> = screen.lines().collect();
+    rows.windows(2)
+        .any(|pair| pair[0].ends_with(first) && pair[1].trim() == second)
+}
+
 #[test]
 fn real_claude_is_known_launched_and_typed_with_its_session_and_no_hook() {
     let Some(claude) = real_cli("claude", "real_claude_is_known_launched_and_typed") else {
@@ -261,7 +321,9 @@ fn real_claude_is_known_launched_and_typed_with_its_session_and_no_hook() {
     );
 
     let shell = offline.new_pane(&["sh"]);
-    offline.server.ctl_ok(&["send", &shell, "claude", "--enter"]);
+    offline
+        .server
+        .ctl_ok(&["send", &shell, "claude", "--enter"]);
     offline.wait_screen(&shell, "claude's prompt in the shell", claude_prompt);
     let pane = offline.wait_pane(&shell, "claude's session id, from its files", |p| {
         p["agent"]["kind"] == "claude" && session_id(p).is_some()
@@ -289,22 +351,12 @@ fn real_claude_reads_shift_enter_as_a_new_line() {
     offline.server.ctl_ok(&["send-keys", &pane, "shift+enter"]);
     offline.server.ctl_ok(&["send", &pane, "second line"]);
     offline.wait_screen(&pane, "two lines in claude's prompt box", |s| {
-        s.contains("❯ first line\n  second line")
+        two_lines(s, "first line", "second line")
     });
     // Enter sends both lines as one prompt: its transcript holds them.
     offline.server.ctl_ok(&["send-keys", &pane, "enter"]);
-    let id = session_id(&offline.wait_lifecycle(&pane, "done")).expect("its session");
-    let projects = offline.home.join(".claude/projects");
-    wait_for("the prompt in claude's transcript", DEADLINE, || {
-        let transcript = projects
-            .read_dir()
-            .ok()?
-            .filter_map(Result::ok)
-            .map(|dir| dir.path().join(format!("{id}.jsonl")))
-            .find(|path| path.exists())?;
-        let text = std::fs::read_to_string(transcript).ok()?;
-        text.contains(r"first line\nsecond line").then_some(())
-    });
+    let id = session_id(&offline.wait_lifecycle(&pane, "idle")).expect("its session");
+    offline.wait_transcript(&id, r"first line\nsecond line");
 }
 
 #[test]
@@ -317,8 +369,11 @@ fn real_claude_resumes_with_its_flags_after_the_server_is_killed() {
     let pane = offline.new_pane(&["claude", "--model", "sonnet", "--permission-mode", "plan"]);
     offline.wait_screen(&pane, "claude's prompt", claude_prompt);
     // A conversation to resume: claude saves it with its first prompt.
+    offline.wait_lifecycle(&pane, "idle");
     offline.server.ctl_ok(&["agent", "prompt", &pane, "hello"]);
-    let id = session_id(&offline.wait_lifecycle(&pane, "done")).expect("its session");
+    let id = session_id(&offline.server.pane(&pane).expect("the pane")).expect("its session");
+    offline.wait_transcript(&id, "hello");
+    offline.wait_saved_session(&pane, &id);
 
     offline.server.kill9();
     offline.server.launch();
@@ -330,7 +385,37 @@ fn real_claude_resumes_with_its_flags_after_the_server_is_killed() {
         format!("claude --resume {id} --model sonnet --permission-mode plan")
     );
     let screen = offline.screen(&pane);
-    assert!(screen.contains("hello"), "the conversation is back: {screen}");
+    assert!(
+        screen.contains("hello"),
+        "the conversation is back: {screen}"
+    );
+}
+
+#[test]
+fn real_claude_runs_its_installed_hooks_with_signaltty_off_its_path() {
+    let Some(claude) = real_cli("claude", "real_claude_runs_its_installed_hooks") else {
+        return;
+    };
+    let offline = Offline::start(&claude);
+    offline.onboard_claude(true);
+    let installed = offline
+        .server
+        .command()
+        .env("HOME", &offline.home)
+        .args(["hooks", "install", "claude"])
+        .output()
+        .expect("signaltty hooks install");
+    assert!(installed.status.success(), "{installed:?}");
+
+    let pane = offline.new_pane(&["claude"]);
+    offline.wait_screen(&pane, "claude's prompt", claude_prompt);
+    offline.wait_lifecycle(&pane, "idle");
+    offline.server.ctl_ok(&["agent", "prompt", &pane, "hello"]);
+    // The turn fails at once offline; only its hooks tell signaltty it
+    // ended (the screen never showed it working).
+    offline.wait_lifecycle(&pane, "done");
+    let screen = offline.screen(&pane);
+    assert!(!screen.contains("hook error"), "{screen}");
 }
 
 #[test]
@@ -380,17 +465,19 @@ fn real_codex_is_known_and_reads_shift_enter_as_a_new_line() {
     let offline = Offline::start(&codex);
     offline.log_codex_in(&codex);
     let launched = offline.new_pane(&["codex"]);
-    offline.wait_screen(&launched, "codex's composer", |s| s.contains("›"));
+    offline.wait_screen(&launched, "codex ready", codex_ready);
     let pane = offline.wait_lifecycle(&launched, "idle");
     assert_eq!(pane["agent"]["kind"], "codex", "{pane}");
     let explained = offline.server.ctl_ok(&["explain", &launched]);
     assert!(explained.contains("kitty keyboard protocol"), "{explained}");
 
     offline.server.ctl_ok(&["send", &launched, "first line"]);
-    offline.server.ctl_ok(&["send-keys", &launched, "shift+enter"]);
+    offline
+        .server
+        .ctl_ok(&["send-keys", &launched, "shift+enter"]);
     offline.server.ctl_ok(&["send", &launched, "second line"]);
     offline.wait_screen(&launched, "two lines in codex's composer", |s| {
-        s.contains("› first line\n  second line")
+        two_lines(s, "first line", "second line")
     });
     // Sent: codex writes its rollout, whose id signaltty reads.
     offline.server.ctl_ok(&["send-keys", &launched, "enter"]);
@@ -400,7 +487,9 @@ fn real_codex_is_known_and_reads_shift_enter_as_a_new_line() {
     let id = session_id(&pane).expect("an id");
     let rollouts = offline.home.join(".codex/sessions");
     assert!(
-        walk(&rollouts).iter().any(|f| f.to_string_lossy().contains(&id)),
+        walk(&rollouts)
+            .iter()
+            .any(|f| f.to_string_lossy().contains(&id)),
         "{id} is a rollout's"
     );
 
@@ -419,12 +508,13 @@ fn real_codex_resumes_with_its_flags_after_the_server_is_killed() {
     let mut offline = Offline::start(&codex);
     offline.log_codex_in(&codex);
     let pane = offline.new_pane(&["codex", "--model", "o3", "--sandbox", "read-only"]);
-    offline.wait_screen(&pane, "codex's composer", |s| s.contains("›"));
+    offline.wait_screen(&pane, "codex ready", codex_ready);
+    offline.wait_lifecycle(&pane, "idle");
     offline.server.ctl_ok(&["agent", "prompt", &pane, "hello"]);
-    let id = session_id(&offline.wait_pane(&pane, "codex's session id", |p| {
-        session_id(p).is_some()
-    }))
-    .expect("an id");
+    let id =
+        session_id(&offline.wait_pane(&pane, "codex's session id", |p| session_id(p).is_some()))
+            .expect("an id");
+    offline.wait_saved_session(&pane, &id);
 
     offline.server.kill9();
     offline.server.launch();
