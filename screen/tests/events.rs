@@ -246,6 +246,34 @@ fn the_terminal_says_it_is_signaltty() {
     assert_eq!(feed(&mut s, b"\x1b[=c"), [], "DA3 is not reported");
 }
 
+/// The other questions agents ask at start-up, answered for what the
+/// screen does: the kitty keyboard flags in force (`CSI ? u`) and the
+/// modes it knows (DECRQM: set, reset, or unknown).
+#[test]
+fn keyboard_flags_and_modes_are_reported_as_they_are() {
+    let mut s = new_screen();
+    assert_eq!(
+        feed(&mut s, b"\x1b[?u"),
+        [ScreenEvent::Reply(b"\x1b[?0u".to_vec())]
+    );
+    assert_eq!(
+        feed(&mut s, b"\x1b[>1u\x1b[?u"),
+        [ScreenEvent::Reply(b"\x1b[?1u".to_vec())]
+    );
+    assert_eq!(
+        feed(&mut s, b"\x1b[?2004$p"),
+        [ScreenEvent::Reply(b"\x1b[?2004;2$y".to_vec())]
+    );
+    assert_eq!(
+        feed(&mut s, b"\x1b[?2004h\x1b[?2004$p"),
+        [ScreenEvent::Reply(b"\x1b[?2004;1$y".to_vec())]
+    );
+    assert_eq!(
+        feed(&mut s, b"\x1b[?31337$p"),
+        [ScreenEvent::Reply(b"\x1b[?31337;0$y".to_vec())]
+    );
+}
+
 #[test]
 fn events_keep_stream_order() {
     let mut s = new_screen();
