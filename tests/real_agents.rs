@@ -508,7 +508,8 @@ fn real_codex_resumes_with_its_flags_after_the_server_is_killed() {
     let mut offline = Offline::start(&codex);
     offline.log_codex_in(&codex);
     let pane = offline.new_pane(&["codex", "--model", "o3", "--sandbox", "read-only"]);
-    offline.wait_screen(&pane, "codex ready", codex_ready);
+    // Idle only once codex is ready: a prompt typed during its start-up
+    // splash loses its Enter.
     offline.wait_lifecycle(&pane, "idle");
     offline.server.ctl_ok(&["agent", "prompt", &pane, "hello"]);
     let id =

@@ -44,7 +44,7 @@ const CASES: &[Case] = &[
     Case {
         kind: "codex",
         args: &["-m", "o3", "--profile", "work", "-c", "k=v", "hi"],
-        idle: "? for shortcuts",
+        idle: "› Ask Codex to do anything\\n  o3 default · ~/w",
         report: Some("0d1c3e6a-95a8-4bb4-9e40-63a1b2f4c7d8"),
         resumed: "resume {id} -m o3 --profile work",
     },

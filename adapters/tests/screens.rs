@@ -73,7 +73,8 @@ fn recorded_screens_read_as_what_they_show() {
             IDLE,
             "prompt box",
         ),
-        (AgentKind::Codex, "codex-idle", "proj2", IDLE, "prompt"),
+        (AgentKind::Codex, "codex-idle", "proj", IDLE, "prompt"),
+        (AgentKind::Codex, "codex-idle-draft", "proj", IDLE, "prompt"),
         (
             AgentKind::Copilot,
             "copilot-trust",
@@ -233,6 +234,10 @@ fn a_screen_no_rule_knows_reads_as_unknown() {
     // amp with no server to reach: an error, neither working nor waiting.
     let amp = book.rules(AgentKind::Amp).unwrap();
     assert_eq!(amp.evaluate(&screen("amp-offline"), "").state, None);
+    // Codex drawing its composer before it is ready: an Enter typed now
+    // is lost, so it is not idle yet.
+    let codex = book.rules(AgentKind::Codex).unwrap();
+    assert_eq!(codex.evaluate(&screen("codex-starting"), "").state, None);
 }
 
 #[test]
