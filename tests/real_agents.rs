@@ -531,6 +531,39 @@ fn real_codex_resumes_with_its_flags_after_the_server_is_killed() {
     offline.wait_screen(&pane, "the conversation back", |s| s.contains("hello"));
 }
 
+#[test]
+fn real_codex_waits_at_its_sign_in_dialog_as_blocked() {
+    let Some(codex) = real_cli("codex", "real_codex_waits_at_its_sign_in_dialog") else {
+        return;
+    };
+    // No saved login: codex asks how it is to be used.
+    let offline = Offline::start(&codex);
+    let out = offline.server.ctl(&[
+        "agent",
+        "start",
+        "codex",
+        "--workspace",
+        &offline.workspace,
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let error: Value = serde_json::from_slice(&out.stdout)
+        .or_else(|_| serde_json::from_slice(&out.stderr))
+        .expect("a JSON error");
+    assert_eq!(error["error"]["code"], "BLOCKED", "{error}");
+    let message = error["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("sign-in dialog"),
+        "names the dialog: {message}"
+    );
+    let pane = offline.server.ls()["workspaces"][0]["tabs"][0]["panes"][0]["id"]
+        .as_str()
+        .expect("the agent's pane")
+        .to_string();
+    let blocked = offline.wait_lifecycle(&pane, "blocked");
+    assert_eq!(blocked["attention"], "input_required", "{blocked}");
+}
+
 /// Every file under `dir`.
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
