@@ -168,6 +168,33 @@ impl Offline {
         assert!(login.wait().expect("codex login ends").success());
     }
 
+    /// `agent start KIND`, which must fail as BLOCKED at a dialog whose
+    /// name holds `dialog`; the agent's pane, blocked on input.
+    fn start_blocked(&self, kind: &str, dialog: &str) -> String {
+        let out = self.server.ctl(&[
+            "agent",
+            "start",
+            kind,
+            "--workspace",
+            &self.workspace,
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(3), "{out:?}");
+        let error: Value = serde_json::from_slice(&out.stdout)
+            .or_else(|_| serde_json::from_slice(&out.stderr))
+            .expect("a JSON error");
+        assert_eq!(error["error"]["code"], "BLOCKED", "{error}");
+        let message = error["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(dialog), "names the dialog: {message}");
+        let pane = self.server.ls()["workspaces"][0]["tabs"][0]["panes"][0]["id"]
+            .as_str()
+            .expect("the agent's pane")
+            .to_string();
+        let blocked = self.wait_lifecycle(&pane, "blocked");
+        assert_eq!(blocked["attention"], "input_required", "{blocked}");
+        pane
+    }
+
     fn new_pane(&self, argv: &[&str]) -> String {
         let mut args = vec!["new", &self.workspace, "--"];
         args.extend_from_slice(argv);
@@ -425,27 +452,7 @@ fn real_claude_waits_at_its_first_run_dialogs_as_blocked() {
     };
     let offline = Offline::start(&claude);
     offline.onboard_claude(false);
-    let out = offline.server.ctl(&[
-        "agent",
-        "start",
-        "claude",
-        "--workspace",
-        &offline.workspace,
-        "--json",
-    ]);
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    let error: Value = serde_json::from_slice(&out.stdout)
-        .or_else(|_| serde_json::from_slice(&out.stderr))
-        .expect("a JSON error");
-    assert_eq!(error["error"]["code"], "BLOCKED", "{error}");
-    let message = error["error"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("trust"), "names the dialog: {message}");
-    let pane = offline.server.ls()["workspaces"][0]["tabs"][0]["panes"][0]["id"]
-        .as_str()
-        .expect("the agent's pane")
-        .to_string();
-    let blocked = offline.wait_lifecycle(&pane, "blocked");
-    assert_eq!(blocked["attention"], "input_required", "{blocked}");
+    let pane = offline.start_blocked("claude", "trust");
     // Trusted: the next question is the key's.
     offline.server.ctl_ok(&["send-keys", &pane, "enter"]);
     offline.wait_screen(&pane, "the API key question", |s| {
@@ -538,30 +545,7 @@ fn real_codex_waits_at_its_sign_in_dialog_as_blocked() {
     };
     // No saved login: codex asks how it is to be used.
     let offline = Offline::start(&codex);
-    let out = offline.server.ctl(&[
-        "agent",
-        "start",
-        "codex",
-        "--workspace",
-        &offline.workspace,
-        "--json",
-    ]);
-    assert_eq!(out.status.code(), Some(3), "{out:?}");
-    let error: Value = serde_json::from_slice(&out.stdout)
-        .or_else(|_| serde_json::from_slice(&out.stderr))
-        .expect("a JSON error");
-    assert_eq!(error["error"]["code"], "BLOCKED", "{error}");
-    let message = error["error"]["message"].as_str().unwrap_or_default();
-    assert!(
-        message.contains("sign-in dialog"),
-        "names the dialog: {message}"
-    );
-    let pane = offline.server.ls()["workspaces"][0]["tabs"][0]["panes"][0]["id"]
-        .as_str()
-        .expect("the agent's pane")
-        .to_string();
-    let blocked = offline.wait_lifecycle(&pane, "blocked");
-    assert_eq!(blocked["attention"], "input_required", "{blocked}");
+    offline.start_blocked("codex", "sign-in dialog");
 }
 
 /// Every file under `dir`.
