@@ -233,16 +233,11 @@ impl Revivals {
         }
     }
 
-    /// Time for a look: a resumed agent whose own drawing reads as a state
-    /// of its kind is up.
+    /// Time for a look: a resumed agent that is up makes the resume done.
     pub(super) fn look(&mut self) {
-        let up = self.current.as_ref().is_some_and(|revival| {
-            revival
-                .resume
-                .as_ref()
-                .is_some_and(|r| r.typed.is_none() && aware::shows_state(r.kind, &revival.drawn))
-        });
-        if up && let Some(revival) = self.current.take() {
+        if self.current.as_ref().is_some_and(Revival::is_up)
+            && let Some(revival) = self.current.take()
+        {
             let _ = revival.reply.send(Ok(()));
         }
     }
@@ -273,6 +268,15 @@ impl Revivals {
 }
 
 impl Revival {
+    /// A resumed agent is up once its own drawing reads as a state of its
+    /// kind; in a shell, only once the shell runs it (the shell's prompt may
+    /// read as the agent's).
+    fn is_up(&self) -> bool {
+        self.resume.as_ref().is_some_and(|r| {
+            r.typed.is_none() && (!r.in_shell || r.seen) && aware::shows_state(r.kind, &self.drawn)
+        })
+    }
+
     fn failed(self, what: &str) -> Failed {
         Failed {
             revival: self,
