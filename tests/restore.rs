@@ -269,6 +269,40 @@ fn resume_fails_visibly_and_the_tombstone_keeps_its_tail() {
     );
 }
 
+#[test]
+fn a_resume_that_fails_after_drawing_a_line_fails_with_that_line_only() {
+    // The restored screen holds the old agent's prompt, which reads as a
+    // state of its kind: only what the resumed child draws may say it is up.
+    let root = support::short_temp_dir();
+    let fake = FakeAgents::new(root.path());
+    fake.install("echo 'restored-history-marker'\nprintf '? for shortcuts\\n'\nexec sleep 1000");
+    let mut server = TestServer::start_with(true, vec![fake.path_env()]);
+    let ws = server.workspace("stale", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
+    server.wait_output(&pane, "? for shortcuts");
+    server.wait_tail(&pane, "? for shortcuts");
+    server.kill9();
+    fake.install("echo 'No previous sessions found for this project.'\nsleep 2.2\nexit 42");
+    server.launch();
+
+    let out = server.ctl(&["resume", &pane]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("No previous sessions found"), "{err}");
+    assert!(!err.contains("restored-history-marker"), "{err}");
+    assert_eq!(server.pane(&pane).unwrap()["state"], "RESUMABLE");
+    assert!(
+        server
+            .ctl_ok(&["read", &pane])
+            .contains("restored-history-marker")
+    );
+
+    // One that draws its prompt and stays up is resumed.
+    fake.install("printf '? for shortcuts\\n'\nexec sleep 1000");
+    server.ctl_ok(&["resume", &pane]);
+    assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE");
+}
+
 fn status(server: &TestServer) -> Value {
     server.ctl_json(&["status"])
 }

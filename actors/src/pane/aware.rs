@@ -23,7 +23,7 @@ use signaltty_adapters::{
     self as adapters, AgentKind, AgentNeeds, RuleBook, ScreenState, Verdict, hooks_report,
 };
 use signaltty_persistence::{AgentRecord, Attention, Lifecycle, PaneRecord};
-use signaltty_screen::Style;
+use signaltty_screen::{Screen, Style};
 use tracing::{debug, info};
 
 use super::attention::Axes;
@@ -60,6 +60,15 @@ pub fn install_rules(book: RuleBook) {
 /// The rules in force: those installed at start, else the bundled ones.
 pub fn rule_book() -> Arc<RuleBook> {
     RULES.get_or_init(|| Arc::new(RuleBook::bundled())).clone()
+}
+
+/// Whether `screen` reads as a state of `kind`, by its rules.
+pub(super) fn shows_state(kind: AgentKind, screen: &Screen) -> bool {
+    rule_book().rules(kind).is_some_and(|rules| {
+        rules
+            .state(&screen.screen_text(Style::Plain), screen.title())
+            .is_some()
+    })
 }
 
 /// What a pane knows about the agent in it, beyond its record.
@@ -136,14 +145,6 @@ pub(super) struct Sight<'a> {
     pub(super) unwatched: bool,
     /// The process the look is about.
     pub(super) spawn: u64,
-}
-
-/// What a look at the screen found.
-pub(super) struct Read {
-    /// The record changed: publish it.
-    pub(super) changed: bool,
-    /// The screen read as a state of this kind (a resumed agent may be up).
-    pub(super) recognised: Option<AgentKind>,
 }
 
 /// What the foreground process turned out to be, and what that changed.
@@ -337,16 +338,12 @@ impl Awareness {
     }
 
     /// Reads the screen against the current kind's rules and moves the
-    /// lifecycle accordingly.
-    pub(super) fn read_screen(&mut self, myself: &Myself, mut sight: Sight<'_>) -> Read {
+    /// lifecycle accordingly; true when the record changed.
+    pub(super) fn read_screen(&mut self, myself: &Myself, mut sight: Sight<'_>) -> bool {
         let kind = self.kind(sight.record);
-        let mut read = Read {
-            changed: false,
-            recognised: None,
-        };
         let book = rule_book();
         let Some(rules) = book.rules(kind) else {
-            return read;
+            return false;
         };
         let text = sight.screen.screen_text(Style::Plain);
         let title = sight.screen.title().to_string();
@@ -359,14 +356,11 @@ impl Awareness {
             Some(ScreenState::Idle) if still_for < STILL => {
                 myself.after(STILL - still_for, SelfMsg::Inspect);
                 self.inspect_due = true;
+                false
             }
-            Some(state) => read.changed = self.apply_screen(myself, &mut sight, kind, state),
-            None => {}
+            Some(state) => self.apply_screen(myself, &mut sight, kind, state),
+            None => false,
         }
-        if state.is_some() {
-            read.recognised = Some(kind);
-        }
-        read
     }
 
     /// The screen shows `text` under `title` at `now`: since when it has

@@ -17,12 +17,10 @@ use crate::procfs::Foreground;
 
 impl Pane {
     pub(super) fn freeze_check(&mut self, myself: &Myself) {
-        // A revival's first words are read back from the ring if it
-        // fails; nobody else reads what went before an attach.
+        // Nobody reads what went before an attach.
         if self
             .screen
             .freeze_check(myself, self.subscribers.watching())
-            && !self.revivals.in_flight()
         {
             self.ring.release();
         }
@@ -34,8 +32,7 @@ impl Pane {
             // The shell still runs: hang it up, and ignore its last events.
             self.spawn += 1;
         }
-        let size = self.screen.size();
-        failed.undo(&self.ring, size, &mut self.record, &mut self.state);
+        failed.undo(&mut self.record, &mut self.state);
         self.publish();
         self.publish_tail();
     }
@@ -78,13 +75,10 @@ impl Pane {
             unwatched: self.subscribers.is_empty(),
             spawn: self.spawn,
         };
-        let read = self.aware.read_screen(myself, sight);
-        if read.changed {
+        if self.aware.read_screen(myself, sight) {
             self.publish();
         }
-        if let Some(kind) = read.recognised {
-            self.revivals.recognised(kind);
-        }
+        self.revivals.look();
     }
 
     /// Records what the program printed as a notification, when the rate
@@ -129,11 +123,11 @@ impl Pane {
     pub(super) async fn on_process_event(&mut self, myself: &Myself, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
+                self.revivals.on_output(myself, spawn, &bytes);
                 if self.on_output(myself, bytes).await {
                     self.schedule_catch_up(myself);
                 }
                 self.aware.inspect_soon(myself);
-                self.revivals.on_output(myself, self.spawn);
                 if let Some(process) = &self.process {
                     process.return_credit();
                 }
@@ -168,8 +162,8 @@ impl Pane {
     /// Returns whether an attached client is lagging. The chunk is shared
     /// by the ring and every client, not copied.
     async fn on_output(&mut self, myself: &Myself, bytes: bytes::Bytes) -> bool {
-        // Only attached clients and a revival read the ring back.
-        if self.subscribers.watching() || self.revivals.in_flight() {
+        // Only attached clients read the ring back.
+        if self.subscribers.watching() {
             self.ring.push(bytes.clone());
         } else {
             self.ring.pass(bytes.len());

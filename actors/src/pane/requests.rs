@@ -107,9 +107,9 @@ impl Pane {
             return;
         }
         self.publish();
-        let output_from = self.ring.end();
+        let size = self.screen.size();
         self.revivals
-            .begin(myself, self.spawn, before, resume, reply, output_from);
+            .begin(myself, self.spawn, before, resume, reply, size);
     }
 
     pub(super) fn signal(&self, signal: i32, group: bool) -> Result<(), ActorError> {

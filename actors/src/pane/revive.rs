@@ -4,9 +4,11 @@
 //! possible. A respawned child that fails within [`REVIVE_GRACE`] fails the
 //! command, and the pane goes back to the tombstone it was.
 //!
-//! A resume succeeds only once the agent is up: its screen reads as a known
-//! state, or it still runs after [`RESUME_WAIT`]. If it ends first, the
-//! command fails with what it printed since the resume. An agent that was
+//! A resume succeeds only once the agent is up: what it drew since the
+//! resume began (not the restored history still on the pane's screen, which
+//! may show the old agent's prompt) reads as a state of its kind, or it still
+//! runs after [`RESUME_WAIT`]. If it ends first, the command fails with what
+//! it drew, and only that. An agent that was
 //! found running inside the pane's shell comes back inside a fresh shell:
 //! the shell starts in the saved cwd and the resume command is typed into
 //! it, so when the agent ends the user is at their prompt again.
@@ -19,10 +21,9 @@ use signaltty_persistence::{AgentRecord, PaneRecord};
 use signaltty_screen::{Screen, Size, Style};
 use tracing::{info, warn};
 
-use super::aware::recorded_kind;
+use super::aware::{self, recorded_kind};
 use super::input::InputQueue;
 use super::pty::Pty;
-use super::ring::OutputRing;
 use super::subscribers::Revive;
 use super::{Myself, REVIVE_GRACE, SelfMsg};
 use crate::error::ActorError;
@@ -45,8 +46,9 @@ struct Revival {
     before: Before,
     /// A resume: the agent that must come up.
     resume: Option<Resuming>,
-    /// Where the revived child's output starts in the ring.
-    output_from: u64,
+    /// What the revived child drew, on a screen of its own: what says a
+    /// resumed agent is up, and what a failed child printed.
+    drawn: Screen,
 }
 
 /// The pane as it was before a revival: what a failed one goes back to.
@@ -146,15 +148,9 @@ impl Before {
 }
 
 impl Revivals {
-    /// Whether a revival may still read its child's output back from the
-    /// ring (to say what a failed child printed).
-    pub(super) fn in_flight(&self) -> bool {
-        self.current.is_some()
-    }
-
-    /// A revived child started as `spawn`. The reply waits
-    /// [`REVIVE_GRACE`] (a resume [`RESUME_WAIT`]): a child that fails by
-    /// then fails the command and the pane stays a tombstone.
+    /// A revived child started as `spawn` on a pane of `size`. The reply
+    /// waits [`REVIVE_GRACE`] (a resume [`RESUME_WAIT`]): a child that fails
+    /// by then fails the command and the pane stays a tombstone.
     pub(super) fn begin(
         &mut self,
         myself: &Myself,
@@ -162,7 +158,7 @@ impl Revivals {
         before: Before,
         resume: Option<Resuming>,
         reply: Reply,
-        output_from: u64,
+        size: Size,
     ) {
         let wait = if resume.is_some() {
             RESUME_WAIT
@@ -176,7 +172,7 @@ impl Revivals {
             reply,
             before,
             resume,
-            output_from,
+            drawn: Screen::new(size, 0),
         });
         myself.after(wait, SelfMsg::ReviveSettled { spawn });
     }
@@ -207,9 +203,14 @@ impl Revivals {
         None
     }
 
-    /// The first output of a resumed shell (`spawn`): its prompt is up, so
-    /// the resume command can be typed.
-    pub(super) fn on_output(&self, myself: &Myself, spawn: u64) {
+    /// The revived child (`spawn`) printed `bytes`. A resumed shell's first
+    /// output is its prompt: the resume command can be typed.
+    pub(super) fn on_output(&mut self, myself: &Myself, spawn: u64, bytes: &[u8]) {
+        let Some(revival) = self.current.as_mut() else {
+            return;
+        };
+        // Its queries were answered by the pane's own screen.
+        revival.drawn.feed(bytes, &mut Vec::new());
         if self.typing().is_some() {
             myself.after(Duration::from_millis(50), SelfMsg::TypeResume { spawn });
         }
@@ -232,14 +233,9 @@ impl Revivals {
         }
     }
 
-    /// The screen reads as a state of `kind`: if that is the agent being
-    /// resumed, it is up.
-    pub(super) fn recognised(&mut self, kind: AgentKind) {
-        if self
-            .current
-            .as_ref()
-            .and_then(|r| r.resume.as_ref())
-            .is_some_and(|r| r.kind == kind && r.typed.is_none())
+    /// Time for a look: a resumed agent that is up makes the resume done.
+    pub(super) fn look(&mut self) {
+        if self.current.as_ref().is_some_and(Revival::is_up)
             && let Some(revival) = self.current.take()
         {
             let _ = revival.reply.send(Ok(()));
@@ -272,6 +268,15 @@ impl Revivals {
 }
 
 impl Revival {
+    /// A resumed agent is up once its own drawing reads as a state of its
+    /// kind; in a shell, only once the shell runs it (the shell's prompt may
+    /// read as the agent's).
+    fn is_up(&self) -> bool {
+        self.resume.as_ref().is_some_and(|r| {
+            r.typed.is_none() && (!r.in_shell || r.seen) && aware::shows_state(r.kind, &self.drawn)
+        })
+    }
+
     fn failed(self, what: &str) -> Failed {
         Failed {
             revival: self,
@@ -282,17 +287,14 @@ impl Revival {
 
 impl Failed {
     /// The pane's `record` and `state` go back to what they were, and the
-    /// command fails with what the child printed since it started (read
-    /// from `ring` on a screen of `size`).
-    pub(super) fn undo(
-        self,
-        ring: &OutputRing,
-        size: Size,
-        record: &mut PaneRecord,
-        state: &mut PaneState,
-    ) {
+    /// command fails with what the child printed since it started.
+    pub(super) fn undo(self, record: &mut PaneRecord, state: &mut PaneState) {
         let Failed { revival, what } = self;
-        let printed = printed_since(ring, size, revival.output_from);
+        let printed = revival
+            .drawn
+            .tail_text(PRINTED_LINES, Style::Plain)
+            .trim()
+            .to_string();
         let reason = if printed.is_empty() {
             what.clone()
         } else {
@@ -306,21 +308,6 @@ impl Failed {
         *state = revival.before.state;
         let _ = revival.reply.send(Err(error(record, &reason)));
     }
-}
-
-/// The last lines the revived child printed from `offset` on (not the
-/// restored history), as a screen of `size` shows them.
-fn printed_since(ring: &OutputRing, size: Size, offset: u64) -> String {
-    let Ok(bytes) = ring.read_from(offset) else {
-        return String::new();
-    };
-    let start = bytes.len().saturating_sub(PRINTED_BYTES);
-    let mut scratch = Screen::new(size, 0);
-    scratch.feed(&bytes[start..], &mut Vec::new());
-    scratch
-        .tail_text(PRINTED_LINES, Style::Plain)
-        .trim()
-        .to_string()
 }
 
 /// A failed resume or respawn of the pane `record` describes, with the
@@ -375,7 +362,6 @@ pub const RESUME_WAIT: Duration = Duration::from_secs(10);
 const TYPE_FALLBACK: Duration = Duration::from_secs(2);
 /// What a failed revival's error shows of its output, at most.
 const PRINTED_LINES: usize = 8;
-const PRINTED_BYTES: usize = 64 * 1024;
 
 /// A resume in progress: the agent that must come up.
 pub(super) struct Resuming {
