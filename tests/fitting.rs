@@ -175,6 +175,27 @@ fn service_settings(unit: &str) -> Vec<(String, String)> {
     settings
 }
 
+/// A command line split into words as systemd splits `ExecStart`: at
+/// blanks, except inside single or double quotes, which go.
+fn unit_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut quote = None;
+    for c in line.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(String::new);
+            }
+            (Some(q), _) if c == q => quote = None,
+            (None, ' ' | '\t') => words.extend(word.take()),
+            _ => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    words
+}
+
 fn setting<'a>(settings: &'a [(String, String)], key: &str) -> &'a str {
     settings
         .iter()
@@ -183,9 +204,11 @@ fn setting<'a>(settings: &'a [(String, String)], key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("no {key}= in {settings:?}"))
 }
 
-/// Expands the systemd specifiers the units use.
+/// Expands the systemd specifiers the units use (`%s`, the user's shell,
+/// as `/bin/sh`).
 fn expand(value: &str, home: &Path, runtime: &Path, instance: &str) -> String {
     value
+        .replace("%s", "/bin/sh")
         .replace("%h", &home.display().to_string())
         .replace("%t", &runtime.display().to_string())
         .replace("%i", instance)
@@ -213,10 +236,13 @@ fn the_systemd_units_run_the_server_in_the_foreground_on_the_usual_socket() {
             std::os::unix::fs::PermissionsExt::from_mode(0o700),
         )
         .unwrap();
-        let words: Vec<String> = expand(exec, home.path(), &runtime, instance)
-            .split_whitespace()
-            .map(str::to_string)
-            .collect();
+        let words = unit_words(&expand(exec, home.path(), &runtime, instance));
+        // What the user's login adds to PATH: panes get it.
+        std::fs::write(
+            home.path().join(".profile"),
+            "PATH=\"$HOME/login-bin:$PATH\"; export PATH\n",
+        )
+        .unwrap();
         let mut command = Command::new(&words[0]);
         command
             .args(&words[1..])
@@ -238,15 +264,17 @@ fn the_systemd_units_run_the_server_in_the_foreground_on_the_usual_socket() {
             runtime.join(format!("signaltty/sessions/{instance}/signaltty.sock"))
         };
         // A client with nothing but the same user environment finds it.
-        let mut client = Command::new(BIN);
-        client
-            .env_clear()
-            .env("HOME", home.path())
-            .env("XDG_RUNTIME_DIR", &runtime);
-        if !instance.is_empty() {
-            client.args(["--session", instance]);
-        }
-        client.args(["--json", "ctl", "status"]);
+        let client = |args: &[&str]| {
+            let mut client = Command::new(BIN);
+            client
+                .env_clear()
+                .env("HOME", home.path())
+                .env("XDG_RUNTIME_DIR", &runtime);
+            if !instance.is_empty() {
+                client.args(["--session", instance]);
+            }
+            client.args(args).output()
+        };
         let status: Value = wait_for(
             "the unit's server to answer",
             Duration::from_secs(20),
@@ -254,7 +282,7 @@ fn the_systemd_units_run_the_server_in_the_foreground_on_the_usual_socket() {
                 if let Ok(Some(end)) = server.try_wait() {
                     panic!("{unit}: the server exited: {end}");
                 }
-                let out = client.output().ok()?;
+                let out = client(&["--json", "ctl", "status"]).ok()?;
                 out.status
                     .success()
                     .then(|| serde_json::from_slice(&out.stdout).ok())
@@ -262,6 +290,24 @@ fn the_systemd_units_run_the_server_in_the_foreground_on_the_usual_socket() {
             },
         );
         assert_eq!(status["socket"], socket.display().to_string(), "{unit}");
+        // Its panes get the login's PATH, and the binary hooks must run.
+        let ws = client(&["ctl", "workspace", "new", "unit"]).unwrap();
+        let ws = String::from_utf8_lossy(&ws.stdout).trim().to_string();
+        let script = "echo \"path=$PATH bin=$SIGNALTTY_BIN\"; exec sleep 100";
+        let pane = client(&["ctl", "new", &ws, "--", "sh", "-c", script]).unwrap();
+        let pane = String::from_utf8_lossy(&pane.stdout).trim().to_string();
+        let login_bin = home.path().join("login-bin").display().to_string();
+        let binary = Path::new(BIN).canonicalize().unwrap().display().to_string();
+        let said = wait_for("the pane's environment", Duration::from_secs(20), || {
+            let out = client(&["ctl", "read", &pane]).ok()?;
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.contains("bin=").then_some(text)
+        });
+        assert!(
+            said.contains(&format!("path={login_bin}:")),
+            "{unit}: {said}"
+        );
+        assert!(said.contains(&format!("bin={binary}")), "{unit}: {said}");
         // SIGTERM, as systemd stops it: it saves and exits cleanly.
         // SAFETY: kill(2) on the server this test started.
         unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };

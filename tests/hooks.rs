@@ -54,7 +54,7 @@ fn claude_hooks_install_previews_merges_once_and_uninstalls_exactly() {
     );
     assert!(preview.contains("+  \"hooks\": {"), "{preview}");
     assert!(
-        preview.contains("signaltty ctl hook claude Stop"),
+        preview.contains("signaltty}\\\" ctl hook claude Stop"),
         "{preview}"
     );
     assert!(preview.contains("nothing was written"), "{preview}");
@@ -62,7 +62,7 @@ fn claude_hooks_install_previews_merges_once_and_uninstalls_exactly() {
 
     let said = stdout(&hooks(&env, home, &["install", "claude"]));
     assert!(
-        said.contains("installed claude's hooks (9 events)"),
+        said.contains("installed claude's hooks (10 events)"),
         "{said}"
     );
     let installed = std::fs::read_to_string(&settings).unwrap();
@@ -72,7 +72,7 @@ fn claude_hooks_install_previews_merges_once_and_uninstalls_exactly() {
     assert_eq!(stop["type"], "command");
     assert_eq!(
         stop["command"],
-        "[ -z \"$SIGNALTTY_PANE\" ] || signaltty ctl hook claude Stop"
+        "[ -z \"$SIGNALTTY_PANE\" ] || \"${SIGNALTTY_BIN:-signaltty}\" ctl hook claude Stop"
     );
     assert_eq!(mode(&settings), 0o640, "the file keeps its mode");
 
@@ -165,7 +165,7 @@ fn copilots_project_hooks_go_to_the_repository_root_and_go_away_again() {
         value["hooks"]["sessionEnd"][0]["bash"]
             .as_str()
             .unwrap()
-            .ends_with("signaltty ctl hook copilot sessionEnd")
+            .ends_with("\"${SIGNALTTY_BIN:-signaltty}\" ctl hook copilot sessionEnd")
     );
     let said = stdout(&hooks(
         &env,
@@ -177,15 +177,17 @@ fn copilots_project_hooks_go_to_the_repository_root_and_go_away_again() {
 }
 
 #[test]
-fn an_installed_hook_reaches_the_server_from_the_agent() {
+fn an_installed_hook_reaches_the_server_with_signaltty_off_the_path() {
     // A stand-in Claude Code runs its Stop hook the way the real one does:
-    // the command from its settings, through a shell, the JSON on stdin.
-    let bin_dir = Path::new(BIN).parent().unwrap().display().to_string();
+    // the command from its settings, through a shell, the JSON on stdin —
+    // with a PATH that has no signaltty on it, as under systemd.
     let session = "7d3e5a9c-1b2f-4c8d-9e0a-3f6b2d1c4e5a";
     let body = format!(
         r#"cmd=$(grep -o '"command": ".*ctl hook claude Stop"' "$HOME/.claude/settings.json" | sed 's/^"command": "//; s/"$//; s/\\"/"/g')
 printf '? for shortcuts\n'
-echo '{{"session_id":"{session}","hook_event_name":"Stop"}}' | PATH="{bin_dir}:$PATH" sh -c "$cmd"
+export PATH=/usr/bin:/bin
+command -v signaltty && echo 'signaltty is on this PATH after all'
+echo '{{"session_id":"{session}","hook_event_name":"Stop"}}' | sh -c "$cmd"
 exec sleep 1000"#
     );
     let (server, root) = server_with_agents(&[("claude", &body)]);

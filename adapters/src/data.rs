@@ -263,8 +263,22 @@ struct HookText {
     activity: Option<ActivityText>,
     #[serde(default)]
     needs: Option<NeedsText>,
+    /// What the event means instead when its message says so, first
+    /// match first.
     #[serde(default)]
-    permission_if_message_has: Option<String>,
+    message: Vec<HookMessageText>,
+}
+
+/// `[[hook.message]]`: an event whose message holds `has` (any case)
+/// means this instead, whole: what it leaves out, it leaves alone.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HookMessageText {
+    has: String,
+    #[serde(default)]
+    activity: Option<ActivityText>,
+    #[serde(default)]
+    needs: Option<NeedsText>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -499,23 +513,44 @@ fn check_word(what: &str, word: &str) -> Result<(), String> {
 }
 
 fn hook_rule(hook: HookText) -> HookRule {
-    let activity = hook.activity.map(|a| match a {
+    let effect = HookEffect {
+        activity: hook.activity.map(activity),
+        needs: hook.needs.map(needs),
+    };
+    let by_message = hook
+        .message
+        .into_iter()
+        .map(|case| {
+            let meant = HookEffect {
+                activity: case.activity.map(activity),
+                needs: case.needs.map(needs),
+            };
+            (case.has.to_ascii_lowercase(), meant)
+        })
+        .collect();
+    HookRule {
+        event: hook.event,
+        effect,
+        by_message,
+    }
+}
+
+fn activity(text: ActivityText) -> AgentActivity {
+    match text {
         ActivityText::Working => AgentActivity::Working,
         ActivityText::Blocked => AgentActivity::Blocked,
         ActivityText::Done => AgentActivity::Done,
         ActivityText::Idle => AgentActivity::Idle,
-    });
-    let needs = hook.needs.map(|n| match n {
+    }
+}
+
+fn needs(text: NeedsText) -> AgentNeeds {
+    match text {
         NeedsText::Nothing => AgentNeeds::Nothing,
         NeedsText::Unread => AgentNeeds::Unread,
         NeedsText::Input => AgentNeeds::Input,
         NeedsText::Permission => AgentNeeds::Permission,
         NeedsText::Error => AgentNeeds::Error,
-    });
-    HookRule {
-        event: hook.event,
-        effect: HookEffect { activity, needs },
-        permission_if_message_has: hook.permission_if_message_has,
     }
 }
 

@@ -43,14 +43,14 @@ pub struct HookEffect {
 pub(crate) struct HookRule {
     pub(crate) event: String,
     pub(crate) effect: HookEffect,
-    /// A message containing this (any case) makes the event a permission
-    /// request (Claude Code's `Notification` says what it waits for).
-    pub(crate) permission_if_message_has: Option<String>,
+    /// What the event means instead when its message holds the words
+    /// (lowercase), first match first: Claude Code's one `Notification`
+    /// asks for a permission or says it is back at its prompt.
+    pub(crate) by_message: Vec<(String, HookEffect)>,
 }
 
-/// What `event` of `kind` means. An event whose rule names a word its
-/// message has (Claude Code's `Notification` asking for a permission) is a
-/// permission request.
+/// What `event` of `kind` means, or what its message makes it mean (Claude
+/// Code's `Notification` asking for a permission).
 pub fn hook_effect(
     kind: AgentKind,
     event: &str,
@@ -69,19 +69,12 @@ pub fn hook_effect(
             },
         });
     };
-    let asks_permission = rule
-        .permission_if_message_has
-        .as_deref()
-        .is_some_and(|word| {
-            message.is_some_and(|m| m.to_ascii_lowercase().contains(&word.to_ascii_lowercase()))
-        });
-    if asks_permission {
-        return Ok(HookEffect {
-            needs: Some(AgentNeeds::Permission),
-            ..rule.effect
-        });
-    }
-    Ok(rule.effect)
+    let message = message.map(str::to_ascii_lowercase).unwrap_or_default();
+    Ok(rule
+        .by_message
+        .iter()
+        .find(|(words, _)| message.contains(words.as_str()))
+        .map_or(rule.effect, |(_, meant)| *meant))
 }
 
 /// Whether any of `kind`'s hook events reports `activity`: where hooks
@@ -96,7 +89,7 @@ pub fn hooks_report(kind: AgentKind, activity: AgentActivity) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use AgentActivity::Done;
+    use AgentActivity::{Blocked, Done};
     use AgentNeeds::{Error, Input, Nothing, Permission, Unread};
 
     fn effect(activity: Option<AgentActivity>, needs: Option<AgentNeeds>) -> HookEffect {
@@ -129,13 +122,18 @@ mod tests {
 
     #[test]
     fn a_permission_notification_is_a_permission_request() {
-        let plain = hook_effect(
+        let plain =
+            hook_effect(AgentKind::Claude, "Notification", Some("Claude needs you")).unwrap();
+        assert_eq!(plain, effect(Some(Blocked), Some(Input)));
+        // Sent a minute after a turn ended, at its prompt: done, and what
+        // the user saw stays seen.
+        let back = hook_effect(
             AgentKind::Claude,
             "Notification",
             Some("Claude is waiting for your input"),
         )
         .unwrap();
-        assert_eq!(plain.needs, Some(Input));
+        assert_eq!(back, effect(Some(Done), None));
         let asks = hook_effect(
             AgentKind::Claude,
             "Notification",

@@ -1,9 +1,11 @@
 //! The edits themselves: bringing an agent's hook configuration to what
 //! signaltty wants in it, touching nothing else.
 //!
-//! An entry is signaltty's when its command holds [`marker`] (`signaltty
-//! ctl hook claude`), whoever wrote it — so hooks wired by hand from the
-//! README are recognised too. Installing leaves exactly one such entry per
+//! An entry is signaltty's when its command runs signaltty's [`marker`]
+//! (`ctl hook claude`), whoever wrote it and whichever way it names the
+//! binary — so hooks wired by hand from the README, and those an older
+//! signaltty wrote as plain `signaltty ctl hook`, are recognised (and
+//! replaced) too. Installing leaves exactly one such entry per
 //! event the kind's data file lists, with the current command, and none
 //! for other events; uninstalling removes them all. Lists and objects that
 //! only held signaltty's entries go with them; everything else stays as it
@@ -13,27 +15,31 @@ use thiserror::Error;
 
 use super::json::Json;
 
-/// What makes an entry signaltty's.
+/// What makes an entry signaltty's, with the word `signaltty` before it.
 pub fn marker(kind: &str) -> String {
-    format!("signaltty ctl hook {kind} ")
+    format!(" ctl hook {kind} ")
 }
+
+/// How a hook names the binary: the one whose server runs the pane
+/// (`SIGNALTTY_BIN`, which every pane gets), so the hook works whatever
+/// `PATH` the agent has — under systemd it lacks `~/.cargo/bin` — and
+/// follows the binary where it moves; `signaltty` on `PATH` elsewhere.
+const BINARY: &str = "\"${SIGNALTTY_BIN:-signaltty}\"";
 
 /// The command a hook runs for `event`: nothing outside a signaltty pane.
 pub fn hook_command(kind: &str, event: &str) -> String {
-    format!("[ -z \"$SIGNALTTY_PANE\" ] || signaltty ctl hook {kind} {event}")
+    format!("[ -z \"$SIGNALTTY_PANE\" ] || {BINARY} ctl hook {kind} {event}")
 }
 
 /// codex's `notify` program: it passes the event's JSON as the last
 /// argument, which `ctl hook` reads on stdin.
 pub fn codex_notify() -> Vec<String> {
-    [
-        "sh",
-        "-c",
-        "[ -z \"$SIGNALTTY_PANE\" ] || printf '%s' \"$1\" | signaltty ctl hook codex notify",
-        "signaltty-notify",
-    ]
-    .map(String::from)
-    .to_vec()
+    let script = format!(
+        "[ -z \"$SIGNALTTY_PANE\" ] || printf '%s' \"$1\" | {BINARY} ctl hook codex notify"
+    );
+    ["sh", "-c", &script, "signaltty-notify"]
+        .map(String::from)
+        .to_vec()
 }
 
 /// A configuration whose shape is not one an edit can be made in safely.
@@ -217,7 +223,9 @@ fn prune_entries(
 }
 
 fn is_ours(command: &str, marker: &str) -> bool {
-    command.contains(marker)
+    command
+        .find(marker)
+        .is_some_and(|at| command[..at].contains("signaltty"))
 }
 
 /// Whether an event's list already runs `command`.
@@ -343,6 +351,25 @@ mod tests {
         assert_eq!(removed, text);
         let (bare, _) = edit("{}", Layout::Grouped, &["Stop"]).unwrap();
         assert_eq!(edit(&bare, Layout::Grouped, &[]).unwrap().0, "{}\n");
+    }
+
+    #[test]
+    fn an_entry_is_ours_however_it_names_the_binary() {
+        let marker = marker("claude");
+        for ours in [
+            hook_command("claude", "Stop"),
+            "[ -z \"$SIGNALTTY_PANE\" ] || signaltty ctl hook claude Stop".to_string(),
+            "/home/me/.cargo/bin/signaltty ctl hook claude Stop".to_string(),
+        ] {
+            assert!(is_ours(&ours, &marker), "{ours}");
+        }
+        for theirs in [
+            "othertool ctl hook claude Stop",
+            "signaltty ctl hook gemini Stop",
+            "ctl hook claude Stop # signaltty",
+        ] {
+            assert!(!is_ours(theirs, &marker), "{theirs}");
+        }
     }
 
     #[test]

@@ -37,6 +37,7 @@ mod requests;
 mod revive;
 pub mod ring;
 mod route;
+mod server_binary;
 pub mod subscribers;
 #[cfg(test)]
 mod tests;
@@ -433,7 +434,9 @@ fn without_secrets(argv: &[String]) -> Vec<String> {
 
 /// What a child of the pane `record` describes gets on top of the
 /// server's environment: its pane and workspace, how to reach the server
-/// (`socket`), the pane's saved variables, and whether it was `restored`.
+/// (`socket`) and which binary it runs (for agent hooks, see
+/// `server_binary.rs`), the pane's saved variables, and whether it was
+/// `restored`.
 fn child_env(record: &PaneRecord, socket: &Path, restored: bool) -> Vec<(String, String)> {
     let mut env = vec![
         ("SIGNALTTY_PANE".to_string(), record.id.clone()),
@@ -443,6 +446,9 @@ fn child_env(record: &PaneRecord, socket: &Path, restored: bool) -> Vec<(String,
         ),
         ("SIGNALTTY_SOCKET".to_string(), socket.display().to_string()),
     ];
+    if let Some(binary) = server_binary::current() {
+        env.push(("SIGNALTTY_BIN".to_string(), binary.display().to_string()));
+    }
     env.extend(record.env.iter().map(|(k, v)| (k.clone(), v.clone())));
     // The screen keeps 24-bit colour, and programs (gemini) ask.
     env.push(("COLORTERM".to_string(), "truecolor".to_string()));
