@@ -168,8 +168,8 @@ impl Pane {
     /// Returns whether an attached client is lagging. The chunk is shared
     /// by the ring and every client, not copied.
     async fn on_output(&mut self, myself: &Myself, bytes: bytes::Bytes) -> bool {
-        // Only attached clients and a revival read the ring back.
-        if self.subscribers.watching() || self.revivals.in_flight() {
+        // Only exact clients and a revival read the ring back.
+        if self.subscribers.reads_ring() || self.revivals.in_flight() {
             self.ring.push(bytes.clone());
         } else {
             self.ring.pass(bytes.len());

@@ -156,6 +156,16 @@ impl Subscribers {
         self.clients.iter().any(|c| !c.queue.is_closed())
     }
 
+    /// Whether a client may ask for output back from the ring: one that
+    /// catches up exactly. A screen client catches up with a picture, so
+    /// while only those watch, the ring holds nothing: in a flood it would
+    /// churn a megabyte of chunks through the cache for no one.
+    pub fn reads_ring(&self) -> bool {
+        self.clients
+            .iter()
+            .any(|c| c.catch_up == CatchUp::Exact && !c.queue.is_closed())
+    }
+
     /// Offers the newest output (the ring's end) to every client. Returns
     /// whether a client is still lagging: the caller retries
     /// [`Self::catch_up`] a little later.
@@ -442,6 +452,21 @@ mod tests {
             }
         }
         assert_eq!(ring.read_from(0).unwrap().as_ptr(), chunk.as_ptr());
+    }
+
+    #[test]
+    fn only_an_exact_client_needs_the_ring() {
+        let mut subs = Subscribers::default();
+        let screen = subs.add(Vec::new(), 0, (24, 80), CatchUp::Screen);
+        assert!(
+            !subs.reads_ring(),
+            "a screen client catches up with a picture"
+        );
+        let exact = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
+        assert!(subs.reads_ring());
+        drop(exact);
+        assert!(!subs.reads_ring(), "a gone client reads nothing back");
+        drop(screen);
     }
 
     #[test]
