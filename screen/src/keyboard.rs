@@ -250,10 +250,14 @@ impl KeyboardFollower {
                 };
                 bytes = &bytes[escape..];
             }
+            let from_ground = self.state == VtState::Ground;
             let sequence = self.sequence_len(bytes);
             let (sequence, rest) = bytes.split_at(sequence);
-            self.parser
-                .advance(&mut Follow(&mut self.keyboard), sequence);
+            let whole = from_ground && self.state == VtState::Ground;
+            if !(whole && sets_no_keyboard_mode(sequence)) {
+                self.parser
+                    .advance(&mut Follow(&mut self.keyboard), sequence);
+            }
             bytes = rest;
         }
     }
@@ -299,6 +303,28 @@ impl KeyboardFollower {
     /// The modifyOtherKeys level the stream set.
     pub fn modify_other_keys(&self) -> u8 {
         self.keyboard.modify_other_keys()
+    }
+}
+
+/// Whether `sequence`, one whole escape sequence from the ground state
+/// back to it, is a CSI none of [`Follow`]'s callbacks can hear (a colour,
+/// a cursor move): vte would end in the ground having done nothing, so it
+/// is not fed. A flood of coloured text and every picture of a screen are
+/// mostly these, and parsing them again on the client cost it 90% of its
+/// time (callgrind). Keyboard modes end in `u`, private modes in `h` or
+/// `l`, modifyOtherKeys is `CSI > … m`; a second ESC could start any of
+/// them (or a reset), so such a sequence is fed whole.
+fn sets_no_keyboard_mode(sequence: &[u8]) -> bool {
+    let [0x1b, b'[', body @ .., last] = sequence else {
+        return false;
+    };
+    if memchr::memchr(0x1b, body).is_some() {
+        return false;
+    }
+    match last {
+        b'u' | b'h' | b'l' => false,
+        b'm' => !body.contains(&b'>'),
+        _ => true,
     }
 }
 
@@ -354,6 +380,9 @@ mod tests {
                 "\x1b[>1u", "\x1b[>5u", "\x1b[<u", "\x1b[<3u", "\x1b[=9;2u", "\x1b[=2;3u", "\x1b[>4;2m",
                 "\x1b[>4m", "\x1b[?1049h", "\x1b[?1049l", "\x1b[?47h", "\x1bc", "\x1b]0;\x1b[>3u\x07",
                 "\x1bP\x1b[>7u", "\x1b[>\x1b[>2u", "\x1b[>2\x18u", "\u{e9}\x1b[>6u",
+                // What the follower does not feed vte, and near misses.
+                "\x1b[0m", "\x1b[1;31m", "\x1b[12;1H", "\x1b[2K", "\x1b[3\x1bc",
+                "\x1b[?25\x1b[m", "\x1b[1\x18\x1b[>1u", "\x1b[4\x1b[?1049h",
             ])
             .prop_map(|s| s.as_bytes().to_vec()),
         ]

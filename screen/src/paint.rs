@@ -361,12 +361,18 @@ fn erased_bg(cell: &Cell) -> Option<Color> {
 
 /// The column after the last cell of `row` that is `wanted`, 0 if none is:
 /// read in place, as painting a picture of a coloured screen should not
-/// copy its rows.
+/// copy its rows. The cells past what was written are all the row's fill,
+/// so one look at it stands for them: a line of a log leaves most of a
+/// wide row unwritten, and checking each of those cells was a third of a
+/// picture's cost.
 fn after_last(row: &Row<Cell>, wanted: impl Fn(&Cell) -> bool) -> usize {
-    row.iter()
-        .rev()
-        .position(wanted)
-        .map_or(0, |from_end| row.len() - from_end)
+    if row.occ() < row.len() && wanted(row.fill()) {
+        return row.len();
+    }
+    row.written()
+        .iter()
+        .rposition(wanted)
+        .map_or(0, |at| at + 1)
 }
 
 /// A cell that a cleared screen already shows.

@@ -162,8 +162,8 @@ impl Pane {
     /// Returns whether an attached client is lagging. The chunk is shared
     /// by the ring and every client, not copied.
     async fn on_output(&mut self, myself: &Myself, bytes: bytes::Bytes) -> bool {
-        // Only attached clients read the ring back.
-        if self.subscribers.watching() {
+        // Only exact clients read the ring back.
+        if self.subscribers.reads_ring() {
             self.ring.push(bytes.clone());
         } else {
             self.ring.pass(bytes.len());

@@ -26,7 +26,8 @@ pub const QUEUE_FRAMES: usize = 256;
 pub const SCREEN_QUEUE_FRAMES: usize = 8;
 /// A screen client is sent at most this much output per
 /// [`PICTURE_EVERY`]; beyond it, it gets a picture once that time is up
-/// instead: a flood costs it ~60 pictures a second, not every byte.
+/// instead, and pictures alone while the flood goes on: a flood costs it
+/// ~60 pictures a second, not every byte.
 pub const SCREEN_BURST: usize = 16 * 1024;
 pub const PICTURE_EVERY: Duration = Duration::from_millis(16);
 
@@ -96,10 +97,12 @@ struct Client {
     /// needs a whole new picture.
     sent: Option<u64>,
     lagging: bool,
-    /// For a screen client: when its current [`PICTURE_EVERY`] began, and
-    /// the output it has been sent since.
+    /// For a screen client: when its current [`PICTURE_EVERY`] began, the
+    /// output offered to it since, and how much of that it may be sent as
+    /// bytes.
     window: Instant,
     burst: usize,
+    budget: usize,
 }
 
 /// Where the pane's output stands: the ring, and the screen as it is after
@@ -134,6 +137,7 @@ impl Subscribers {
             lagging: false,
             window: Instant::now(),
             burst: 0,
+            budget: SCREEN_BURST,
         });
         frames
     }
@@ -154,6 +158,16 @@ impl Subscribers {
     /// forgotten at the next offer, but its queue is already closed.
     pub fn watching(&self) -> bool {
         self.clients.iter().any(|c| !c.queue.is_closed())
+    }
+
+    /// Whether a client may ask for output back from the ring: one that
+    /// catches up exactly. A screen client catches up with a picture, so
+    /// while only those watch, the ring holds nothing: in a flood it would
+    /// churn a megabyte of chunks through the cache for no one.
+    pub fn reads_ring(&self) -> bool {
+        self.clients
+            .iter()
+            .any(|c| c.catch_up == CatchUp::Exact && !c.queue.is_closed())
     }
 
     /// Offers the newest output (the ring's end) to every client. Returns
@@ -200,9 +214,21 @@ impl Subscribers {
         self.clients.retain_mut(|client| {
             let paced = client.catch_up == CatchUp::Screen;
             if paced && at.duration_since(client.window) >= PICTURE_EVERY {
+                // While a flood goes on, its bytes would only be painted
+                // over by the next picture: the client gets pictures
+                // alone until a frame passes under the burst.
+                client.budget = if client.burst > SCREEN_BURST {
+                    0
+                } else {
+                    SCREEN_BURST
+                };
                 client.window = at;
                 client.burst = 0;
             }
+            let offered = match &frame {
+                Some(PaneFrame::Output(bytes)) if paced => bytes.len(),
+                _ => 0,
+            };
             // A paced client that went over its burst waits for the next
             // window; the picture it gets then holds everything.
             if client.lagging && (!paced || client.burst == 0) {
@@ -225,9 +251,13 @@ impl Subscribers {
                         client.lagging = false;
                         client.sent = Some(end);
                     }
-                    Err(TrySendError::Full(_)) => return true,
+                    Err(TrySendError::Full(_)) => {
+                        client.burst += offered;
+                        return true;
+                    }
                     Err(TrySendError::Closed(_)) => return false,
                 }
+                client.burst += offered;
                 // What was missed already holds this output.
                 if !state {
                     return true;
@@ -236,15 +266,13 @@ impl Subscribers {
             let Some(frame) = &frame else {
                 return true;
             };
+            client.burst += offered;
             if client.lagging && !state {
                 return true;
             }
-            if let (true, PaneFrame::Output(bytes)) = (paced, frame) {
-                client.burst += bytes.len();
-                if client.burst > SCREEN_BURST {
-                    client.lagging = true;
-                    return true;
-                }
+            if paced && client.burst > client.budget {
+                client.lagging = true;
+                return true;
             }
             match client.queue.try_send(frame.clone()) {
                 Ok(()) => {
@@ -392,7 +420,8 @@ mod tests {
         let mut subs = Subscribers::default();
         let mut screen = subs.add(Vec::new(), 0, (10, 40), CatchUp::Screen);
         drain(&mut screen);
-        let chunk = vec![b'x'; 16 * 1024];
+        // As a terminal hands a flood over.
+        let chunk = vec![b'x'; 4 * 1024];
         let start = Instant::now();
         let mut sent_bytes = 0;
         let mut pictures = 0;
@@ -409,17 +438,27 @@ mod tests {
         let elapsed = start.elapsed();
         let windows = (elapsed.as_millis() / PICTURE_EVERY.as_millis() + 1) as usize;
         assert!(
-            sent_bytes <= windows * (SCREEN_BURST + chunk.len()),
-            "{sent_bytes} bytes in {windows} windows"
+            sent_bytes <= SCREEN_BURST,
+            "{sent_bytes} bytes in {windows} windows: only the first frame's burst, \
+             then pictures alone"
         );
         assert!(
             pictures >= 1 && pictures <= windows,
             "{pictures} pictures in {windows} windows"
         );
-        // A quiet moment later, a keystroke's echo goes straight through.
+        // The flood's last picture (unless its last chunk went in one), a
+        // frame later.
         std::thread::sleep(PICTURE_EVERY);
         subs.catch_up(now(&ring));
-        drain(&mut screen);
+        let last = drain(&mut screen);
+        assert!(
+            last.len() <= 1 && last.iter().all(|f| matches!(f, PaneFrame::Snapshot { .. })),
+            "{last:?}"
+        );
+        // A quiet frame later, a keystroke's echo goes straight through.
+        std::thread::sleep(PICTURE_EVERY);
+        subs.catch_up(now(&ring));
+        assert!(drain(&mut screen).is_empty(), "nothing new to paint");
         push(&mut ring, &mut subs, b"k");
         assert!(matches!(drain(&mut screen).as_slice(), [PaneFrame::Output(b)] if &b[..] == b"k"));
     }
@@ -442,6 +481,21 @@ mod tests {
             }
         }
         assert_eq!(ring.read_from(0).unwrap().as_ptr(), chunk.as_ptr());
+    }
+
+    #[test]
+    fn only_an_exact_client_needs_the_ring() {
+        let mut subs = Subscribers::default();
+        let screen = subs.add(Vec::new(), 0, (24, 80), CatchUp::Screen);
+        assert!(
+            !subs.reads_ring(),
+            "a screen client catches up with a picture"
+        );
+        let exact = subs.add(Vec::new(), 0, (24, 80), CatchUp::Exact);
+        assert!(subs.reads_ring());
+        drop(exact);
+        assert!(!subs.reads_ring(), "a gone client reads nothing back");
+        drop(screen);
     }
 
     #[test]

@@ -5,9 +5,10 @@
 //! than anyone reads it (over 16 KiB in a 16 ms frame), the server sends a
 //! fresh picture of the screen at most once a frame instead of the bytes
 //! (`CatchUp::Screen`, as the multiplexer and tmux's client are served),
-//! and the bytes again once it calms: a flood costs this side and its
-//! terminal ~60 pictures a second rather than every byte, while ordinary
-//! output still lands in the terminal's own scrollback. `--every-byte`
+//! pictures alone while it lasts, and the bytes again once it calms: a
+//! flood costs this side and its terminal ~60 pictures a second rather
+//! than every byte, while ordinary output still lands in the terminal's
+//! own scrollback. `--every-byte`
 //! asks for every byte even then (`CatchUp::Exact`). This side puts the
 //! terminal in raw mode, forwards keystrokes and size changes, and gives
 //! the terminal back in order (raw mode off, every mode reset, the screen
