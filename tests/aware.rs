@@ -65,12 +65,10 @@ fn claude_typed_in_a_shell_is_found_resumable_after_a_kill_and_resumes_inside_a_
     assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE");
 }
 
-/// Timed the way the pane pushes it: a `pane.wait` registered before the
-/// prompt shows answers when the state changes, so what is measured is the
-/// server's own delay (a look 300 ms after output), not the time a loaded
-/// machine takes to start `ctl` processes that poll.
+/// Pushed, not polled: a `pane.wait` registered before the prompt shows
+/// is answered by the state changing, not by its timeout.
 #[test]
-fn a_permission_prompt_raises_permission_required_within_a_second_with_no_hooks() {
+fn a_permission_prompt_raises_permission_required_and_wakes_a_waiter_with_no_hooks() {
     let (server, _root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
     let ws = server.workspace("ask", &[]);
     let pane = server.ctl_ok(&["new", &ws, "--", "claude"]);
