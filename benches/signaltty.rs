@@ -101,6 +101,7 @@ fn main() {
         }
         Some("slowdisk") => Some(slow_disk::listings),
         Some("restore") => Some(restores),
+        Some("events") => Some(|_, dir, report| events(dir, report)),
         _ => None,
     };
     if let Some(section) = section {
@@ -142,6 +143,8 @@ fn server_figures(scale: &Scale, log: &Path, dir: &Path, has_tmux: bool, report:
         keystrokes_signaltty(&server, scale.keystrokes),
     );
     drop(server);
+
+    events(dir, report);
 
     for &panes in scale.pane_counts.iter().filter(|&&n| n > 0) {
         eprintln!("snapshot: a structural change with {panes} panes");
@@ -619,6 +622,46 @@ fn change_to_disk(server: &Server, changes: usize) -> Vec<f64> {
         }
     }
     samples
+}
+
+fn events(dir: &Path, report: &mut Report) {
+    eprintln!("events: a change to its pushed line");
+    let server = Server::start(dir, "events");
+    report.latency("change to event", change_to_event(&server, 20));
+}
+
+/// Milliseconds from a request that changes a pane's attention to the
+/// `attention` line an `events` follower reads (the request's own round
+/// trip included).
+fn change_to_event(server: &Server, changes: usize) -> Vec<f64> {
+    let pane = server.new_pane(&["sleep", "100000"]);
+    let mut follower = UnixStream::connect(&server.socket).expect("events socket");
+    let request = json!({"v": "signaltty/2", "id": 1, "method": "events", "params": {}});
+    writeln!(follower, "{request}").expect("events request");
+    let mut lines = BufReader::new(follower).lines();
+    lines.next().expect("the events answer").expect("a line");
+    (0..changes)
+        .map(|i| {
+            let (method, params, attention) = if i % 2 == 0 {
+                (
+                    "notify",
+                    json!({"pane": pane, "title": "t", "severity": "warning"}),
+                    "warning",
+                )
+            } else {
+                ("pane.seen", json!({"pane": pane}), "none")
+            };
+            let start = Instant::now();
+            server.call(method, params).expect("the change");
+            lines
+                .by_ref()
+                .map_while(Result::ok)
+                .filter_map(|l| serde_json::from_str::<Value>(&l).ok())
+                .find(|e| e["event"] == "attention" && e["attention"] == attention)
+                .expect("the attention event");
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect()
 }
 
 fn synthetic_snapshot(panes: usize) -> Snapshot {

@@ -841,7 +841,9 @@ fn panes_swap_resize_break_and_move_by_key() {
     wait_for("the border 1 cell right", Duration::from_secs(15), || {
         ((root_ratio(&server, "pkeys") - 36.0 / 89.0).abs() < 0.001).then_some(())
     });
-    // Past the repeat time the key is the pane's again.
+    // Past the repeat time the key is the pane's again. The sleep starts
+    // once the move is seen, after the client took the key, so load only
+    // lengthens the gap: it cannot land inside the repeat time.
     std::thread::sleep(Duration::from_millis(600));
     keys(&mut terminal, b"echo after-$((3+4))\r");
     server.wait_output(&right, "after-7");

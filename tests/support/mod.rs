@@ -256,7 +256,7 @@ impl TestServer {
 
     /// Waits until the snapshot on disk passes `check`.
     pub fn wait_snapshot(&self, what: &str, check: impl Fn(&Value) -> bool) -> Value {
-        wait_for(what, Duration::from_secs(10), || {
+        wait_for(what, Duration::from_secs(30), || {
             self.snapshot().filter(|s| check(s))
         })
     }
@@ -265,7 +265,7 @@ impl TestServer {
     pub fn wait_tail(&self, pane: &str, needle: &str) -> String {
         wait_for(
             &format!("{pane}'s tail on disk to hold {needle:?}"),
-            Duration::from_secs(10),
+            Duration::from_secs(30),
             || {
                 std::fs::read_to_string(self.tail_path(pane))
                     .ok()
