@@ -261,7 +261,9 @@ fn real_claude_is_known_launched_and_typed_with_its_session_and_no_hook() {
     );
 
     let shell = offline.new_pane(&["sh"]);
-    offline.server.ctl_ok(&["send", &shell, "claude", "--enter"]);
+    offline
+        .server
+        .ctl_ok(&["send", &shell, "claude", "--enter"]);
     offline.wait_screen(&shell, "claude's prompt in the shell", claude_prompt);
     let pane = offline.wait_pane(&shell, "claude's session id, from its files", |p| {
         p["agent"]["kind"] == "claude" && session_id(p).is_some()
@@ -330,7 +332,10 @@ fn real_claude_resumes_with_its_flags_after_the_server_is_killed() {
         format!("claude --resume {id} --model sonnet --permission-mode plan")
     );
     let screen = offline.screen(&pane);
-    assert!(screen.contains("hello"), "the conversation is back: {screen}");
+    assert!(
+        screen.contains("hello"),
+        "the conversation is back: {screen}"
+    );
 }
 
 #[test]
@@ -387,7 +392,9 @@ fn real_codex_is_known_and_reads_shift_enter_as_a_new_line() {
     assert!(explained.contains("kitty keyboard protocol"), "{explained}");
 
     offline.server.ctl_ok(&["send", &launched, "first line"]);
-    offline.server.ctl_ok(&["send-keys", &launched, "shift+enter"]);
+    offline
+        .server
+        .ctl_ok(&["send-keys", &launched, "shift+enter"]);
     offline.server.ctl_ok(&["send", &launched, "second line"]);
     offline.wait_screen(&launched, "two lines in codex's composer", |s| {
         s.contains("› first line\n  second line")
@@ -400,7 +407,9 @@ fn real_codex_is_known_and_reads_shift_enter_as_a_new_line() {
     let id = session_id(&pane).expect("an id");
     let rollouts = offline.home.join(".codex/sessions");
     assert!(
-        walk(&rollouts).iter().any(|f| f.to_string_lossy().contains(&id)),
+        walk(&rollouts)
+            .iter()
+            .any(|f| f.to_string_lossy().contains(&id)),
         "{id} is a rollout's"
     );
 
@@ -421,10 +430,9 @@ fn real_codex_resumes_with_its_flags_after_the_server_is_killed() {
     let pane = offline.new_pane(&["codex", "--model", "o3", "--sandbox", "read-only"]);
     offline.wait_screen(&pane, "codex's composer", |s| s.contains("›"));
     offline.server.ctl_ok(&["agent", "prompt", &pane, "hello"]);
-    let id = session_id(&offline.wait_pane(&pane, "codex's session id", |p| {
-        session_id(p).is_some()
-    }))
-    .expect("an id");
+    let id =
+        session_id(&offline.wait_pane(&pane, "codex's session id", |p| session_id(p).is_some()))
+            .expect("an id");
 
     offline.server.kill9();
     offline.server.launch();

@@ -37,10 +37,28 @@ fn assert_read_as(cases: &[Case<'_>]) {
 fn recorded_screens_read_as_what_they_show() {
     let cases: &[Case<'_>] = &[
         (AgentKind::Claude, "claude-theme", "", INPUT, "theme picker"),
-        (AgentKind::Claude, "claude-security", "", INPUT, "security notes"),
+        (
+            AgentKind::Claude,
+            "claude-security",
+            "",
+            INPUT,
+            "security notes",
+        ),
         (AgentKind::Claude, "claude-trust", "", INPUT, "trust dialog"),
-        (AgentKind::Claude, "claude-api-key", "", INPUT, "API key dialog"),
-        (AgentKind::Claude, "claude-login", "", INPUT, "login method choice"),
+        (
+            AgentKind::Claude,
+            "claude-api-key",
+            "",
+            INPUT,
+            "API key dialog",
+        ),
+        (
+            AgentKind::Claude,
+            "claude-login",
+            "",
+            INPUT,
+            "login method choice",
+        ),
         (
             AgentKind::Claude,
             "claude-permission",
@@ -76,7 +94,13 @@ fn recorded_screens_read_as_what_they_show() {
             IDLE,
             "prompt box",
         ),
-        (AgentKind::Codex, "codex-sign-in", "", INPUT, "sign-in dialog"),
+        (
+            AgentKind::Codex,
+            "codex-sign-in",
+            "",
+            INPUT,
+            "sign-in dialog",
+        ),
         (AgentKind::Codex, "codex-trust", "", INPUT, "trust dialog"),
         (AgentKind::Codex, "codex-idle", "proj2", IDLE, "prompt"),
         (
