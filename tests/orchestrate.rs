@@ -80,6 +80,29 @@ fn agent_start_says_blocked_when_a_dialog_comes_first_and_keeps_the_pane() {
 }
 
 #[test]
+fn agent_start_names_the_dialog_codex_waits_at_without_a_login() {
+    // Codex 0.171.0's real first screen with no saved login.
+    let signing_in = r#"cat "$SCREENS/codex-sign-in.txt"; exec sleep 1000"#;
+    let (server, _root) = server_with_agents(&[("codex", signing_in)]);
+    let ws = server.workspace("signing-in", &[]);
+    let (code, reply) = json_error(&server, &["agent", "start", "codex", "--workspace", &ws]);
+    assert_eq!(code, Some(3), "{reply}");
+    assert_eq!(reply["error"]["code"], "BLOCKED", "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("codex in pane") && message.contains("waits at its sign-in dialog"),
+        "{message}"
+    );
+    assert!(
+        message.contains("Choose how you want to use Codex"),
+        "{message}"
+    );
+    let pane = support::all_panes(&server.ls())[0].clone();
+    assert_eq!(pane["lifecycle"], "blocked", "{pane}");
+    assert_eq!(pane["attention"], "input_required", "{pane}");
+}
+
+#[test]
 fn agent_start_fails_with_what_the_agent_printed_when_it_ends_first() {
     let broken = "echo 'error: no credentials found; run codex login'; exit 7";
     let (server, _root) = server_with_agents(&[("codex", broken)]);

@@ -36,8 +36,29 @@ fn assert_read_as(cases: &[Case<'_>]) {
 #[test]
 fn recorded_screens_read_as_what_they_show() {
     let cases: &[Case<'_>] = &[
-        (AgentKind::Claude, "claude-trust", "", INPUT, "trust prompt"),
-        (AgentKind::Claude, "claude-api-key", "", INPUT, "question"),
+        (AgentKind::Claude, "claude-theme", "", INPUT, "theme picker"),
+        (
+            AgentKind::Claude,
+            "claude-security",
+            "",
+            INPUT,
+            "security notes",
+        ),
+        (AgentKind::Claude, "claude-trust", "", INPUT, "trust dialog"),
+        (
+            AgentKind::Claude,
+            "claude-api-key",
+            "",
+            INPUT,
+            "API key dialog",
+        ),
+        (
+            AgentKind::Claude,
+            "claude-login",
+            "",
+            INPUT,
+            "login method choice",
+        ),
         (
             AgentKind::Claude,
             "claude-permission",
@@ -73,6 +94,14 @@ fn recorded_screens_read_as_what_they_show() {
             IDLE,
             "prompt box",
         ),
+        (
+            AgentKind::Codex,
+            "codex-sign-in",
+            "",
+            INPUT,
+            "sign-in dialog",
+        ),
+        (AgentKind::Codex, "codex-trust", "", INPUT, "trust dialog"),
         (AgentKind::Codex, "codex-idle", "proj", IDLE, "prompt"),
         (AgentKind::Codex, "codex-idle-draft", "proj", IDLE, "prompt"),
         (
@@ -101,21 +130,21 @@ fn recorded_screens_read_as_what_they_show() {
             "gemini-trust",
             "◇  Ready (proj3)",
             INPUT,
-            "dialog",
+            "trust dialog",
         ),
         (
             AgentKind::Gemini,
             "gemini-auth",
             "◇  Ready (proj3)",
             INPUT,
-            "dialog",
+            "auth dialog",
         ),
         (
             AgentKind::Gemini,
             "gemini-api-key",
             "◇  Ready (proj3)",
             INPUT,
-            "dialog",
+            "API key dialog",
         ),
         (
             AgentKind::Gemini,

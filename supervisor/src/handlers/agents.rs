@@ -161,18 +161,29 @@ async fn pick_workspace(
     }
 }
 
+/// The agent waits at a dialog: the error names it by the screen rule that
+/// read it (its data file names each dialog) and quotes the rows it matched.
 async fn blocked_at_start(view: &PaneView, kind: AgentKind) -> WireError {
     let pane = &view.record.id;
-    let evidence = match pane_actor(view) {
+    let verdict = match pane_actor(view) {
         Ok(actor) => ractor::call_t!(actor, PaneMsg::Explain, CALL_MS)
-            .map(|e| e.verdict.evidence.join(" | "))
-            .unwrap_or_default(),
-        Err(_) => String::new(),
+            .ok()
+            .map(|e| e.verdict),
+        Err(_) => None,
     };
+    let (dialog, evidence) = verdict.map_or_else(
+        || ("a dialog".to_string(), String::new()),
+        |v| {
+            let dialog = v
+                .rule
+                .map_or_else(|| "a dialog".to_string(), |rule| format!("its {rule}"));
+            (dialog, v.evidence.join(" | "))
+        },
+    );
     WireError::new(
         ErrorCode::Blocked,
         format!(
-            "{kind} in pane {pane} waits at a dialog before its prompt ({evidence}); answer it \
+            "{kind} in pane {pane} waits at {dialog} before its prompt ({evidence}); answer it \
              with `ctl send-keys {pane} …` or attach, then `ctl wait {pane} --lifecycle idle`"
         ),
     )
