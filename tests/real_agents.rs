@@ -157,6 +157,7 @@ impl Offline {
             .env("HOME", &self.home)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
             .spawn()
             .expect("codex login");
         std::io::Write::write_all(
