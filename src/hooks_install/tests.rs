@@ -33,7 +33,9 @@ fn claude_gets_every_event_of_its_data_file_once() {
     let value = json::parse(&text).unwrap();
     let hooks = value.get("hooks").unwrap();
     for event in adapters::hook_events(AgentKind::Claude) {
-        let command = in_json(&edit::hook_command("claude", event));
+        // With its closing quote: Stop's command is the start of
+        // StopFailure's.
+        let command = format!("{}\"", in_json(&edit::hook_command("claude", event)));
         assert_eq!(text.matches(&command).count(), 1, "{event}");
         assert!(hooks.get(event).is_some(), "{event}");
     }
