@@ -94,7 +94,7 @@ pub fn discover_session(kind: AgentKind, process: &AgentProcess) -> Option<Disco
         StoreFormat::ProjectChats => project_chats(&root, process)?,
         StoreFormat::DatedRollouts => dated_rollouts(&root, process)?,
         StoreFormat::SessionFiles => session_files(&root, process)?,
-        StoreFormat::StateDirs => state_dirs(&root, process)?,
+        StoreFormat::StateDirs => state_dirs(kind, &root, process)?,
         StoreFormat::JsonlHeads {
             files,
             id_field,
@@ -218,8 +218,11 @@ fn session_files(root: &Path, process: &AgentProcess) -> Option<(PathBuf, String
 /// Copilot: the session directory holding a lock of the process or of
 /// one of its children, made since it started; the directory's name is
 /// the session id. The newest wins (a `/new` inside copilot moves on).
-fn state_dirs(root: &Path, process: &AgentProcess) -> Option<(PathBuf, String)> {
-    let sessions = recent(&root.join("session-state"), process, Entry::Dir, |_| true);
+/// A directory whose name is no id of `kind` is passed over, so a newer
+/// stray one cannot hide the session.
+fn state_dirs(kind: AgentKind, root: &Path, process: &AgentProcess) -> Option<(PathBuf, String)> {
+    let is_id = |name: &str| validate_session_id(kind, name).is_ok();
+    let sessions = recent(&root.join("session-state"), process, Entry::Dir, is_id);
     let since = process.started_at_ms.saturating_sub(START_SLACK_MS);
     let pids = std::iter::once(process.pid).chain(process.children.iter().copied());
     let locks: Vec<String> = pids.map(|pid| format!("inuse.{pid}.lock")).collect();

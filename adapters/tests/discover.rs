@@ -131,6 +131,12 @@ fn copilot_session_dir_locked_by_the_process_or_its_child() {
     let other = "0b6f2c4e-1111-2222-3333-444455556666";
     write(&state.join(other).join("inuse.5555.lock"), "5555");
     write(&state.join("--resume x").join("inuse.4242.lock"), "4242");
+    // The stray one newest of all: it must not hide ours (under load the
+    // writes land apart, and it did).
+    std::fs::File::open(state.join("--resume x"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
 
     let mut loader = process(home.path(), "/p", &[]);
     assert!(
