@@ -283,6 +283,11 @@ fn every_reply_event_and_error_matches_the_schema() {
     server.kill9();
     server.launch();
     api.call(&server, "pane.resume", json!({"pane": idle}));
+    // Put to sleep, listed HIBERNATED, and woken.
+    server.wait_pane(&idle, "idle again", |p| p["lifecycle"] == "idle");
+    api.call(&server, "pane.hibernate", json!({"pane": idle}));
+    api.call(&server, "ls", json!({}));
+    api.call(&server, "pane.wake", json!({"pane": idle}));
     api.call(&server, "shutdown", json!({}));
     api.every_method_seen();
 }

@@ -228,13 +228,16 @@ impl Model {
     }
 }
 
-/// What a saved pane is after a restart: EXITED if its process had already
-/// ended, RESUMABLE if its agent can be resumed with an official command,
-/// else RESTORED.
+/// What a saved pane is after a restart: HIBERNATED if its agent was put to
+/// sleep and can still be woken, EXITED if its process had ended, RESUMABLE
+/// if its agent can be resumed with an official command, else RESTORED.
 pub fn restored_state(record: &PaneRecord) -> PaneState {
-    if !record.running {
+    let resumable = resume_command(record).is_some();
+    if record.hibernated_at.is_some() && resumable {
+        PaneState::Hibernated
+    } else if !record.running {
         PaneState::Exited
-    } else if resume_command(record).is_some() {
+    } else if resumable {
         PaneState::Resumable
     } else {
         PaneState::Restored

@@ -11,6 +11,7 @@
 //! the runtime read on a blocking thread, and only when something changed
 //! (a pane's foreground process group), so an idle pane costs nothing.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ pub struct ProcStat {
     pub pid: i32,
     /// One letter: `R`, `S`, `T`, `Z` (ended, not yet reaped)…
     pub state: char,
+    pub parent: i32,
     pub session: i32,
     /// Clock ticks after boot (field 22).
     pub start_ticks: u64,
@@ -100,6 +102,7 @@ pub fn parse_stat(pid: i32, text: &str) -> Option<ProcStat> {
     Some(ProcStat {
         pid,
         state: fields.first()?.chars().next()?,
+        parent: fields.get(4 - 3)?.parse().ok()?,
         session: fields.get(6 - 3)?.parse().ok()?,
         start_ticks: fields.get(22 - 3)?.parse().ok()?,
     })
@@ -210,12 +213,70 @@ fn split_nul(bytes: &[u8]) -> Vec<String> {
 }
 
 /// A start time in clock ticks since boot, as milliseconds since the epoch.
-fn started_at_ms(ticks: u64) -> u64 {
+/// The clock ticks of `/proc` start times per second.
+fn ticks_per_second() -> u64 {
     // SAFETY: sysconf takes a plain constant.
-    let hz = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
+    u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
         .ok()
         .filter(|hz| *hz > 0)
-        .unwrap_or(100);
+        .unwrap_or(100)
+}
+
+/// The processes of the session led by `leader` (a pane's child) other
+/// than the leader, `agent`, and what `agent` started within `startup` of
+/// its own start (the servers an agent starts with it, MCP servers): what
+/// else runs there — a build, a background job — as `name (pid N)`. At
+/// most [`MAX_CHILDREN`]. A blocking walk of `/proc`.
+pub fn others_in_session(leader: i32, agent: i32, startup: std::time::Duration) -> Vec<String> {
+    let Some(agent_start) = stat(agent).map(|s| s.start_ticks) else {
+        return Vec::new();
+    };
+    let members: HashMap<i32, ProcStat> = pids()
+        .into_iter()
+        .filter_map(stat)
+        .filter(|s| s.session == leader && s.running())
+        .map(|s| (s.pid, s))
+        .collect();
+    let window = agent_start..=agent_start + startup.as_secs() * ticks_per_second();
+    let agents_own = |member: &ProcStat| {
+        window.contains(&member.start_ticks) && descends_from(member, agent, &members)
+    };
+    let mut others: Vec<String> = members
+        .values()
+        .filter(|m| m.pid != leader && m.pid != agent && !agents_own(m))
+        .map(|m| format!("{} (pid {})", name(m.pid), m.pid))
+        .collect();
+    others.sort();
+    others.truncate(MAX_CHILDREN);
+    others
+}
+
+/// Whether `member`'s parents, within `members`, lead to `ancestor`.
+fn descends_from(member: &ProcStat, ancestor: i32, members: &HashMap<i32, ProcStat>) -> bool {
+    let mut parent = member.parent;
+    // A session's parent chain is short; the bound only stops a cycle that
+    // pids reused mid-walk could make.
+    for _ in 0..members.len() {
+        if parent == ancestor {
+            return true;
+        }
+        match members.get(&parent) {
+            Some(next) => parent = next.parent,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// A process's command name (`/proc/PID/comm`).
+fn name(pid: i32) -> String {
+    read_bounded(&proc_dir(pid).join("comm"), 64)
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+        .unwrap_or_default()
+}
+
+fn started_at_ms(ticks: u64) -> u64 {
+    let hz = ticks_per_second();
     let mut boot = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -235,12 +296,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_what_the_agent_started_counts_as_its_own() {
+        let member = |pid, parent| ProcStat {
+            pid,
+            state: 'S',
+            parent,
+            session: 10,
+            start_ticks: 0,
+        };
+        // 10 the shell, 20 the agent, 21 its server, 22 that server's
+        // child, 30 a job of the shell.
+        let members: HashMap<i32, ProcStat> = [(10, 1), (20, 10), (21, 20), (22, 21), (30, 10)]
+            .into_iter()
+            .map(|(pid, parent)| (pid, member(pid, parent)))
+            .collect();
+        assert!(descends_from(&members[&21], 20, &members));
+        assert!(descends_from(&members[&22], 20, &members));
+        assert!(!descends_from(&members[&30], 20, &members));
+        assert!(!descends_from(&members[&10], 20, &members));
+    }
+
+    #[test]
     fn stat_fields_are_counted_from_the_last_parenthesis() {
         let line = "4242 (we ird) (name) S 1 4242 4242 34817 4242 4194560 107 0 0 0 0 0 0 0 \
                     20 0 1 0 987654 2555904 190 18446744073709551615 1 1 0 0 0 0 0 4 0 0 0 0 \
                     17 0 0 0 0 0 0";
         let stat = parse_stat(4242, line).unwrap();
         assert_eq!(stat.state, 'S');
+        assert_eq!(stat.parent, 1);
         assert_eq!(stat.session, 4242);
         assert_eq!(stat.start_ticks, 987_654);
         assert!(parse_stat(1, "1 (cut").is_none());

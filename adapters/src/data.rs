@@ -18,7 +18,7 @@ use crate::hook_config::{HookConfig, HookFormat, ProjectRoot};
 use crate::hooks::{AgentActivity, AgentNeeds, HookEffect, HookRule};
 use crate::kind::AgentKind;
 use crate::kinds::{
-    AdapterSpec, ArgTemplate, IdRule, ResumeKeeps, SessionStore, StoreFormat, StoreRoot,
+    AdapterSpec, ArgTemplate, ExitRule, IdRule, ResumeKeeps, SessionStore, StoreFormat, StoreRoot,
 };
 use crate::rules::{RuleFile, Rules, RulesSource};
 
@@ -109,7 +109,24 @@ struct AgentFile {
     hook_config: Option<HookConfigText>,
     #[serde(default)]
     keys: Option<KeysText>,
+    #[serde(default)]
+    exit: Option<ExitText>,
     screen: RuleFile,
+}
+
+/// `[exit]`: how the agent ends a session of its own accord, so that it
+/// saves the session before its process goes (hibernation types it).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExitText {
+    /// What is typed into its input box, then Enter (`/exit`).
+    command: String,
+    /// A line of the screen that says its input box is empty: with text
+    /// typed but not sent, the agent stays awake.
+    empty_input: String,
+    /// The version and how it was seen.
+    #[allow(dead_code)] // for people
+    checked: String,
 }
 
 /// `[keys]`: how its input box reads keys a plain terminal cannot send.
@@ -363,6 +380,16 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         screen: Some(screen),
         sessions: file.sessions.map(store).transpose()?,
         newline_key: file.keys.map(|keys| keys.newline),
+        exit: file.exit.map(exit_rule).transpose()?,
+    })
+}
+
+fn exit_rule(text: ExitText) -> Result<ExitRule, String> {
+    let empty_input = Regex::new(&text.empty_input)
+        .map_err(|e| format!("exit.empty_input {:?}: {e}", text.empty_input))?;
+    Ok(ExitRule {
+        command: text.command,
+        empty_input,
     })
 }
 

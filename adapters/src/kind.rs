@@ -29,6 +29,14 @@ pub trait AgentFacts: Sized {
     /// keyboard protocol: what Shift+Enter is sent as then (`None`: as
     /// Enter).
     fn newline_key(self) -> Option<NewlineKey>;
+
+    /// What typed into its input box ends its session the way it ends one
+    /// itself, saving it first (`/exit`); `None` where none was checked.
+    fn exit_command(self) -> Option<&'static str>;
+
+    /// Whether `screen` (its text) shows its input box empty; `None` for
+    /// a kind whose data file does not say where its input box is.
+    fn input_is_empty(self, screen: &str) -> Option<bool>;
 }
 
 /// A kind's facts table, inside this crate.
@@ -72,6 +80,15 @@ impl AgentFacts for AgentKind {
 
     fn newline_key(self) -> Option<NewlineKey> {
         self.spec().newline_key
+    }
+
+    fn exit_command(self) -> Option<&'static str> {
+        self.spec().exit.as_ref().map(|exit| exit.command.as_str())
+    }
+
+    fn input_is_empty(self, screen: &str) -> Option<bool> {
+        let exit = self.spec().exit.as_ref()?;
+        Some(screen.lines().any(|line| exit.empty_input.is_match(line)))
     }
 }
 

@@ -38,6 +38,15 @@ use crate::hooks::HookRule;
 use crate::kind::AgentKind;
 use crate::rules::Rules;
 
+/// `[exit]`: what typed into the agent's empty input box ends its session
+/// the way it ends one itself (saving it first).
+#[derive(Debug, Clone)]
+pub(crate) struct ExitRule {
+    pub(crate) command: String,
+    /// Matches a line of the screen while nothing is typed in the box.
+    pub(crate) empty_input: Regex,
+}
+
 /// How a session id of one kind must look.
 #[derive(Debug, Clone)]
 pub(crate) enum IdRule {
@@ -176,6 +185,8 @@ pub(crate) struct AdapterSpec {
     /// What its input box reads as a new line when it asked for no
     /// keyboard protocol; `None`: nothing known (Enter submits).
     pub(crate) newline_key: Option<NewlineKey>,
+    /// How it ends a session from its input box, if that was checked.
+    pub(crate) exit: Option<ExitRule>,
 }
 
 impl AdapterSpec {
@@ -202,6 +213,7 @@ impl AdapterSpec {
             screen: None,
             sessions: None,
             newline_key: None,
+            exit: None,
         }
     }
 

@@ -311,3 +311,22 @@ fn an_override_replaces_the_bundled_rules_and_a_broken_one_is_ignored() {
     let codex = book.rules(AgentKind::Codex).unwrap();
     assert_eq!(codex.evaluate(&screen("codex-working"), "").state, WORKING);
 }
+
+#[test]
+fn the_input_box_reads_empty_only_with_nothing_typed_in_it() {
+    use signaltty_adapters::AgentFacts;
+    let cases = [
+        (AgentKind::Claude, "claude-idle", Some(true)),
+        (AgentKind::Claude, "claude-done", Some(true)),
+        (AgentKind::Claude, "claude-idle-draft", Some(false)),
+        (AgentKind::Codex, "codex-idle", Some(true)),
+        (AgentKind::Codex, "codex-idle-draft", Some(false)),
+        // A kind whose data file does not say where its input box is.
+        (AgentKind::Gemini, "gemini-idle", None),
+    ];
+    for (kind, name, empty) in cases {
+        assert_eq!(kind.input_is_empty(&screen(name)), empty, "{name}");
+    }
+    assert_eq!(AgentKind::Claude.exit_command(), Some("/exit"));
+    assert_eq!(AgentKind::Gemini.exit_command(), None);
+}

@@ -273,6 +273,11 @@ pub enum Ctl {
     Resume { pane: String },
     /// Run a pane's saved command again in its saved directory
     Respawn { pane: String },
+    /// Put an idle agent to sleep to give its memory back: it ends its
+    /// session as it would itself, and wakes through its resume command
+    Hibernate { pane: String },
+    /// Wake a hibernated agent (focusing or attaching it does too)
+    Wake { pane: String },
     /// Record an agent's session id, so the pane can be resumed after a restart
     ReportSession {
         pane: String,

@@ -332,6 +332,18 @@ impl Session {
                 },
                 &nothing,
             ),
+            Ctl::Hibernate { pane } => self.done::<method::PaneHibernate>(
+                params::Pane {
+                    pane: pane.clone().into(),
+                },
+                &nothing,
+            ),
+            Ctl::Wake { pane } => self.done::<method::PaneWake>(
+                params::Pane {
+                    pane: pane.clone().into(),
+                },
+                &nothing,
+            ),
             Ctl::ReportSession {
                 pane,
                 session_id,

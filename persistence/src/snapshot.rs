@@ -234,6 +234,10 @@ pub struct PaneRecord {
     /// --worktree`) or the pane started inside one it made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktree: Option<WorktreeRecord>,
+    /// When its agent was put to sleep (`ctl hibernate`): the process ended
+    /// on purpose, and the pane comes back HIBERNATED, woken by a resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hibernated_at: Option<Millis>,
 }
 
 /// A git worktree signaltty made with `git worktree add`. Every field has a
@@ -332,6 +336,7 @@ impl PaneRecord {
             exit_code: None,
             process: None,
             worktree: None,
+            hibernated_at: None,
         }
     }
 }

@@ -102,6 +102,10 @@ methods! {
     PaneResize = "pane.resize", crate::params::PaneResize => crate::ResizeReply;
     PaneResume = "pane.resume", crate::params::Pane => crate::Done;
     PaneRespawn = "pane.respawn", crate::params::Pane => crate::Done;
+    /// Puts an idle agent to sleep; answered once its process has ended.
+    PaneHibernate = "pane.hibernate", crate::params::Pane => crate::Done;
+    /// Wakes a hibernated agent; answered once it is up.
+    PaneWake = "pane.wake", crate::params::Pane => crate::Done;
     PaneReportSession = "pane.report_session", crate::params::ReportSession => crate::Done;
     /// After its reply, both directions carry binary frames.
     PaneAttach = "pane.attach", crate::params::PaneAttach => crate::AttachReply, then "binary frames";

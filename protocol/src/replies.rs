@@ -353,6 +353,10 @@ pub struct LsPane {
     /// The git worktree it runs in, when signaltty made it.
     #[serde(default)]
     pub worktree: Option<LsWorktree>,
+    /// When its agent was put to sleep (milliseconds since the epoch),
+    /// while it is HIBERNATED.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hibernated_at: Option<u64>,
 }
 
 /// A git worktree signaltty made, as last seen.

@@ -122,6 +122,7 @@ pub(crate) fn ls_pane(view: &PaneView) -> LsPane {
         attention: record.attention,
         exit_code: record.exit_code,
         last_message: record.last_message.clone(),
+        hibernated_at: record.hibernated_at,
         worktree: record.worktree.as_ref().map(ls_worktree),
     }
 }

@@ -213,6 +213,7 @@ mod tests {
         ProcStat {
             pid,
             state: 'S',
+            parent: 1,
             session,
             start_ticks,
         }

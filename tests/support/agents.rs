@@ -130,7 +130,7 @@ pub fn install_stand_in(root: &Path, name: &str, body: &str) -> PathBuf {
 /// claude 2.1.197 does (with its own start time as `procStart`), draws the
 /// captured idle screen, then draws the screen named by each line it
 /// reads (`permission`, `working`, `idle`…; an empty line draws idle
-/// again); `quit` ends it. Any other line is a prompt: it is logged (see
+/// again); `quit` or `/exit` (its exit command) ends it. Any other line is a prompt: it is logged (see
 /// [`prompts`]) and answered in a turn of a second (working, then done). `$HOME/first-screen` names the
 /// screen it starts on, `$HOME/start-delay` how long it takes to start; it
 /// asks for bracketed paste, as the real ones do. `work` is a
@@ -172,7 +172,7 @@ draw "$(cat "$HOME/first-screen" 2>/dev/null || echo idle)"
 printf '\033[?2004h'
 while read -r what; do
   case "$what" in
-    quit) exit 0 ;;
+    quit|/exit) exit 0 ;;
     work) work ;;
     "") draw idle ;;
     *) if [ -f "$SCREENS/claude-$what.txt" ]; then draw "$what"; else

@@ -27,7 +27,8 @@ pub enum Lifecycle {
 
 /// What a pane is, as shown to the user: whether a process runs in it
 /// and, if not, what bringing it back would do. The server decides it; the
-/// wire carries the names `LIVE`, `RESTORED`, `RESUMABLE` and `EXITED`.
+/// wire carries the names `LIVE`, `RESTORED`, `RESUMABLE`, `HIBERNATED`
+/// and `EXITED`.
 // No catch-all, unlike `Lifecycle`: a client acts on the state (only a
 // `LIVE` pane takes keys, the others offer `r`), so a state it cannot name
 // is refused rather than guessed at.
@@ -40,6 +41,9 @@ pub enum PaneState {
     Restored,
     /// Restored, and its agent can be resumed with an official command.
     Resumable,
+    /// Its agent was put to sleep to give its memory back: its session
+    /// wakes through its official resume command (see `hibernate.rs`).
+    Hibernated,
     /// The process ended, or the pane's actor failed and was replaced.
     Exited,
 }
@@ -51,6 +55,7 @@ impl PaneState {
             PaneState::Live => "LIVE",
             PaneState::Restored => "RESTORED",
             PaneState::Resumable => "RESUMABLE",
+            PaneState::Hibernated => "HIBERNATED",
             PaneState::Exited => "EXITED",
         }
     }
@@ -167,6 +172,7 @@ mod tests {
             (PaneState::Live, "LIVE"),
             (PaneState::Restored, "RESTORED"),
             (PaneState::Resumable, "RESUMABLE"),
+            (PaneState::Hibernated, "HIBERNATED"),
             (PaneState::Exited, "EXITED"),
         ];
         for (state, name) in all {

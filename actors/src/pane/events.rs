@@ -12,6 +12,7 @@ use super::messages::{Myself, SelfMsg};
 use super::process::ProcessEvent;
 use super::subscribers::Output;
 use super::{CATCH_UP, CWD_POLL, EXIT_DRAIN, Pane, TAIL_DEBOUNCE, aware, flood, revive};
+use crate::error::ActorError;
 use crate::model::PaneState;
 use crate::procfs::Foreground;
 
@@ -26,13 +27,22 @@ impl Pane {
         }
     }
 
-    /// The revived child failed: the pane goes back to the tombstone it was.
+    /// The revived child failed: the pane goes back to the tombstone it was,
+    /// or, had it been asleep, to EXITED (it failed to wake).
     pub(super) fn fail_revival(&mut self, failed: revive::Failed) {
         if self.process.take().is_some() {
             // The shell still runs: hang it up, and ignore its last events.
             self.spawn += 1;
         }
+        let waking = failed.was_waking();
         failed.undo(&mut self.record, &mut self.state);
+        if waking {
+            self.state = PaneState::Exited;
+            self.record.running = false;
+            self.record.hibernated_at = None;
+            self.record.set_lifecycle(Lifecycle::Failed);
+            self.record.raise(Attention::Error);
+        }
         self.publish();
         self.publish_tail();
     }
@@ -60,6 +70,11 @@ impl Pane {
         }
         if found.arrived {
             self.aware.discover(myself, &self.record, self.spawn);
+        }
+        if found.left
+            && let Some(process) = self.process.as_deref()
+        {
+            self.hibernation.agent_left(myself, process);
         }
         if let Some(failed) = self.revivals.saw(found.kind) {
             self.fail_revival(failed);
@@ -249,6 +264,15 @@ impl Pane {
             self.fail_revival(failed);
             return;
         }
+        if self.hibernation.ended(self.spawn) {
+            self.fall_asleep();
+            return;
+        }
+        // A sleep that had not begun to end the process is off.
+        self.hibernation.abandon(ActorError::Refused(format!(
+            "pane {} ended on its own",
+            self.record.id
+        )));
         self.state = PaneState::Exited;
         self.record.running = false;
         self.record.exit_code = Some(code);
@@ -262,6 +286,18 @@ impl Pane {
         } else {
             Attention::Error
         });
+        self.publish();
+        self.publish_tail();
+    }
+
+    /// The agent's process ended on its way to sleep: the pane keeps its
+    /// screen and its agent's lifecycle, and says since when it sleeps.
+    fn fall_asleep(&mut self) {
+        info!("pane hibernated");
+        self.state = PaneState::Hibernated;
+        self.record.running = false;
+        self.record.exit_code = None;
+        self.record.hibernated_at = Some(crate::now_millis());
         self.publish();
         self.publish_tail();
     }

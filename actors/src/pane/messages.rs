@@ -103,6 +103,10 @@ pub enum PaneMsg {
     Resume(RpcReplyPort<Result<(), ActorError>>),
     /// Run the saved argv again in the saved cwd.
     Respawn(RpcReplyPort<Result<(), ActorError>>),
+    /// Put the agent to sleep (see `hibernate.rs`); answered once it is.
+    Hibernate(RpcReplyPort<Result<(), ActorError>>),
+    /// Wake a hibernated agent; answered once it is up.
+    Wake(RpcReplyPort<Result<(), ActorError>>),
     /// The agent's session id, learned from a hook or the user.
     ReportSession {
         kind: Option<AgentKind>,
@@ -191,6 +195,16 @@ pub(super) enum SelfMsg {
     WaiterGone(u64),
     /// Time to see whether the screen can be frozen (see `freezer.rs`).
     FreezeCheck,
+    /// What else runs among the pane's processes, for a pane falling asleep
+    /// (see `hibernate.rs`).
+    SleepChecked {
+        spawn: u64,
+        others: Vec<String>,
+    },
+    /// The time of a stage of falling asleep is up.
+    SleepStep {
+        spawn: u64,
+    },
     /// The Enter after a prompt's paste.
     SubmitPrompt {
         spawn: u64,

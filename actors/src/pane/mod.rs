@@ -17,7 +17,8 @@
 //! `revive.rs` (resume and respawn), `aware.rs` (which agent runs and what
 //! it is doing), `attention.rs`, `wait.rs` (`ctl wait`), `prompt.rs`
 //! (`ctl agent prompt`), `flood.rs` (what output may cost), `freezer.rs`
-//! (the screen nobody looks at), `title.rs` and `worktree.rs`. Below them:
+//! (the screen nobody looks at), `hibernate.rs` (an idle agent put to
+//! sleep), `title.rs` and `worktree.rs`. Below them:
 //! `process.rs`, `pty.rs` and `reaper.rs` (the child and its terminal),
 //! `ring.rs` (recent output), `subscribers.rs` (attached clients) and
 //! `input.rs` (keystrokes waiting for the program).
@@ -27,6 +28,7 @@ pub mod aware;
 mod events;
 mod flood;
 mod freezer;
+mod hibernate;
 pub mod input;
 mod messages;
 pub mod process;
@@ -170,6 +172,7 @@ pub struct Pane {
     aware: aware::Awareness,
     waiters: wait::Waiters,
     prompts: prompt::Prompts,
+    hibernation: hibernate::Hibernation,
 }
 
 impl Actor for PaneActor {
@@ -209,6 +212,7 @@ impl Actor for PaneActor {
             aware: aware::Awareness::default(),
             waiters: wait::Waiters::default(),
             prompts: prompt::Prompts::default(),
+            hibernation: hibernate::Hibernation::default(),
         };
         pane.record.pty_size = PtySize {
             rows: size.rows,
@@ -227,8 +231,9 @@ impl Actor for PaneActor {
                 pane.screen.freeze();
                 pane.state = state;
                 // A restored pane's process did not end on its own: it
-                // stays "was running" until it is revived or ends.
-                pane.record.running = state != PaneState::Exited;
+                // stays "was running" until it is revived or ends. A
+                // hibernated one ended on purpose.
+                pane.record.running = matches!(state, PaneState::Restored | PaneState::Resumable);
             }
         }
         pane.refresh_title();
@@ -323,11 +328,17 @@ impl Pane {
     fn check_waiters(&mut self, new_lines: usize) {
         let now = wait::Now::of(
             &self.record,
-            self.process.is_some(),
+            self.runs(),
             self.prompts.pending(),
             &mut self.screen,
         );
         self.waiters.check(now, new_lines);
+    }
+
+    /// Whether the pane's program runs, for a wait: a hibernated agent has
+    /// not ended, and is as idle as it was when it fell asleep.
+    fn runs(&self) -> bool {
+        self.process.is_some() || self.state == PaneState::Hibernated
     }
 
     fn publish_tail(&mut self) {
@@ -473,6 +484,11 @@ fn live<'a>(
 ) -> Result<&'a dyn Pty, ActorError> {
     match (process, state) {
         (Some(process), PaneState::Live) => Ok(process),
+        (_, PaneState::Hibernated) => Err(ActorError::PaneNotLive {
+            id: id.to_string(),
+            state: state.as_str(),
+            hint: "wake it first (`signaltty ctl wake`, or `ctl agent prompt`, which wakes it)",
+        }),
         _ => Err(ActorError::PaneNotLive {
             id: id.to_string(),
             state: state.as_str(),

@@ -89,17 +89,18 @@ impl Prompts {
                 "the agent in pane {id} waits at a permission or question prompt; answer it \
                  (`ctl send-keys {id} …`, or attach) before prompting"
             ))),
-            Lifecycle::Working if queue => self.hold(id, text),
+            Lifecycle::Working if queue => self.hold(id, text).map(Next::Queued),
             Lifecycle::Working => Err(ActorError::Busy(format!(
                 "the agent in pane {id} is working; wait for it (`ctl wait {id} --lifecycle idle`) \
                  or queue the prompt with --queue"
             ))),
-            _ if queue && !self.queue.is_empty() => self.hold(id, text),
+            _ if queue && !self.queue.is_empty() => self.hold(id, text).map(Next::Queued),
             _ => Ok(Next::Type(text)),
         }
     }
 
-    fn hold(&mut self, pane_id: &str, text: String) -> Result<Next, ActorError> {
+    /// Holds `text` for later; its place in the queue, from 1.
+    pub(super) fn hold(&mut self, pane_id: &str, text: String) -> Result<usize, ActorError> {
         if self.queue.len() >= MAX_QUEUED_PROMPTS
             || self.queued_bytes + text.len() > MAX_QUEUED_BYTES
         {
@@ -111,7 +112,7 @@ impl Prompts {
         }
         self.queued_bytes += text.len();
         self.queue.push_back(text);
-        Ok(Next::Queued(self.queue.len()))
+        Ok(self.queue.len())
     }
 
     /// Whether the next queued prompt is due: the agent (`agent`: the pane

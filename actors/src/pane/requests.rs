@@ -1,22 +1,27 @@
 //! What other actors and the server ask of a pane.
 
-use signaltty_adapters::{AgentKind, HookEffect};
+use signaltty_adapters::{AgentFacts, AgentKind, HookEffect};
 use signaltty_persistence::PtySize;
-use signaltty_screen::Size;
+use signaltty_screen::{Size, Style};
 
 use super::attention::{Axes, Heard};
-use super::messages::{Attached, Myself};
+use super::messages::{Attached, Myself, SelfMsg};
 use super::subscribers::{CatchUp, Output};
-use super::{MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Pane, prompt, revive};
+use super::{MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Pane, hibernate, prompt, revive};
 use crate::error::ActorError;
+use crate::model::PaneState;
 use crate::snapshot::{SnapshotMsg, publish};
 
 impl Pane {
     /// A client attaches, at its size; one reply holds the snapshot and
     /// the offset it ends at, taken at the same instant, so the stream
     /// neither repeats nor skips a byte.
+    ///
+    /// A client that attaches to look at the pane (not `keep_attention`,
+    /// as the multiplexer's view of a pane out of focus is) wakes it.
     pub(super) fn attach(
         &mut self,
+        myself: &Myself,
         size: Option<(u16, u16)>,
         keep_attention: bool,
         catch_up: CatchUp,
@@ -26,6 +31,9 @@ impl Pane {
         }
         if !keep_attention {
             self.seen();
+            if self.state == PaneState::Hibernated {
+                self.wake(myself, None);
+            }
         }
         let PtySize { rows, cols } = self.record.pty_size;
         let frames = self.subscribers.add(
@@ -92,6 +100,101 @@ impl Pane {
         self.revive(myself, argv, None, reply);
     }
 
+    /// `ctl hibernate`: puts the agent to sleep (see `hibernate.rs`) once a
+    /// look at its processes finds nothing else running; the reply waits
+    /// until its process has ended.
+    pub(super) fn hibernate(&mut self, myself: &Myself, reply: hibernate::Reply) {
+        let why = if self.hibernation.falling() {
+            Some("it is already falling asleep".to_string())
+        } else {
+            self.sleep_refusal()
+        };
+        let process = match (why, self.live_process()) {
+            (None, Ok(process)) => process,
+            (why, live) => {
+                let why = why
+                    .or(live.err().map(|e| e.to_string()))
+                    .unwrap_or_default();
+                let _ = reply.send(Err(hibernate::refused(&self.record.id, &why)));
+                return;
+            }
+        };
+        let leader = process.pid();
+        let agent = process.foreground_pgid().unwrap_or(leader);
+        let (pane, spawn) = (myself.clone(), self.spawn);
+        self.hibernation.begin(spawn, Some(reply));
+        tokio::task::spawn_blocking(move || {
+            let others = crate::procfs::others_in_session(leader, agent, hibernate::STARTUP);
+            pane.send(SelfMsg::SleepChecked { spawn, others });
+        });
+    }
+
+    /// Why the pane may not sleep now, its processes aside.
+    fn sleep_refusal(&mut self) -> Option<String> {
+        let screen = self.screen.screen_text(Style::Plain);
+        hibernate::refusal(&hibernate::Look {
+            record: &self.record,
+            state: self.state,
+            kind: self.current_kind(),
+            screen: &screen,
+            watched: self.subscribers.watching(),
+            prompts_pending: self.prompts.pending(),
+            reviving: self.revivals.in_flight(),
+        })
+    }
+
+    /// The look at the pane's processes is back (`others`: what else runs):
+    /// the agent is asked to end its session, unless something changed.
+    pub(super) fn sleep_checked(&mut self, myself: &Myself, others: Vec<String>) {
+        let why = match self.sleep_refusal() {
+            Some(why) => Some(why),
+            None if others.is_empty() => None,
+            None => Some(format!(
+                "a process of its own still runs: {}",
+                others.join(", ")
+            )),
+        };
+        let exit = self.current_kind().exit_command();
+        match (why, self.process.as_deref()) {
+            (None, Some(process)) => self.hibernation.checked(myself, process, &self.input, exit),
+            (why, _) => {
+                let why = why.unwrap_or_else(|| "its process ended".into());
+                let error = hibernate::refused(&self.record.id, &why);
+                self.hibernation.abandon(error);
+            }
+        }
+    }
+
+    /// Wakes a hibernated agent through its official resume command (see
+    /// `revive.rs`); `reply`, if any, is answered once it is up. Prompts
+    /// queued while it slept are kept for it.
+    pub(super) fn wake(&mut self, myself: &Myself, reply: Option<revive::Reply>) {
+        if self.state != PaneState::Hibernated {
+            if let Some(reply) = reply {
+                let _ = reply.send(Err(ActorError::Refused(format!(
+                    "pane {} is {}, not HIBERNATED; only a sleeping agent wakes",
+                    self.record.id, self.state
+                ))));
+            }
+            return;
+        }
+        let reply = reply.unwrap_or_else(|| ractor::concurrency::oneshot().0.into());
+        match revive::resume_plan(self.state, &self.record) {
+            Ok((argv, resuming)) => {
+                self.record.hibernated_at = None;
+                // Read again from the agent that comes up, not the sleeper.
+                self.record
+                    .set_lifecycle(signaltty_persistence::Lifecycle::Unknown);
+                let held = std::mem::take(&mut self.prompts);
+                self.revive(myself, argv, Some(resuming.waking()), reply);
+                self.prompts = held;
+            }
+            Err(e) => {
+                let _ = reply.send(Err(e));
+            }
+        }
+    }
+
     /// Starts `argv` as a fresh child in this pane; the reply waits to see
     /// whether it survives (see `revive.rs`).
     fn revive(
@@ -147,6 +250,12 @@ impl Pane {
         text: String,
         queue: bool,
     ) -> Result<prompt::Prompted, ActorError> {
+        if self.state == PaneState::Hibernated {
+            // Typed once the agent is up again (see `deliver_queued_prompt`).
+            let place = self.prompts.hold(&self.record.id, text)?;
+            self.wake(myself, None);
+            return Ok(prompt::Prompted::Queued(place));
+        }
         self.live_process()?;
         let kind = self.current_kind();
         let lifecycle = self.record.lifecycle;
@@ -166,7 +275,11 @@ impl Pane {
     /// prompt's turn has started; called after every message.
     pub(super) fn deliver_queued_prompt(&mut self, myself: &Myself) {
         let agent = self.current_kind() != AgentKind::Generic;
-        if !self.prompts.due(self.record.lifecycle, agent) || self.live_process().is_err() {
+        // A resumed (or woken) agent takes prompts once it is seen up.
+        if !self.prompts.due(self.record.lifecycle, agent)
+            || self.live_process().is_err()
+            || self.revivals.in_flight()
+        {
             return;
         }
         let Some(text) = self.prompts.next() else {

@@ -112,6 +112,7 @@ pub(super) fn resume_plan(
             typed: Some(typed),
             in_shell: true,
             seen: false,
+            waking: false,
         };
         return Ok((record.argv.clone(), resuming));
     }
@@ -120,6 +121,7 @@ pub(super) fn resume_plan(
         typed: None,
         in_shell: false,
         seen: false,
+        waking: false,
     };
     Ok((command, resuming))
 }
@@ -258,6 +260,11 @@ impl Revivals {
         None
     }
 
+    /// Whether a revival still waits to see its child up.
+    pub(super) fn in_flight(&self) -> bool {
+        self.current.is_some()
+    }
+
     /// The resume command still to type into the fresh shell.
     fn typing(&self) -> Option<&[u8]> {
         self.current
@@ -286,6 +293,11 @@ impl Revival {
 }
 
 impl Failed {
+    /// Whether the failed resume was to wake a hibernated pane.
+    pub(super) fn was_waking(&self) -> bool {
+        self.revival.resume.as_ref().is_some_and(|r| r.waking)
+    }
+
     /// The pane's `record` and `state` go back to what they were, and the
     /// command fails with what the child printed since it started.
     pub(super) fn undo(self, record: &mut PaneRecord, state: &mut PaneState) {
@@ -372,6 +384,19 @@ pub(super) struct Resuming {
     in_shell: bool,
     /// The agent was seen in the shell's foreground.
     seen: bool,
+    /// It wakes a hibernated pane: a failure leaves the pane EXITED, not
+    /// asleep, so looking at it does not try again and again.
+    waking: bool,
+}
+
+impl Resuming {
+    /// The resume wakes a hibernated pane.
+    pub(super) fn waking(self) -> Resuming {
+        Resuming {
+            waking: true,
+            ..self
+        }
+    }
 }
 
 /// Whether `argv` starts an interactive shell (no `-c`, no script).

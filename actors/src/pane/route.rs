@@ -16,7 +16,7 @@ impl Pane {
                 catch_up,
                 reply,
             } => {
-                let _ = reply.send(self.attach(size, keep_attention, catch_up));
+                let _ = reply.send(self.attach(myself, size, keep_attention, catch_up));
             }
             PaneMsg::Rename(name, reply) => {
                 title::rename(&mut self.record, name, self.screen.title());
@@ -70,6 +70,8 @@ impl Pane {
             }
             PaneMsg::Resume(reply) => self.resume(myself, reply),
             PaneMsg::Respawn(reply) => self.respawn(myself, reply),
+            PaneMsg::Hibernate(reply) => self.hibernate(myself, reply),
+            PaneMsg::Wake(reply) => self.wake(myself, Some(reply)),
             PaneMsg::ReportSession { kind, id, reply } => {
                 let _ = reply.send(self.report_session(kind, &id));
             }
@@ -96,7 +98,7 @@ impl Pane {
             PaneMsg::Wait { what, met, reply } => {
                 let now = wait::Now::of(
                     &self.record,
-                    self.process.is_some(),
+                    self.runs(),
                     self.prompts.pending(),
                     &mut self.screen,
                 );
@@ -165,6 +167,14 @@ impl Pane {
                     keyboard.submit();
                 }
             }
+            SelfMsg::SleepChecked { spawn, others } if spawn == self.spawn => {
+                self.sleep_checked(myself, others);
+            }
+            SelfMsg::SleepStep { spawn } if spawn == self.spawn => {
+                if let Some(process) = self.process.as_deref() {
+                    self.hibernation.step(myself, process, &self.input);
+                }
+            }
             SelfMsg::PromptSettled { delivery } => {
                 if self.prompts.settled(delivery) {
                     self.check_waiters(0);
@@ -177,7 +187,9 @@ impl Pane {
             | SelfMsg::TypeResume { .. }
             | SelfMsg::Foreground { .. }
             | SelfMsg::Discovered { .. }
-            | SelfMsg::SubmitPrompt { .. } => {}
+            | SelfMsg::SubmitPrompt { .. }
+            | SelfMsg::SleepChecked { .. }
+            | SelfMsg::SleepStep { .. } => {}
         }
     }
 }

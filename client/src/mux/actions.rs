@@ -263,6 +263,7 @@ impl Mux {
         }
         if let Some(after) = after {
             self.mark_seen(&after);
+            self.wake_if_asleep(&after);
         }
         self.reconcile();
     }
@@ -525,6 +526,22 @@ impl Mux {
 
     /// Resumes or respawns the focused pane, as its offer says; the answer
     /// comes back as an event (a resume waits to see the agent start).
+    /// A pane in focus wakes if its agent sleeps (`pane.wake`).
+    pub(super) fn wake_if_asleep(&mut self, id: &str) {
+        let asleep = self
+            .view
+            .find_pane(id)
+            .is_some_and(|(_, _, p)| p.state == signaltty_protocol::PaneState::Hibernated);
+        if asleep && self.waking.insert(id.to_string()) {
+            self.say(format!("waking pane {id}"));
+            let done = format!("pane {id} is awake");
+            let pane = params::Pane {
+                pane: id.to_string().into(),
+            };
+            self.in_background::<method::PaneWake>(pane, move |_| done);
+        }
+    }
+
     fn revive(&mut self) {
         let Some(id) = self.focused_pane() else {
             return;
@@ -576,6 +593,7 @@ impl Mux {
         self.select_tab(&tab);
         self.focus_pane(id);
         self.mark_seen(id);
+        self.wake_if_asleep(id);
         true
     }
 }

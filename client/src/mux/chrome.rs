@@ -21,6 +21,7 @@ fn state_color(state: PaneState, exit_code: Option<i32>) -> Color {
     match state {
         PaneState::Live => Color::Indexed(2),
         PaneState::Resumable => Color::Indexed(6),
+        PaneState::Hibernated => Color::Indexed(4),
         PaneState::Restored => Color::Indexed(3),
         PaneState::Exited if exit_code.is_some_and(|c| c != 0) => Color::Indexed(1),
         PaneState::Exited => Color::Indexed(8),
@@ -375,6 +376,10 @@ pub fn offer(frame: &mut Frame, area: Rect, status: &PaneStatus) {
         .map(|c| format!(" (exit {c})"))
         .unwrap_or_default();
     let action = match &status.revive {
+        // Focus wakes it; `r` is there for a wake that failed to start.
+        _ if status.state == signaltty_protocol::PaneState::Hibernated => {
+            " · asleep to give its memory back; focus wakes it".into()
+        }
         Some(revive) => format!(" · r {}", revive.describe()),
         None => " · nothing to run".into(),
     };

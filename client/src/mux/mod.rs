@@ -188,6 +188,8 @@ pub struct Mux {
     unreachable: HashSet<String>,
     /// Panes told they are seen since the last listing.
     seen: HashSet<String>,
+    /// Hibernated panes this client asked to wake since the last listing.
+    waking: HashSet<String>,
     /// Panes focused before, least recent first.
     recent: Vec<String>,
     size: (u16, u16),
@@ -235,6 +237,7 @@ impl Mux {
             caches: HashMap::new(),
             unreachable: HashSet::new(),
             seen: HashSet::new(),
+            waking: HashSet::new(),
             recent: Vec::new(),
             size,
             input: InputParser::default(),
@@ -532,6 +535,7 @@ impl Mux {
         let before = match self.server.view() {
             Ok(view) => {
                 self.seen.clear();
+                self.waking.clear();
                 self.unreachable.clear();
                 std::mem::replace(&mut self.view, view)
             }
@@ -549,6 +553,9 @@ impl Mux {
         self.alert_changes(&before);
         self.render.chrome = true;
         self.reconcile();
+        if let Some(id) = self.focused_pane() {
+            self.wake_if_asleep(&id);
+        }
         // Output in a pane on screen was seen: no "unread" for it (it can
         // come from the moment before this client attached).
         let unread: Vec<String> = self

@@ -52,6 +52,10 @@ pub async fn dispatch(ctx: &Ctx, call: Call) -> Result<Value, WireError> {
         Call::PaneRespawn(p) => {
             answer::<method::PaneRespawn>(pane_revive(ctx, p, PaneMsg::Respawn).await)
         }
+        Call::PaneHibernate(p) => {
+            answer::<method::PaneHibernate>(pane_revive(ctx, p, PaneMsg::Hibernate).await)
+        }
+        Call::PaneWake(p) => answer::<method::PaneWake>(pane_revive(ctx, p, PaneMsg::Wake).await),
         Call::PaneReportSession(p) => {
             answer::<method::PaneReportSession>(pane_report_session(ctx, p).await)
         }
