@@ -219,3 +219,65 @@ fn an_agent_that_fails_to_wake_is_exited_with_its_own_words_and_attach_wakes_one
         &format!("--resume {SESSION}")
     );
 }
+
+/// A server with stand-in claudes whose config file says `config`; the
+/// config's directory must outlive the server.
+fn server_with_config(config: &str) -> (TestServer, PathBuf, tempfile::TempDir) {
+    let dir = support::short_temp_dir();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, config).unwrap();
+    let path = path.display().to_string();
+    let (server, root) = support::agents::server_with_agents_and_env(
+        &[("claude", CLAUDE_STAND_IN)],
+        &[("SIGNALTTY_CONFIG", path.as_str())],
+    );
+    (server, root, dir)
+}
+
+#[test]
+fn idle_agents_sleep_by_themselves_after_their_workspace_window_unless_pinned() {
+    let (server, _root, _config) = server_with_config("");
+    let ws = server.workspace("team", &[]);
+    let pinned = idle_claude(&server, &ws);
+    let free = idle_claude(&server, &ws);
+    for pane in [&pinned, &free] {
+        server.wait_pane(pane, "its session id", |p| {
+            p["agent"]["session_id"] == SESSION
+        });
+    }
+    server.ctl_ok(&["pin", &pinned]);
+    assert_eq!(server.pane(&pinned).unwrap()["pinned"], true);
+
+    // No window yet (the config sets none): both stay awake. Then one.
+    server.ctl_ok(&["workspace", "set", &ws, "--hibernate-after", "1s"]);
+    server.wait_pane(&free, "asleep by itself", |p| p["state"] == "HIBERNATED");
+    assert_eq!(server.pane(&pinned).unwrap()["state"], "LIVE", "pinned");
+
+    let bad = server.ctl(&["workspace", "set", &ws, "--hibernate-after", "soon"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no sleep window"));
+}
+
+#[test]
+fn with_keep_awake_the_longest_idle_agent_sleeps_when_another_wakes() {
+    let (server, _root, _config) = server_with_config("[hibernate]\nkeep-awake = 1\n");
+    let ws = server.workspace("team", &[]);
+    let first = idle_claude(&server, &ws);
+    server.wait_pane(&first, "its session id", |p| {
+        p["agent"]["session_id"] == SESSION
+    });
+    let second = idle_claude(&server, &ws);
+    server.wait_pane(&first, "the longest idle asleep", |p| {
+        p["state"] == "HIBERNATED"
+    });
+    assert_eq!(server.pane(&second).unwrap()["state"], "LIVE");
+
+    // Waking the first makes two awake: now the second has been idle
+    // longest, and it sleeps.
+    server.ctl_ok(&["wake", &first]);
+    server.wait_pane(&first, "idle again", |p| {
+        p["state"] == "LIVE" && p["lifecycle"] == "idle"
+    });
+    server.wait_pane(&second, "asleep", |p| p["state"] == "HIBERNATED");
+    assert_eq!(server.pane(&first).unwrap()["state"], "LIVE");
+}

@@ -68,6 +68,8 @@ pub enum WorkspaceMsg {
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     SetAutoResume(bool, RpcReplyPort<()>),
+    /// How long this workspace's idle agents stay awake.
+    SetHibernateAfter(signaltty_persistence::SleepAfter, RpcReplyPort<()>),
     /// Trades the places of two panes of this workspace, each given with
     /// its tab (tmux swap-pane); both keep running.
     SwapPanes {
@@ -171,6 +173,13 @@ impl Actor for WorkspaceActor {
                 WorkspaceMsg::SetAutoResume(on, reply) => {
                     if ws.record.auto_resume != on {
                         ws.record.auto_resume = on;
+                        ws.publish();
+                    }
+                    let _ = reply.send(());
+                }
+                WorkspaceMsg::SetHibernateAfter(after, reply) => {
+                    if ws.record.hibernate_after != Some(after) {
+                        ws.record.hibernate_after = Some(after);
                         ws.publish();
                     }
                     let _ = reply.send(());

@@ -278,6 +278,10 @@ pub enum Ctl {
     Hibernate { pane: String },
     /// Wake a hibernated agent (focusing or attaching it does too)
     Wake { pane: String },
+    /// Keep a pane awake: it never hibernates (saved)
+    Pin { pane: String },
+    /// Let a pinned pane hibernate again
+    Unpin { pane: String },
     /// Record an agent's session id, so the pane can be resumed after a restart
     ReportSession {
         pane: String,
@@ -468,6 +472,10 @@ pub enum WorkspaceCmd {
         workspace: String,
         #[arg(long, value_name = "true|false")]
         auto_resume: Option<bool>,
+        /// How long its idle agents stay awake before they hibernate (`30m`,
+        /// `2h`), or `off`; over the config's `[hibernate] after`
+        #[arg(long, value_name = "WINDOW|off")]
+        hibernate_after: Option<signaltty_protocol::SleepAfter>,
     },
     /// Close a workspace and everything in it (worktrees are kept unless
     /// --remove-worktree)

@@ -338,6 +338,13 @@ impl Session {
                 },
                 &nothing,
             ),
+            Ctl::Pin { pane } | Ctl::Unpin { pane } => self.done::<method::PanePin>(
+                params::PanePin {
+                    pane: pane.clone().into(),
+                    pinned: matches!(ctl, Ctl::Pin { .. }),
+                },
+                &nothing,
+            ),
             Ctl::Wake { pane } => self.done::<method::PaneWake>(
                 params::Pane {
                     pane: pane.clone().into(),
@@ -500,10 +507,12 @@ impl Session {
             WorkspaceCmd::Set {
                 workspace,
                 auto_resume,
+                hibernate_after,
             } => {
                 let p = params::WorkspaceSet {
                     workspace: workspace.clone().into(),
                     auto_resume: *auto_resume,
+                    hibernate_after: *hibernate_after,
                 };
                 self.done::<method::WorkspaceSet>(p, &nothing)
             }

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 pub use signaltty_types::layout::{Branch, Direction, Layout, MAX_RATIO, MIN_RATIO};
 pub use signaltty_types::records::{Attention, Lifecycle, Millis, NotificationRecord, Severity};
+pub use signaltty_types::sleep::SleepAfter;
 
 /// The snapshot format this build writes and the newest it can read.
 pub const SNAPSHOT_VERSION: u32 = 1;
@@ -160,6 +161,25 @@ pub struct WorkspaceRecord {
     /// --worktree`): its `cwd`, which its new panes share.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktree: Option<WorktreeRecord>,
+    /// How long its idle agents stay awake, over the config's `[hibernate]
+    /// after`. A value this build cannot read (a newer one's) reads as
+    /// unset rather than losing the workspace.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "unless_unreadable"
+    )]
+    pub hibernate_after: Option<SleepAfter>,
+}
+
+/// `T`, or `None` for a value that does not read as one.
+fn unless_unreadable<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -238,6 +258,9 @@ pub struct PaneRecord {
     /// on purpose, and the pane comes back HIBERNATED, woken by a resume.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hibernated_at: Option<Millis>,
+    /// Kept awake: it never hibernates (`ctl pin`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
 }
 
 /// A git worktree signaltty made with `git worktree add`. Every field has a
@@ -286,6 +309,7 @@ impl WorkspaceRecord {
             created_at: 0,
             last_used_at: 0,
             worktree: None,
+            hibernate_after: None,
         }
     }
 }
@@ -337,6 +361,7 @@ impl PaneRecord {
             process: None,
             worktree: None,
             hibernated_at: None,
+            pinned: false,
         }
     }
 }
@@ -360,4 +385,23 @@ pub struct AgentRecord {
     /// id is kept so the agent can still be resumed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ended: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sleep_window_this_build_cannot_read_leaves_the_workspace_whole() {
+        let text = r#"{"id":"w1","name":"api","hibernate_after":"3 fortnights"}"#;
+        let record: WorkspaceRecord = serde_json::from_str(text).unwrap();
+        assert_eq!(record.name, "api");
+        assert_eq!(record.hibernate_after, None);
+        let text = r#"{"id":"w1","name":"api","hibernate_after":"20m"}"#;
+        let record: WorkspaceRecord = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            record.hibernate_after,
+            Some(SleepAfter::After(std::time::Duration::from_secs(1200)))
+        );
+    }
 }

@@ -165,6 +165,7 @@ mod tests {
                 created_at: 0,
                 last_used_at: 0,
                 worktree: None,
+                hibernate_after: None,
             }],
             tabs: vec![
                 TabRecord {

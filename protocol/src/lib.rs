@@ -41,7 +41,7 @@ pub use replies::*;
 pub use names::{Named, Signal};
 pub use signaltty_types::{
     AgentKind, Attention, Branch, Direction, Layout, Lifecycle, NewlineKey, NotificationRecord,
-    PaneState, Severity,
+    PaneState, Severity, SleepAfter,
 };
 
 /// The protocol version every envelope carries.

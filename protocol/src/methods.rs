@@ -106,6 +106,8 @@ methods! {
     PaneHibernate = "pane.hibernate", crate::params::Pane => crate::Done;
     /// Wakes a hibernated agent; answered once it is up.
     PaneWake = "pane.wake", crate::params::Pane => crate::Done;
+    /// Keeps a pane awake (`pinned`), or lets it sleep again.
+    PanePin = "pane.pin", crate::params::PanePin => crate::Done;
     PaneReportSession = "pane.report_session", crate::params::ReportSession => crate::Done;
     /// After its reply, both directions carry binary frames.
     PaneAttach = "pane.attach", crate::params::PaneAttach => crate::AttachReply, then "binary frames";

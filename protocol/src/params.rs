@@ -45,6 +45,10 @@ pub struct WorkspaceSet {
     pub workspace: Text<field::Workspace>,
     #[serde(default)]
     pub auto_resume: Option<bool>,
+    /// How long its idle agents stay awake (`off`, `20m`), over the
+    /// config's `[hibernate] after`.
+    #[serde(default)]
+    pub hibernate_after: Option<signaltty_types::SleepAfter>,
 }
 
 /// `workspace.close` → [`super::ClosedReply`]. With
@@ -151,6 +155,13 @@ pub struct PaneRead {
     /// Keep colours as SGR escape sequences.
     #[serde(default)]
     pub ansi: bool,
+}
+
+/// `pane.pin` → `{}`: a pinned pane never hibernates.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct PanePin {
+    pub pane: Text<field::Pane>,
+    pub pinned: bool,
 }
 
 /// `pane.resume`, `pane.respawn`, `pane.seen` → `{}`.

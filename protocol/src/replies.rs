@@ -309,6 +309,10 @@ pub struct LsWorkspace {
     pub name: String,
     pub cwd: String,
     pub auto_resume: bool,
+    /// How long its idle agents stay awake, where it set its own window
+    /// (`workspace set --hibernate-after`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hibernate_after: Option<signaltty_types::SleepAfter>,
     /// The worktree made for it (`workspace new --worktree`).
     #[serde(default)]
     pub worktree: Option<LsWorktree>,
@@ -357,6 +361,9 @@ pub struct LsPane {
     /// while it is HIBERNATED.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hibernated_at: Option<u64>,
+    /// Kept awake: it never hibernates (`ctl pin`).
+    #[serde(default)]
+    pub pinned: bool,
 }
 
 /// A git worktree signaltty made, as last seen.

@@ -10,6 +10,10 @@
 //!
 //! [worktree]
 //! root = "../{repo}.worktrees"   # where `--worktree NAME` makes NAME
+//!
+//! [hibernate]
+//! after = "30m"     # idle agents sleep after this long ("off": never)
+//! keep-awake = 8    # at most this many agents awake
 //! ```
 //!
 //! The multiplexer's own settings (`mouse`, `[keys]`, `[alerts]`) live in
@@ -46,6 +50,8 @@ pub struct Config {
     pub notify_command: Option<CommandTemplate>,
     #[serde(default)]
     pub worktree: Option<WorktreeConfig>,
+    #[serde(default)]
+    pub hibernate: HibernateConfig,
     /// `worktree.root`, checked when the file is loaded.
     #[serde(skip)]
     pub worktree_root: Root,
@@ -59,6 +65,19 @@ pub struct WorktreeConfig {
     /// home directory, a relative one is from the repository.
     #[serde(default)]
     pub root: Option<String>,
+}
+
+/// `[hibernate]`: idle agents put to sleep by themselves (see
+/// `hibernator.rs`). Off unless set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HibernateConfig {
+    /// How long an agent stays idle before it sleeps; `off` by default.
+    #[serde(default)]
+    pub after: Option<signaltty_persistence::SleepAfter>,
+    /// At most this many agents awake: the longest idle sleeps first.
+    #[serde(default, rename = "keep-awake", alias = "keep_awake")]
+    pub keep_awake: Option<usize>,
 }
 
 /// `[notify]`: what to run when a pane nobody is looking at becomes

@@ -30,6 +30,7 @@ pub mod ctx;
 mod events;
 mod frames;
 pub mod handlers;
+pub mod hibernator;
 pub mod input;
 pub mod limits;
 pub mod listener;

@@ -79,6 +79,7 @@ pub(crate) fn listing(model: &Model) -> LsReply {
             name: ws.name.clone(),
             cwd: ws.cwd.clone(),
             auto_resume: ws.auto_resume,
+            hibernate_after: ws.hibernate_after,
             worktree: ws.worktree.as_ref().map(ls_worktree),
             attention: model
                 .panes
@@ -123,6 +124,7 @@ pub(crate) fn ls_pane(view: &PaneView) -> LsPane {
         exit_code: record.exit_code,
         last_message: record.last_message.clone(),
         hibernated_at: record.hibernated_at,
+        pinned: record.pinned,
         worktree: record.worktree.as_ref().map(ls_worktree),
     }
 }

@@ -141,11 +141,14 @@ pub struct Server {
     worktrees: Arc<Worktrees>,
     /// The refresh of shown worktrees' branch and dirty mark.
     worktree_watch: tokio::task::JoinHandle<()>,
+    /// What puts idle agents to sleep (see `hibernator.rs`).
+    hibernator: tokio::task::JoinHandle<()>,
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
         self.worktree_watch.abort();
+        self.hibernator.abort();
     }
 }
 
@@ -180,6 +183,7 @@ impl Actor for ServerActor {
         );
         let worktrees = Arc::new(Worktrees::new(args.config.worktree_root.clone()));
         let worktree_watch = worktree::watch::spawn(reader.clone(), worktrees.clone());
+        let hibernator = crate::hibernator::spawn(reader.clone(), args.config.hibernate.clone());
         let mut server = Server {
             state_dir: args.state_dir,
             tails: args.tails,
@@ -201,6 +205,7 @@ impl Actor for ServerActor {
             writer,
             worktrees,
             worktree_watch,
+            hibernator,
         };
         server.spawn_snapshot(&myself, model).await?;
         server.spawn_notifier(&myself).await?;
@@ -306,6 +311,7 @@ impl ServerActor {
     async fn shutdown(myself: &ActorRef<ServerMsg>, server: &mut Server) {
         info!("shutting down");
         server.worktree_watch.abort();
+        server.hibernator.abort();
         let model = server.model.latest().await;
         {
             let flushes = model.panes.keys().filter_map(|id| {
@@ -516,6 +522,7 @@ impl Server {
             created_at: now_millis(),
             last_used_at: 0,
             worktree,
+            hibernate_after: None,
         };
         self.spawn_workspace(
             myself,

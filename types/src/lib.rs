@@ -21,6 +21,7 @@
 //! - [`id`]: the id rule that keeps ids usable as file names.
 //! - [`session`]: the names of sessions; [`private_dir`]: the check that a
 //!   directory is this user's alone.
+//! - [`sleep`]: how long an idle agent stays awake.
 
 pub mod agent;
 pub mod bounds;
@@ -31,9 +32,11 @@ pub mod layout;
 pub mod private_dir;
 pub mod records;
 pub mod session;
+pub mod sleep;
 
 pub use agent::AgentKind;
 pub use error::{Result, TypesError};
 pub use keys::NewlineKey;
 pub use layout::{Branch, DEFAULT_RATIO, Direction, Layout, MAX_LAYOUT_DEPTH, clamp_ratio};
 pub use records::{Attention, Lifecycle, Millis, NotificationRecord, PaneState, Severity};
+pub use sleep::SleepAfter;

@@ -89,6 +89,9 @@ pub(super) fn refusal(look: &Look<'_>) -> Option<String> {
     if look.state != PaneState::Live {
         return Some(format!("it is {}, not LIVE", look.state));
     }
+    if look.record.pinned {
+        return Some("it is pinned (`signaltty ctl unpin` lets it sleep)".into());
+    }
     if kind == AgentKind::Generic {
         return Some("it runs no agent signaltty knows".into());
     }
@@ -380,6 +383,10 @@ mod tests {
             let said = refusal(&look(&record, empty)).unwrap_or_default();
             assert!(said.contains("not idle or done"), "{lifecycle:?}: {said}");
         }
+        let mut record = idle_claude();
+        record.pinned = true;
+        let said = refusal(&look(&record, empty)).unwrap_or_default();
+        assert!(said.contains("pinned"), "{said}");
         let mut record = idle_claude();
         record.agent.as_mut().unwrap().agent_session_id = None;
         let said = refusal(&look(&record, empty)).unwrap_or_default();

@@ -107,6 +107,8 @@ pub enum PaneMsg {
     Hibernate(RpcReplyPort<Result<(), ActorError>>),
     /// Wake a hibernated agent; answered once it is up.
     Wake(RpcReplyPort<Result<(), ActorError>>),
+    /// Keep it awake (true: it never hibernates), or let it sleep again.
+    Pin(bool, RpcReplyPort<()>),
     /// The agent's session id, learned from a hook or the user.
     ReportSession {
         kind: Option<AgentKind>,

@@ -72,6 +72,13 @@ impl Pane {
             PaneMsg::Respawn(reply) => self.respawn(myself, reply),
             PaneMsg::Hibernate(reply) => self.hibernate(myself, reply),
             PaneMsg::Wake(reply) => self.wake(myself, Some(reply)),
+            PaneMsg::Pin(pinned, reply) => {
+                if self.record.pinned != pinned {
+                    self.record.pinned = pinned;
+                    self.publish();
+                }
+                let _ = reply.send(());
+            }
             PaneMsg::ReportSession { kind, id, reply } => {
                 let _ = reply.send(self.report_session(kind, &id));
             }

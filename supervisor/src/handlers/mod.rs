@@ -56,6 +56,7 @@ pub async fn dispatch(ctx: &Ctx, call: Call) -> Result<Value, WireError> {
             answer::<method::PaneHibernate>(pane_revive(ctx, p, PaneMsg::Hibernate).await)
         }
         Call::PaneWake(p) => answer::<method::PaneWake>(pane_revive(ctx, p, PaneMsg::Wake).await),
+        Call::PanePin(p) => answer::<method::PanePin>(pane_pin(ctx, p).await),
         Call::PaneReportSession(p) => {
             answer::<method::PaneReportSession>(pane_report_session(ctx, p).await)
         }

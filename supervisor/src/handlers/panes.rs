@@ -222,6 +222,14 @@ pub(crate) async fn pane_revive(
     Ok(Done {})
 }
 
+/// Keeps a pane awake, or lets it sleep again.
+pub(crate) async fn pane_pin(ctx: &Ctx, p: params::PanePin) -> Result<Done, WireError> {
+    let view = find_pane(ctx, &p.pane).await?;
+    let actor = pane_actor(&view)?;
+    ractor::call_t!(actor, PaneMsg::Pin, CALL_MS, p.pinned).map_err(unavailable)?;
+    Ok(Done {})
+}
+
 pub(crate) async fn pane_report_session(
     ctx: &Ctx,
     p: params::ReportSession,

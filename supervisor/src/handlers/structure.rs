@@ -59,14 +59,20 @@ pub(crate) async fn workspace_new(
 pub(crate) async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Done, WireError> {
     let model = model(ctx).await;
     let ws = model.resolve_workspace(&p.workspace).map_err(wire_error)?;
-    let Some(on) = p.auto_resume else {
+    if p.auto_resume.is_none() && p.hibernate_after.is_none() {
         return Err(WireError::new(
             ErrorCode::BadParams,
-            "nothing to set; pass --auto-resume true|false",
+            "nothing to set; pass --auto-resume true|false or --hibernate-after 20m|off",
         ));
-    };
+    }
     let actor = workspace_actor(&ws.id)?;
-    ractor::call_t!(actor, WorkspaceMsg::SetAutoResume, CALL_MS, on).map_err(unavailable)?;
+    if let Some(on) = p.auto_resume {
+        ractor::call_t!(actor, WorkspaceMsg::SetAutoResume, CALL_MS, on).map_err(unavailable)?;
+    }
+    if let Some(after) = p.hibernate_after {
+        ractor::call_t!(actor, WorkspaceMsg::SetHibernateAfter, CALL_MS, after)
+            .map_err(unavailable)?;
+    }
     Ok(Done {})
 }
 
