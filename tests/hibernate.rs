@@ -69,12 +69,22 @@ fn an_idle_agent_sleeps_stays_asleep_through_a_kill_and_wakes_to_a_queued_prompt
     let (mut server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
     let pane = sleepy_claude(&server, "sleepy");
     let pid = pid_of(&server, &pane);
+    assert!(
+        server
+            .ctl_ok(&["explain", &pane])
+            .contains("sleep       may sleep")
+    );
 
     server.ctl_ok(&["hibernate", &pane]);
     let asleep = server.pane(&pane).unwrap();
     assert_eq!(asleep["state"], "HIBERNATED");
     assert_eq!(asleep["lifecycle"], "idle", "it sleeps as idle as it was");
     assert!(!alive(pid), "the agent's process {pid} has ended");
+    assert!(
+        server
+            .ctl_ok(&["explain", &pane])
+            .contains("sleep       asleep;")
+    );
     assert_eq!(runs(&root, "claude").len(), 1, "nothing ran since");
     // Its last screen stays readable, and nothing can be typed into it.
     assert!(server.ctl_ok(&["read", &pane]).contains('❯'));
@@ -129,6 +139,11 @@ fn an_agent_that_cannot_safely_sleep_is_refused_with_the_reason() {
             .then_some(())
     });
     assert!(refusal(&server, &pane).contains("typed in its input box"));
+    let explained = server.ctl_ok(&["explain", &pane]);
+    assert!(
+        explained.contains("sleep       stays awake: text is typed"),
+        "{explained}"
+    );
 
     // Blocked at a permission prompt.
     server.ctl_ok(&["send", &pane, "permission", "--enter"]);

@@ -718,6 +718,9 @@ fn print_explained(e: &ExplainReply, out: &mut dyn Write) -> std::io::Result<()>
     if let Some(keys) = &e.keys {
         writeln!(out, "keys        {keys}")?;
     }
+    if let Some(sleep) = &e.sleep {
+        writeln!(out, "sleep       {sleep}")?;
+    }
     if let Some(resume) = &e.resume {
         writeln!(out, "resume      {}", resume.argv.join(" "))?;
         let words = |list: &[String]| match list.is_empty() {

@@ -443,6 +443,10 @@ pub struct ExplainReply {
     /// for, and what Shift+Enter is sent as (absent for a saved screen).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<String>,
+    /// Whether it may hibernate now, and if not why (absent for a saved
+    /// screen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sleep: Option<String>,
 }
 
 /// `ctl explain`'s word on a pane's resume.

@@ -135,6 +135,8 @@ pub struct Explained {
     pub waiting: usize,
     /// How keys reach its program, in one line (see `KeyTarget::describe`).
     pub keys: String,
+    /// Whether it may hibernate now, and if not why (see `hibernate.rs`).
+    pub sleep: String,
 }
 
 /// The parts of the pane a look at its screen reads and moves.
@@ -485,13 +487,14 @@ impl Awareness {
     }
 
     /// `ctl explain` of the pane `record` and `screen` describe, on which
-    /// `waiting` clients wait and whose program gets keys as `keys` says.
+    /// `waiting` clients wait, whose program gets keys as `keys` says, and
+    /// whose word on hibernation is `sleep`.
     pub(super) fn explain(
         &self,
         record: &PaneRecord,
         screen: &mut PaneScreen,
         waiting: usize,
-        keys: String,
+        (keys, sleep): (String, String),
     ) -> Explained {
         let kind = self.kind(record);
         let book = rule_book();
@@ -516,6 +519,7 @@ impl Awareness {
             session_file: self.session_file.clone(),
             waiting,
             keys,
+            sleep,
         }
     }
 }

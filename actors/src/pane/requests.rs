@@ -129,6 +129,21 @@ impl Pane {
         });
     }
 
+    /// `ctl explain`'s word on whether the pane may hibernate now.
+    pub(super) fn sleep_word(&mut self) -> String {
+        if self.state == PaneState::Hibernated {
+            return "asleep; focus, attach, `ctl wake` or `ctl agent prompt` wakes it".into();
+        }
+        if self.hibernation.falling() {
+            return "falling asleep".into();
+        }
+        match self.sleep_refusal() {
+            Some(why) => format!("stays awake: {why}"),
+            None => "may sleep, unless a process of its own still runs (one it did not start                      with it)"
+                .into(),
+        }
+    }
+
     /// Why the pane may not sleep now, its processes aside.
     fn sleep_refusal(&mut self) -> Option<String> {
         let screen = self.screen.screen_text(Style::Plain);

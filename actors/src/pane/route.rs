@@ -96,10 +96,11 @@ impl Pane {
             PaneMsg::DebugPanic => panic!("fault injected into pane {}", self.record.id),
             PaneMsg::Explain(reply) => {
                 let keys = self.key_target().describe();
+                let sleep = self.sleep_word();
                 let waiting = self.waiters.count();
-                let explained = self
-                    .aware
-                    .explain(&self.record, &mut self.screen, waiting, keys);
+                let explained =
+                    self.aware
+                        .explain(&self.record, &mut self.screen, waiting, (keys, sleep));
                 let _ = reply.send(explained);
             }
             PaneMsg::Wait { what, met, reply } => {

@@ -40,6 +40,7 @@ pub async fn explain(ctx: &Ctx, p: params::PaneExplain) -> Result<ExplainReply, 
                 waiting: 0,
                 resume: None,
                 keys: None,
+                sleep: None,
             })
         }
         _ => Err(bad_params("give either a pane or a saved screen")),
@@ -71,6 +72,7 @@ async fn explain_pane(ctx: &Ctx, query: &str) -> Result<ExplainReply, WireError>
             dropped: command.dropped,
         }),
         keys: Some(explained.keys),
+        sleep: Some(explained.sleep),
     })
 }
 
