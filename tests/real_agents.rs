@@ -420,6 +420,49 @@ fn real_claude_resumes_with_its_flags_after_the_server_is_killed() {
 }
 
 #[test]
+fn real_claude_hibernates_with_its_exit_command_and_wakes_to_its_conversation() {
+    let Some(claude) = real_cli("claude", "real_claude_hibernates_and_wakes") else {
+        return;
+    };
+    let offline = Offline::start(&claude);
+    offline.onboard_claude(true);
+    let pane = offline.new_pane(&["claude", "--model", "sonnet"]);
+    offline.wait_screen(&pane, "claude's prompt", claude_prompt);
+    offline.wait_lifecycle(&pane, "idle");
+    offline.server.ctl_ok(&["agent", "prompt", &pane, "hello"]);
+    let id = session_id(&offline.server.pane(&pane).expect("the pane")).expect("its session");
+    offline.wait_transcript(&id, "hello");
+    offline
+        .server
+        .ctl_ok(&["agent", "wait", &pane, "--timeout", "30"]);
+
+    // It ends its session itself (`/exit`), well before any signal.
+    let asleep = std::time::Instant::now();
+    offline.server.ctl_ok(&["hibernate", &pane]);
+    let took = asleep.elapsed();
+    assert_eq!(
+        offline.server.pane(&pane).expect("the pane")["state"],
+        "HIBERNATED"
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "asleep in {took:?}: by /exit, not SIGTERM"
+    );
+
+    let woke = std::time::Instant::now();
+    offline.server.ctl_ok(&["wake", &pane]);
+    eprintln!(
+        "claude: asleep in {took:?}, up again in {:?}",
+        woke.elapsed()
+    );
+    assert_eq!(
+        offline.foreground(&pane),
+        format!("claude --resume {id} --model sonnet")
+    );
+    offline.wait_screen(&pane, "the conversation back", |s| s.contains("hello"));
+}
+
+#[test]
 fn real_claude_runs_its_installed_hooks_with_signaltty_off_its_path() {
     let Some(claude) = real_cli("claude", "real_claude_runs_its_installed_hooks") else {
         return;
@@ -533,6 +576,58 @@ fn real_codex_resumes_with_its_flags_after_the_server_is_killed() {
         offline
             .foreground(&pane)
             .ends_with(&format!("resume {id} --model o3 --sandbox read-only")),
+        "{}",
+        offline.foreground(&pane)
+    );
+    offline.wait_screen(&pane, "the conversation back", |s| s.contains("hello"));
+}
+
+#[test]
+fn real_codex_hibernates_with_its_exit_command_and_wakes_to_its_conversation() {
+    let Some(codex) = real_cli("codex", "real_codex_hibernates_and_wakes") else {
+        return;
+    };
+    let offline = Offline::start(&codex);
+    offline.log_codex_in(&codex);
+    let pane = offline.new_pane(&["codex", "--model", "o3"]);
+    offline.wait_lifecycle(&pane, "idle");
+    offline.server.ctl_ok(&["agent", "prompt", &pane, "hello"]);
+    let id =
+        session_id(&offline.wait_pane(&pane, "codex's session id", |p| session_id(p).is_some()))
+            .expect("an id");
+    // Offline, codex retries the dead address for minutes: Esc ends the
+    // turn, as a user would.
+    offline.wait_lifecycle(&pane, "working");
+    offline.server.ctl_ok(&["send-keys", &pane, "escape"]);
+    offline.wait_pane(&pane, "its turn over", |p| {
+        p["lifecycle"] == "idle" || p["lifecycle"] == "done"
+    });
+    offline.wait_screen(&pane, "its composer empty again", |s| {
+        s.lines().any(|l| l.starts_with("› Ask"))
+    });
+
+    let asleep = std::time::Instant::now();
+    offline.server.ctl_ok(&["hibernate", &pane]);
+    let took = asleep.elapsed();
+    assert_eq!(
+        offline.server.pane(&pane).expect("the pane")["state"],
+        "HIBERNATED"
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "asleep in {took:?}: by /exit, not SIGTERM"
+    );
+
+    let woke = std::time::Instant::now();
+    offline.server.ctl_ok(&["wake", &pane]);
+    eprintln!(
+        "codex: asleep in {took:?}, up again in {:?}",
+        woke.elapsed()
+    );
+    assert!(
+        offline
+            .foreground(&pane)
+            .ends_with(&format!("resume {id} --model o3")),
         "{}",
         offline.foreground(&pane)
     );
