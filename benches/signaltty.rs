@@ -29,6 +29,8 @@ use signaltty_persistence::{
 
 const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
 
+#[path = "support/hibernate.rs"]
+mod hibernate;
 #[path = "support/memory.rs"]
 mod memory;
 #[path = "support/mux.rs"]
@@ -102,6 +104,7 @@ fn main() {
         Some("slowdisk") => Some(slow_disk::listings),
         Some("restore") => Some(restores),
         Some("events") => Some(|_, dir, report| events(dir, report)),
+        Some("hibernate") => Some(|_, dir, report| hibernate::hibernation(dir, report)),
         _ => None,
     };
     if let Some(section) = section {
@@ -119,6 +122,7 @@ fn main() {
         memory::memory(&scale, work.path(), has_tmux, &mut report);
         detection(work.path(), scale.idle, &mut report);
         slow_disk::listings(&scale, work.path(), &mut report);
+        hibernate::hibernation(work.path(), &mut report);
     }
     if only.as_deref().is_none_or(|only| only == "mux") {
         mux::multiplexer(&scale, &log, work.path(), has_tmux, &mut report);
@@ -1033,6 +1037,34 @@ impl Report {
             format!("idle {panes} panes writes in {}s", window.as_secs()),
             json!(writes),
         );
+    }
+
+    fn hibernation(&mut self, figures: hibernate::Hibernated) {
+        self.lines.extend(figures.lines());
+        let freed = 1.0 - figures.trees_after as f64 / figures.trees_before.max(1) as f64;
+        self.json
+            .insert("hibernation freed %".into(), json!(freed * 100.0));
+        self.json.insert(
+            "hibernation server KiB before/after".into(),
+            json!([figures.server_before, figures.server_after]),
+        );
+        self.json
+            .insert("hibernation sleep ms".into(), json!(figures.sleep_ms));
+        self.json
+            .insert("hibernation wake ms".into(), json!(figures.wake_ms));
+    }
+
+    /// `cpu`: the whole server's; `look`: the hibernator's look alone.
+    fn hibernation_check(&mut self, panes: usize, window: Duration, cpu: f64, look: f64) {
+        self.lines.push(format!(
+            "hibernation's idle check, {panes} idle agent panes, {}s: server CPU {cpu:.3}% of one \
+             core, of which the look itself {look:.4}%",
+            window.as_secs()
+        ));
+        self.json
+            .insert(format!("idle {panes} agent panes cpu %"), json!(cpu));
+        self.json
+            .insert(format!("hibernator look {panes} panes cpu %"), json!(look));
     }
 
     fn detection(&mut self, agents: f64, plain: f64, idle: f64, window: Duration) {
