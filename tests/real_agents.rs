@@ -276,6 +276,28 @@ impl Offline {
         })
     }
 
+    /// Puts the agent in `pane` to sleep — by its own exit command, well
+    /// before any signal — then wakes it, and says how long each took.
+    fn sleep_and_wake(&self, pane: &str, agent: &str) {
+        let asleep = std::time::Instant::now();
+        self.server.ctl_ok(&["hibernate", pane]);
+        let took = asleep.elapsed();
+        assert_eq!(
+            self.server.pane(pane).expect("the pane")["state"],
+            "HIBERNATED"
+        );
+        assert!(
+            took < Duration::from_secs(10),
+            "asleep in {took:?}: by /exit, not SIGTERM"
+        );
+        let woke = std::time::Instant::now();
+        self.server.ctl_ok(&["wake", pane]);
+        eprintln!(
+            "{agent}: asleep in {took:?}, up again in {:?}",
+            woke.elapsed()
+        );
+    }
+
     /// The command line of the pane's foreground process, as `ctl explain`
     /// shows it.
     fn foreground(&self, pane: &str) -> String {
@@ -436,25 +458,7 @@ fn real_claude_hibernates_with_its_exit_command_and_wakes_to_its_conversation() 
         .server
         .ctl_ok(&["agent", "wait", &pane, "--timeout", "30"]);
 
-    // It ends its session itself (`/exit`), well before any signal.
-    let asleep = std::time::Instant::now();
-    offline.server.ctl_ok(&["hibernate", &pane]);
-    let took = asleep.elapsed();
-    assert_eq!(
-        offline.server.pane(&pane).expect("the pane")["state"],
-        "HIBERNATED"
-    );
-    assert!(
-        took < Duration::from_secs(10),
-        "asleep in {took:?}: by /exit, not SIGTERM"
-    );
-
-    let woke = std::time::Instant::now();
-    offline.server.ctl_ok(&["wake", &pane]);
-    eprintln!(
-        "claude: asleep in {took:?}, up again in {:?}",
-        woke.elapsed()
-    );
+    offline.sleep_and_wake(&pane, "claude");
     assert_eq!(
         offline.foreground(&pane),
         format!("claude --resume {id} --model sonnet")
@@ -606,24 +610,7 @@ fn real_codex_hibernates_with_its_exit_command_and_wakes_to_its_conversation() {
         s.lines().any(|l| l.starts_with("› Ask"))
     });
 
-    let asleep = std::time::Instant::now();
-    offline.server.ctl_ok(&["hibernate", &pane]);
-    let took = asleep.elapsed();
-    assert_eq!(
-        offline.server.pane(&pane).expect("the pane")["state"],
-        "HIBERNATED"
-    );
-    assert!(
-        took < Duration::from_secs(10),
-        "asleep in {took:?}: by /exit, not SIGTERM"
-    );
-
-    let woke = std::time::Instant::now();
-    offline.server.ctl_ok(&["wake", &pane]);
-    eprintln!(
-        "codex: asleep in {took:?}, up again in {:?}",
-        woke.elapsed()
-    );
+    offline.sleep_and_wake(&pane, "codex");
     assert!(
         offline
             .foreground(&pane)
