@@ -75,9 +75,15 @@ fn an_idle_agent_sleeps_stays_asleep_through_a_kill_and_wakes_to_a_queued_prompt
             .contains("sleep       may sleep")
     );
 
+    let history = server.ctl_ok(&["read", &pane, "--all"]);
     server.ctl_ok(&["hibernate", &pane]);
     let asleep = server.pane(&pane).unwrap();
     assert_eq!(asleep["state"], "HIBERNATED");
+    let kept = server.ctl_ok(&["read", &pane, "--all"]);
+    assert!(
+        kept.contains(history.trim_end()),
+        "its history is all still there:\n{kept}"
+    );
     assert_eq!(asleep["lifecycle"], "idle", "it sleeps as idle as it was");
     assert!(!alive(pid), "the agent's process {pid} has ended");
     assert!(
@@ -103,6 +109,8 @@ fn an_idle_agent_sleeps_stays_asleep_through_a_kill_and_wakes_to_a_queued_prompt
     server.launch();
     assert_eq!(server.pane(&pane).unwrap()["state"], "HIBERNATED");
     assert_eq!(runs(&root, "claude").len(), 1, "a restart wakes nothing");
+    let restored = server.ctl_ok(&["read", &pane, "--all"]);
+    assert!(restored.contains("? for shortcuts"), "{restored}");
 
     // A prompt wakes it and is typed once it is up, exactly once.
     let reply = server.ctl_ok(&["agent", "prompt", &pane, "where were we"]);

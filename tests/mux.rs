@@ -920,3 +920,40 @@ fn keys_bound_in_keys_root_act_without_the_prefix() {
     assert!(!server.ctl_ok(&["read", &right]).contains("typed-2"));
     detach(&mut terminal);
 }
+
+/// A hibernated agent shown beside the focused pane stays asleep and says
+/// so; focusing it wakes it through its resume command.
+#[test]
+fn a_sleeping_agent_says_so_and_wakes_when_focused() {
+    let (server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let ws = server.workspace("sleepers", &[]);
+    let sleeper = idle_claude(&server, &ws);
+    server.wait_pane(&sleeper, "its session id", |p| {
+        p["agent"]["session_id"].is_string()
+    });
+    let other = server.ctl_ok(&["new", &ws]);
+    wait_active(&server, "sleepers", &other);
+    server.ctl_ok(&["hibernate", &sleeper]);
+
+    // Wide enough for the sidebar, which marks it `z`.
+    let mut terminal = open(&server, "sleepers", ROWS, 120);
+    terminal.wait_text("the sleeper's line and mark", |t| {
+        t.contains("HIBERNATED") && t.contains("focus wakes it") && t.contains("z claude")
+    });
+    assert_eq!(
+        server.pane(&sleeper).unwrap()["state"],
+        "HIBERNATED",
+        "shown, not focused: it sleeps on"
+    );
+    prefix(&mut terminal, b"h");
+    server.wait_pane(&sleeper, "awake on focus", |p| p["state"] == "LIVE");
+    let resumed = support::agents::runs(&root, "claude");
+    assert!(
+        resumed
+            .last()
+            .is_some_and(|run| run.starts_with("--resume ")),
+        "{resumed:?}"
+    );
+    terminal.wait_text("the line gone", |t| !t.contains("focus wakes it"));
+    detach(&mut terminal);
+}

@@ -139,8 +139,7 @@ impl Pane {
         }
         match self.sleep_refusal() {
             Some(why) => format!("stays awake: {why}"),
-            None => "may sleep, unless a process of its own still runs (one it did not start                      with it)"
-                .into(),
+            None => "may sleep, unless a process it did not start with it still runs".into(),
         }
     }
 

@@ -218,12 +218,17 @@ pub fn sidebar(
                 } else {
                     Pen::default()
                 };
+                // A sleeping agent is not a process, live or gone.
+                let mark = match pane.state {
+                    PaneState::Hibernated => "z ",
+                    _ => "● ",
+                };
                 let items = vec![
                     (
                         pointer,
                         Pen::fg(attention_color(pane.attention)).with(Attrs::BOLD),
                     ),
-                    ("● ", Pen::fg(state_color(pane.state, pane.exit_code))),
+                    (mark, Pen::fg(state_color(pane.state, pane.exit_code))),
                     (pane.name.as_str(), pane_pen),
                 ];
                 let items = marked(items, pane.attention);
@@ -378,7 +383,7 @@ pub fn offer(frame: &mut Frame, area: Rect, status: &PaneStatus) {
     let action = match &status.revive {
         // Focus wakes it; `r` is there for a wake that failed to start.
         _ if status.state == signaltty_protocol::PaneState::Hibernated => {
-            " · asleep to give its memory back; focus wakes it".into()
+            " · asleep; focus wakes it".into()
         }
         Some(revive) => format!(" · r {}", revive.describe()),
         None => " · nothing to run".into(),
