@@ -112,9 +112,16 @@ fn an_idle_agent_sleeps_stays_asleep_through_a_kill_and_wakes_to_a_queued_prompt
     let restored = server.ctl_ok(&["read", &pane, "--all"]);
     assert!(restored.contains("? for shortcuts"), "{restored}");
 
-    // A prompt wakes it and is typed once it is up, exactly once.
+    // A prompt wakes it and is typed once it is up, exactly once. It takes
+    // its time to start: until its prompt shows, the pane is not LIVE.
+    std::fs::write(home(&root).join("start-delay"), "2").unwrap();
     let reply = server.ctl_ok(&["agent", "prompt", &pane, "where were we"]);
     assert!(reply.contains("queued"), "{reply}");
+    assert_eq!(
+        server.pane(&pane).unwrap()["state"],
+        "HIBERNATED",
+        "starting"
+    );
     server.wait_pane(&pane, "awake", |p| p["state"] == "LIVE");
     assert_eq!(
         runs(&root, "claude").last().unwrap(),
@@ -135,7 +142,7 @@ fn an_idle_agent_sleeps_stays_asleep_through_a_kill_and_wakes_to_a_queued_prompt
 
 #[test]
 fn an_agent_that_cannot_safely_sleep_is_refused_with_the_reason() {
-    let (server, _root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
+    let (server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
     let pane = sleepy_claude(&server, "sleepy");
 
     // Text typed into its input box but not sent.
@@ -152,6 +159,11 @@ fn an_agent_that_cannot_safely_sleep_is_refused_with_the_reason() {
         explained.contains("sleep       stays awake: text is typed"),
         "{explained}"
     );
+
+    // Working on a turn.
+    support::agents::start_turn(&server, &pane);
+    assert!(refusal(&server, &pane).contains("its agent is working"));
+    support::agents::finish_turn(&server, &home(&root), &pane);
 
     // Blocked at a permission prompt.
     server.ctl_ok(&["send", &pane, "permission", "--enter"]);

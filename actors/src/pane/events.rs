@@ -94,6 +94,16 @@ impl Pane {
             self.publish();
         }
         self.revivals.look();
+        self.check_woken();
+    }
+
+    /// A hibernated pane whose agent is up again is LIVE; until then it
+    /// stays HIBERNATED, so nothing is typed into an agent still starting.
+    pub(super) fn check_woken(&mut self) {
+        if self.revivals.woke() && self.state == PaneState::Hibernated {
+            self.state = PaneState::Live;
+            self.publish();
+        }
     }
 
     /// Records what the program printed as a notification, when the rate

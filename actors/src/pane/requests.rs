@@ -182,7 +182,16 @@ impl Pane {
     /// Wakes a hibernated agent through its official resume command (see
     /// `revive.rs`); `reply`, if any, is answered once it is up. Prompts
     /// queued while it slept are kept for it.
+    ///
+    /// The pane stays HIBERNATED until its agent is up (see
+    /// `check_woken`); a second wake meanwhile is answered at once.
     pub(super) fn wake(&mut self, myself: &Myself, reply: Option<revive::Reply>) {
+        if self.state == PaneState::Hibernated && self.revivals.in_flight() {
+            if let Some(reply) = reply {
+                let _ = reply.send(Ok(()));
+            }
+            return;
+        }
         if self.state != PaneState::Hibernated {
             if let Some(reply) = reply {
                 let _ = reply.send(Err(ActorError::Refused(format!(
@@ -222,6 +231,10 @@ impl Pane {
         if let Err(e) = self.start_process(myself, true) {
             let _ = reply.send(Err(before.could_not_start(&mut self.record, &e.to_string())));
             return;
+        }
+        if resume.as_ref().is_some_and(revive::Resuming::is_waking) {
+            // It counts as awake once it is up (see `check_woken`).
+            self.state = PaneState::Hibernated;
         }
         self.publish();
         let size = self.screen.size();

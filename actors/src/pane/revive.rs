@@ -38,6 +38,9 @@ pub(super) type Reply = RpcReplyPort<Result<(), ActorError>>;
 #[derive(Default)]
 pub(super) struct Revivals {
     current: Option<Revival>,
+    /// A wake of a hibernated pane has succeeded since last asked (see
+    /// [`Revivals::woke`]).
+    woke: bool,
 }
 
 /// What to answer, and what to go back to, when a revived child fails.
@@ -190,7 +193,7 @@ impl Revivals {
         {
             return Some(revival.failed("the shell did not start the agent"));
         }
-        let _ = revival.reply.send(Ok(()));
+        self.succeeded(revival);
         None
     }
 
@@ -240,8 +243,19 @@ impl Revivals {
         if self.current.as_ref().is_some_and(Revival::is_up)
             && let Some(revival) = self.current.take()
         {
-            let _ = revival.reply.send(Ok(()));
+            self.succeeded(revival);
         }
+    }
+
+    fn succeeded(&mut self, revival: Revival) {
+        self.woke |= revival.resume.as_ref().is_some_and(Resuming::is_waking);
+        let _ = revival.reply.send(Ok(()));
+    }
+
+    /// Whether a wake succeeded since the last call: the pane is LIVE again
+    /// only once its agent is up.
+    pub(super) fn woke(&mut self) -> bool {
+        std::mem::take(&mut self.woke)
     }
 
     /// The foreground process is `kind` now: in a resumed shell, the agent
@@ -295,7 +309,10 @@ impl Revival {
 impl Failed {
     /// Whether the failed resume was to wake a hibernated pane.
     pub(super) fn was_waking(&self) -> bool {
-        self.revival.resume.as_ref().is_some_and(|r| r.waking)
+        self.revival
+            .resume
+            .as_ref()
+            .is_some_and(Resuming::is_waking)
     }
 
     /// The pane's `record` and `state` go back to what they were, and the
@@ -390,6 +407,10 @@ pub(super) struct Resuming {
 }
 
 impl Resuming {
+    pub(super) fn is_waking(&self) -> bool {
+        self.waking
+    }
+
     /// The resume wakes a hibernated pane.
     pub(super) fn waking(self) -> Resuming {
         Resuming {

@@ -145,6 +145,7 @@ impl Pane {
                 if let Some(failed) = self.revivals.settled() {
                     self.fail_revival(failed);
                 }
+                self.check_woken();
             }
             SelfMsg::TypeResume { spawn } if spawn == self.spawn => {
                 let process = self.process.as_deref();
