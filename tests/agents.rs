@@ -27,6 +27,7 @@ const CAPTURES: &[(&str, &str, &str, &str)] = &[
     ),
     ("claude", "claude-idle", "Claude Code", "idle"),
     ("claude", "claude-done", "Claude Code", "idle"),
+    ("claude", "claude-idle-draft", "Claude Code", "idle"),
     ("claude", "claude-theme", "", "blocked (input)"),
     ("claude", "claude-security", "", "blocked (input)"),
     ("claude", "claude-login", "", "blocked (input)"),
