@@ -229,6 +229,8 @@ fn an_agent_that_fails_to_wake_is_exited_with_its_own_words_and_attach_wakes_one
     let (server, root) = server_with_agents(&[("claude", CLAUDE_STAND_IN)]);
     let pane = sleepy_claude(&server, "sleepy");
     server.ctl_ok(&["hibernate", &pane]);
+    let prompted = sleepy_claude(&server, "prompted");
+    server.ctl_ok(&["hibernate", &prompted]);
 
     // Its session is gone by the time it is woken.
     let broken = "echo \"No conversation found with session ID: $2\"; sleep 1; exit 1";
@@ -239,6 +241,11 @@ fn an_agent_that_fails_to_wake_is_exited_with_its_own_words_and_attach_wakes_one
     assert!(said.contains("No conversation found"), "{said}");
     let after = server.pane(&pane).unwrap();
     assert_eq!(after["state"], "EXITED", "never a silent shell, nor asleep");
+    // A prompt that was to wake it is not lost without a word.
+    server.ctl_ok(&["agent", "prompt", &prompted, "anyone there"]);
+    server.wait_pane(&prompted, "failed to wake", |p| p["state"] == "EXITED");
+    let said = server.ctl_json(&["notifications"]).to_string();
+    assert!(said.contains("1 queued prompt(s) were not typed"), "{said}");
 
     // Looking at a sleeping agent wakes it.
     support::agents::install_stand_in(&root, "claude", CLAUDE_STAND_IN);
@@ -315,4 +322,15 @@ fn with_keep_awake_the_longest_idle_agent_sleeps_when_another_wakes() {
     });
     server.wait_pane(&second, "asleep", |p| p["state"] == "HIBERNATED");
     assert_eq!(server.pane(&first).unwrap()["state"], "LIVE");
+}
+
+#[test]
+fn a_server_the_agent_started_with_it_keeps_it_awake_while_it_works() {
+    // Started with the agent, as an MCP server is, and busy.
+    let busy = format!("sh -c 'while :; do :; done' &\n{CLAUDE_STAND_IN}");
+    let (server, _root) = server_with_agents(&[("claude", busy.as_str())]);
+    let pane = sleepy_claude(&server, "busy");
+    let said = refusal(&server, &pane);
+    assert!(said.contains("still runs: sh (pid"), "{said}");
+    assert_eq!(server.pane(&pane).unwrap()["state"], "LIVE");
 }

@@ -285,6 +285,7 @@ fn every_reply_event_and_error_matches_the_schema() {
     api.call(&server, "pane.resume", json!({"pane": idle}));
     // Put to sleep, listed HIBERNATED, and woken.
     server.wait_pane(&idle, "idle again", |p| p["lifecycle"] == "idle");
+    api.call(&server, "pane.pin", json!({"pane": idle, "pinned": false}));
     api.call(&server, "pane.hibernate", json!({"pane": idle}));
     api.call(&server, "ls", json!({}));
     api.call(&server, "pane.wake", json!({"pane": idle}));

@@ -36,6 +36,8 @@ pub struct ProcStat {
     pub session: i32,
     /// Clock ticks after boot (field 22).
     pub start_ticks: u64,
+    /// Clock ticks of CPU it has used, user and system (fields 14, 15).
+    pub cpu_ticks: u64,
 }
 
 impl ProcStat {
@@ -105,6 +107,8 @@ pub fn parse_stat(pid: i32, text: &str) -> Option<ProcStat> {
         parent: fields.get(4 - 3)?.parse().ok()?,
         session: fields.get(6 - 3)?.parse().ok()?,
         start_ticks: fields.get(22 - 3)?.parse().ok()?,
+        cpu_ticks: fields.get(14 - 3)?.parse::<u64>().ok()?
+            + fields.get(15 - 3)?.parse::<u64>().ok()?,
     })
 }
 
@@ -224,10 +228,17 @@ fn ticks_per_second() -> u64 {
 
 /// The processes of the session led by `leader` (a pane's child) other
 /// than the leader, `agent`, and what `agent` started within `startup` of
-/// its own start (the servers an agent starts with it, MCP servers): what
-/// else runs there — a build, a background job — as `name (pid N)`. At
-/// most [`MAX_CHILDREN`]. A blocking walk of `/proc`.
-pub fn others_in_session(leader: i32, agent: i32, startup: std::time::Duration) -> Vec<String> {
+/// its own start (the servers an agent starts with it, MCP servers) while
+/// they are idle: what else runs there — a build, a background job, a
+/// server of the agent's that used CPU over `sample` — as `name (pid N)`.
+/// At most [`MAX_CHILDREN`]. A blocking walk of `/proc`, which sleeps out
+/// `sample`.
+pub fn others_in_session(
+    leader: i32,
+    agent: i32,
+    startup: std::time::Duration,
+    sample: std::time::Duration,
+) -> Vec<String> {
     let Some(agent_start) = stat(agent).map(|s| s.start_ticks) else {
         return Vec::new();
     };
@@ -238,18 +249,26 @@ pub fn others_in_session(leader: i32, agent: i32, startup: std::time::Duration) 
         .map(|s| (s.pid, s))
         .collect();
     let window = agent_start..=agent_start + startup.as_secs() * ticks_per_second();
-    let agents_own = |member: &ProcStat| {
-        window.contains(&member.start_ticks) && descends_from(member, agent, &members)
-    };
-    let mut others: Vec<String> = members
+    let (own, mut others): (Vec<&ProcStat>, Vec<&ProcStat>) = members
         .values()
-        .filter(|m| m.pid != leader && m.pid != agent && !agents_own(m))
+        .filter(|m| m.pid != leader && m.pid != agent)
+        .partition(|m| window.contains(&m.start_ticks) && descends_from(m, agent, &members));
+    std::thread::sleep(sample);
+    let busy =
+        |m: &&ProcStat| stat(m.pid).is_some_and(|now| now.cpu_ticks > m.cpu_ticks + BUSY_TICKS);
+    let own_busy: Vec<&ProcStat> = own.into_iter().filter(busy).collect();
+    others.extend(own_busy);
+    let mut others: Vec<String> = others
+        .into_iter()
         .map(|m| format!("{} (pid {})", name(m.pid), m.pid))
         .collect();
     others.sort();
     others.truncate(MAX_CHILDREN);
     others
 }
+
+/// More CPU than this, in clock ticks over a sample, is a server at work.
+const BUSY_TICKS: u64 = 2;
 
 /// Whether `member`'s parents, within `members`, lead to `ancestor`.
 fn descends_from(member: &ProcStat, ancestor: i32, members: &HashMap<i32, ProcStat>) -> bool {
@@ -303,6 +322,7 @@ mod tests {
             parent,
             session: 10,
             start_ticks: 0,
+            cpu_ticks: 0,
         };
         // 10 the shell, 20 the agent, 21 its server, 22 that server's
         // child, 30 a job of the shell.
@@ -326,6 +346,7 @@ mod tests {
         assert_eq!(stat.parent, 1);
         assert_eq!(stat.session, 4242);
         assert_eq!(stat.start_ticks, 987_654);
+        assert_eq!(stat.cpu_ticks, 0);
         assert!(parse_stat(1, "1 (cut").is_none());
     }
 

@@ -216,6 +216,7 @@ mod tests {
             parent: 1,
             session,
             start_ticks,
+            cpu_ticks: 0,
         }
     }
 

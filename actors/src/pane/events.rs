@@ -42,6 +42,11 @@ impl Pane {
             self.record.hibernated_at = None;
             self.record.set_lifecycle(Lifecycle::Failed);
             self.record.raise(Attention::Error);
+            let dropped = self.prompts.forget();
+            if dropped > 0 {
+                let body = format!("it did not wake, so {dropped} queued prompt(s) were not typed");
+                self.notify("signaltty", Severity::Error, "prompts not delivered", &body);
+            }
         }
         self.publish();
         self.publish_tail();

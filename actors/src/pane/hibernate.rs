@@ -35,6 +35,9 @@ pub const TERM_GRACE: Duration = Duration::from_secs(5);
 /// Processes of the pane that started this soon after the agent are its
 /// own servers (MCP servers start with it); any other keeps it awake.
 pub const STARTUP: Duration = Duration::from_secs(10);
+/// How long the agent's own servers are watched for CPU use before it
+/// sleeps: one at work keeps it awake.
+pub const BUSY_SAMPLE: Duration = Duration::from_millis(250);
 /// Between the exit command and the Enter that submits it, as a person
 /// types them (an Enter in the same burst reads as part of a paste).
 const SUBMIT_DELAY: Duration = Duration::from_millis(150);

@@ -126,6 +126,14 @@ impl Prompts {
         !self.queue.is_empty() && idle && agent && !self.awaiting_turn
     }
 
+    /// Drops every queued prompt (the agent is gone); how many there were.
+    pub(super) fn forget(&mut self) -> usize {
+        let dropped = self.queue.len();
+        self.queue.clear();
+        self.queued_bytes = 0;
+        dropped
+    }
+
     /// The next queued prompt, out of the queue.
     pub(super) fn next(&mut self) -> Option<String> {
         let text = self.queue.pop_front()?;

@@ -124,7 +124,12 @@ impl Pane {
         let (pane, spawn) = (myself.clone(), self.spawn);
         self.hibernation.begin(spawn, Some(reply));
         tokio::task::spawn_blocking(move || {
-            let others = crate::procfs::others_in_session(leader, agent, hibernate::STARTUP);
+            let others = crate::procfs::others_in_session(
+                leader,
+                agent,
+                hibernate::STARTUP,
+                hibernate::BUSY_SAMPLE,
+            );
             pane.send(SelfMsg::SleepChecked { spawn, others });
         });
     }
