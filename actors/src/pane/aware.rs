@@ -26,10 +26,10 @@ use signaltty_persistence::{AgentRecord, Attention, Lifecycle, PaneRecord};
 use signaltty_screen::{Screen, Style};
 use tracing::{debug, info};
 
+use super::Mailbox;
 use super::attention::Axes;
 use super::freezer::PaneScreen;
 use super::pty::Pty;
-use super::{Myself, SelfMsg};
 use crate::procfs::{self, Foreground};
 use signaltty_adapters::AgentFacts;
 
@@ -98,6 +98,27 @@ pub(super) struct Awareness {
     session_file: Option<String>,
 }
 
+/// What awareness sends itself: its timers and the reads it runs off the
+/// actor.
+pub(super) enum AwareEvent {
+    /// Look at the foreground process and the screen.
+    Inspect,
+    /// What `/proc` said about the foreground process group `pgid`.
+    Foreground {
+        spawn: u64,
+        pgid: i32,
+        facts: Option<Foreground>,
+    },
+    /// What the agent's own files said about its session.
+    Discovered {
+        spawn: u64,
+        kind: AgentKind,
+        found: Option<adapters::Discovered>,
+    },
+    /// Time to look for the agent's session again.
+    Rediscover,
+}
+
 impl Awareness {
     /// The foreground command's name, as its command line gives it.
     pub(super) fn command(&self) -> Option<String> {
@@ -163,10 +184,10 @@ pub(super) struct Found {
 
 impl Awareness {
     /// After output: look at the pane soon, once.
-    pub(super) fn inspect_soon(&mut self, myself: &Myself) {
+    pub(super) fn inspect_soon(&mut self, events: &Mailbox<AwareEvent>) {
         if !self.inspect_due {
             self.inspect_due = true;
-            myself.after(self.inspect_delay(), SelfMsg::Inspect);
+            events.after(self.inspect_delay(), AwareEvent::Inspect);
         }
     }
 
@@ -199,7 +220,7 @@ impl Awareness {
     /// process runs, and there is no screen to read either.
     pub(super) fn inspect(
         &mut self,
-        myself: &Myself,
+        events: &Mailbox<AwareEvent>,
         spawn: u64,
         process: Option<&dyn Pty>,
     ) -> bool {
@@ -213,10 +234,10 @@ impl Awareness {
             && !self.reading
         {
             self.reading = true;
-            let target = myself.clone();
+            let events = events.clone();
             tokio::task::spawn_blocking(move || {
                 let facts = procfs::foreground(pgid);
-                target.send(SelfMsg::Foreground { spawn, pgid, facts });
+                events.send(AwareEvent::Foreground { spawn, pgid, facts });
             });
         }
         true
@@ -292,7 +313,7 @@ impl Awareness {
     }
 
     /// Reads the session id from the agent's own files, off the actor.
-    pub(super) fn discover(&self, myself: &Myself, record: &PaneRecord, spawn: u64) {
+    pub(super) fn discover(&self, events: &Mailbox<AwareEvent>, record: &PaneRecord, spawn: u64) {
         let kind = self.kind(record);
         let Some(facts) = self.facts.clone() else {
             return;
@@ -301,11 +322,11 @@ impl Awareness {
             return;
         }
         let mut process = facts.agent_process(&record.cwd);
-        let target = myself.clone();
+        let events = events.clone();
         tokio::task::spawn_blocking(move || {
             process.children = procfs::children(process.pid);
             let found = adapters::discover_session(kind, &process);
-            target.send(SelfMsg::Discovered { spawn, kind, found });
+            events.send(AwareEvent::Discovered { spawn, kind, found });
         });
     }
 
@@ -313,7 +334,7 @@ impl Awareness {
     /// changed `record`.
     pub(super) fn on_discovered(
         &mut self,
-        myself: &Myself,
+        events: &Mailbox<AwareEvent>,
         record: &mut PaneRecord,
         kind: AgentKind,
         found: Option<adapters::Discovered>,
@@ -324,7 +345,7 @@ impl Awareness {
         let Some(found) = found else {
             self.discovery_tries += 1;
             if self.discovery_tries < DISCOVERY_TRIES {
-                myself.after(DISCOVERY_RETRY, SelfMsg::Rediscover);
+                events.after(DISCOVERY_RETRY, AwareEvent::Rediscover);
             }
             return false;
         };
@@ -341,7 +362,11 @@ impl Awareness {
 
     /// Reads the screen against the current kind's rules and moves the
     /// lifecycle accordingly; true when the record changed.
-    pub(super) fn read_screen(&mut self, myself: &Myself, mut sight: Sight<'_>) -> bool {
+    pub(super) fn read_screen(
+        &mut self,
+        events: &Mailbox<AwareEvent>,
+        mut sight: Sight<'_>,
+    ) -> bool {
         let kind = self.kind(sight.record);
         let book = rule_book();
         let Some(rules) = book.rules(kind) else {
@@ -356,11 +381,11 @@ impl Awareness {
         let still_for = self.still_since.map_or(Duration::ZERO, |since| now - since);
         match state {
             Some(ScreenState::Idle) if still_for < STILL => {
-                myself.after(STILL - still_for, SelfMsg::Inspect);
+                events.after(STILL - still_for, AwareEvent::Inspect);
                 self.inspect_due = true;
                 false
             }
-            Some(state) => self.apply_screen(myself, &mut sight, kind, state),
+            Some(state) => self.apply_screen(events, &mut sight, kind, state),
             None => false,
         }
     }
@@ -392,7 +417,7 @@ impl Awareness {
     /// record changed.
     fn apply_screen(
         &mut self,
-        myself: &Myself,
+        events: &Mailbox<AwareEvent>,
         sight: &mut Sight<'_>,
         kind: AgentKind,
         state: ScreenState,
@@ -422,11 +447,11 @@ impl Awareness {
                 // offline its turn never ends: look as the turn starts.
                 if started && !known {
                     self.discovery_tries = 0;
-                    self.discover(myself, record, sight.spawn);
+                    self.discover(events, record, sight.spawn);
                 }
                 changed |= record.set_lifecycle(Lifecycle::Working);
             }
-            ScreenState::Idle => changed |= self.turn_over(myself, sight),
+            ScreenState::Idle => changed |= self.turn_over(events, sight),
         }
         let record = &mut *sight.record;
         // The prompt is gone: whoever answered it has engaged.
@@ -451,7 +476,7 @@ impl Awareness {
     /// The screen reads idle: a turn that ran has ended, which is news
     /// to nobody attached, and may have started a new conversation. True
     /// when the record changed.
-    fn turn_over(&mut self, myself: &Myself, sight: &mut Sight<'_>) -> bool {
+    fn turn_over(&mut self, events: &Mailbox<AwareEvent>, sight: &mut Sight<'_>) -> bool {
         let ended = std::mem::take(&mut self.turn);
         let record = &mut *sight.record;
         // Done stays done until someone looks (`seen`).
@@ -467,7 +492,7 @@ impl Awareness {
             }
             // A new conversation may have started with the turn.
             self.discovery_tries = 0;
-            self.discover(myself, sight.record, sight.spawn);
+            self.discover(events, sight.record, sight.spawn);
         }
         changed
     }

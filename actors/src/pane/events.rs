@@ -8,7 +8,7 @@ use signaltty_screen::{NotifySource, ScreenEvent};
 use tracing::info;
 
 use super::attention::Axes;
-use super::messages::{Myself, SelfMsg};
+use super::messages::Myself;
 use super::process::ProcessEvent;
 use super::subscribers::Output;
 use super::{CATCH_UP, CWD_POLL, EXIT_DRAIN, Pane, TAIL_DEBOUNCE, aware, flood, revive};
@@ -16,12 +16,24 @@ use crate::error::ActorError;
 use crate::model::PaneState;
 use crate::procfs::Foreground;
 
+/// The pane's own timers.
+pub(super) enum PaneTimer {
+    /// Time to offer lagging clients a fresh snapshot.
+    CatchUp,
+    /// Time to render and publish the tail.
+    TailDue,
+    /// Time to look at the foreground process's working directory.
+    PollCwd,
+    /// The reaped child's last output had its time to arrive.
+    ExitDrained { spawn: u64 },
+}
+
 impl Pane {
     pub(super) fn freeze_check(&mut self, myself: &Myself) {
         // Nobody reads what went before an attach.
         if self
             .screen
-            .freeze_check(myself, self.subscribers.watching())
+            .freeze_check(&myself.mailbox(), self.subscribers.watching())
         {
             self.ring.release();
         }
@@ -56,7 +68,7 @@ impl Pane {
     pub(super) fn inspect(&mut self, myself: &Myself) {
         if self
             .aware
-            .inspect(myself, self.spawn, self.process.as_deref())
+            .inspect(&myself.mailbox(), self.spawn, self.process.as_deref())
         {
             self.read_screen(myself);
         }
@@ -74,12 +86,13 @@ impl Pane {
             self.publish();
         }
         if found.arrived {
-            self.aware.discover(myself, &self.record, self.spawn);
+            self.aware
+                .discover(&myself.mailbox(), &self.record, self.spawn);
         }
         if found.left
             && let Some(process) = self.process.as_deref()
         {
-            self.hibernation.agent_left(myself, process);
+            self.hibernation.agent_left(&myself.mailbox(), process);
         }
         if let Some(failed) = self.revivals.saw(found.kind) {
             self.fail_revival(failed);
@@ -95,7 +108,7 @@ impl Pane {
             unwatched: self.subscribers.is_empty(),
             spawn: self.spawn,
         };
-        if self.aware.read_screen(myself, sight) {
+        if self.aware.read_screen(&myself.mailbox(), sight) {
             self.publish();
         }
         self.revivals.look();
@@ -121,7 +134,7 @@ impl Pane {
 
     /// Output changed the record: publish it now or soon (see `flood.rs`).
     fn publish_soon(&mut self, myself: &Myself) {
-        if self.gates.publish_soon(myself) {
+        if self.gates.publish_soon(&myself.mailbox()) {
             self.publish();
         }
     }
@@ -146,28 +159,28 @@ impl Pane {
     fn schedule_catch_up(&mut self, myself: &Myself) {
         if !self.catch_up_due {
             self.catch_up_due = true;
-            myself.after(CATCH_UP, SelfMsg::CatchUp);
+            myself.after(CATCH_UP, PaneTimer::CatchUp);
         }
     }
 
     pub(super) async fn on_process_event(&mut self, myself: &Myself, event: ProcessEvent) {
         match event {
             ProcessEvent::Output { spawn, bytes } if spawn == self.spawn => {
-                self.revivals.on_output(myself, spawn, &bytes);
+                self.revivals.on_output(&myself.mailbox(), spawn, &bytes);
                 if self.on_output(myself, bytes).await {
                     self.schedule_catch_up(myself);
                 }
-                self.aware.inspect_soon(myself);
+                self.aware.inspect_soon(&myself.mailbox());
                 if let Some(process) = &self.process {
                     process.return_credit();
                 }
                 if !self.tail_due {
                     self.tail_due = true;
-                    myself.after(TAIL_DEBOUNCE, SelfMsg::TailDue);
+                    myself.after(TAIL_DEBOUNCE, PaneTimer::TailDue);
                 }
                 if !self.cwd_due {
                     self.cwd_due = true;
-                    myself.after(CWD_POLL, SelfMsg::PollCwd);
+                    myself.after(CWD_POLL, PaneTimer::PollCwd);
                 }
             }
             ProcessEvent::Eof { spawn } if spawn == self.spawn => {
@@ -181,7 +194,7 @@ impl Pane {
                 if self.eof {
                     self.finish_exit();
                 } else {
-                    myself.after(EXIT_DRAIN, SelfMsg::ExitDrained { spawn });
+                    myself.after(EXIT_DRAIN, PaneTimer::ExitDrained { spawn });
                 }
             }
             // An event from a process this pane has since replaced.
@@ -262,7 +275,7 @@ impl Pane {
                     title,
                     body,
                 };
-                let now = self.gates.notification(myself, printed);
+                let now = self.gates.notification(&myself.mailbox(), printed);
                 self.notify_printed(now);
             }
         }

@@ -15,9 +15,17 @@ use std::time::{Duration, Instant};
 
 use signaltty_screen::ScreenEvent;
 
+use super::Mailbox;
 use super::freezer::PaneScreen;
-use super::{Myself, SelfMsg};
 use crate::rate::{Admit, RateLimit, Throttle, Throttled};
+
+/// The gates' timers.
+pub(super) enum GateTimer {
+    /// Time to record the notifications the rate limit held back.
+    HeldNotifications,
+    /// Time to publish a record change that output caused.
+    Publish,
+}
 
 /// Notifications from output that pass at once before the rest is held.
 pub const NOTIFY_BURST: u32 = 3;
@@ -67,13 +75,17 @@ impl OutputGates {
 
     /// A notification the program printed: back to be recorded now if the
     /// rate allows, else counted for the next summary.
-    pub(super) fn notification(&mut self, myself: &Myself, printed: Printed) -> Option<Printed> {
+    pub(super) fn notification(
+        &mut self,
+        timers: &Mailbox<GateTimer>,
+        printed: Printed,
+    ) -> Option<Printed> {
         match self.notifications.admit(Instant::now()) {
             Admit::Pass => Some(printed),
             Admit::HeldBack { first, retry } => {
                 self.last_held = Some(printed);
                 if first {
-                    myself.after(retry, SelfMsg::HeldNotificationsDue);
+                    timers.after(retry, GateTimer::HeldNotifications);
                 }
                 None
             }
@@ -82,7 +94,7 @@ impl OutputGates {
 
     /// One notification standing for all those held back, once the rate
     /// allows it.
-    pub(super) fn held_notifications(&mut self, myself: &Myself) -> Option<Printed> {
+    pub(super) fn held_notifications(&mut self, timers: &Mailbox<GateTimer>) -> Option<Printed> {
         match self.notifications.summary(Instant::now()) {
             Ok(0) => None,
             Ok(count) => {
@@ -96,7 +108,7 @@ impl OutputGates {
                 Some(Printed { body, ..last })
             }
             Err(wait) => {
-                myself.after(wait, SelfMsg::HeldNotificationsDue);
+                timers.after(wait, GateTimer::HeldNotifications);
                 None
             }
         }
@@ -104,11 +116,11 @@ impl OutputGates {
 
     /// Output changed the record: true to publish it now, else it is
     /// folded into one publish at the end of the throttle's interval.
-    pub(super) fn publish_soon(&mut self, myself: &Myself) -> bool {
+    pub(super) fn publish_soon(&mut self, timers: &Mailbox<GateTimer>) -> bool {
         match self.record.request(Instant::now()) {
             Throttled::Now => true,
             Throttled::Schedule(after) => {
-                myself.after(after, SelfMsg::PublishDue);
+                timers.after(after, GateTimer::Publish);
                 false
             }
             Throttled::Scheduled => false,

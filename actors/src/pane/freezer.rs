@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use signaltty_screen::{FrozenScreen, Screen, ScreenEvent, Size, Style};
 use tracing::debug;
 
-use super::{Myself, SelfMsg};
+use super::Mailbox;
 use crate::allocator::trim_soon;
 
 /// How long a pane's live screen must go unneeded, with no client
@@ -255,20 +255,23 @@ impl PaneScreen {
     }
 }
 
+/// Time to see whether the screen can be frozen.
+pub(super) struct FreezeCheck;
+
 impl PaneScreen {
     /// After each message: a live screen gets a freeze check scheduled,
     /// one at a time.
-    pub(super) fn schedule_check(&mut self, myself: &Myself) {
+    pub(super) fn schedule_check(&mut self, checks: &Mailbox<FreezeCheck>) {
         if !self.is_frozen() && !self.check_due {
             self.check_due = true;
-            myself.after(FREEZE_AFTER, SelfMsg::FreezeCheck);
+            checks.after(FREEZE_AFTER, FreezeCheck);
         }
     }
 
     /// Freezes the screen if nobody `watched` it and nothing needed it
     /// for [`FREEZE_AFTER`], else looks again once that may be so; true
     /// when it froze now.
-    pub(super) fn freeze_check(&mut self, myself: &Myself, watched: bool) -> bool {
+    pub(super) fn freeze_check(&mut self, checks: &Mailbox<FreezeCheck>, watched: bool) -> bool {
         self.check_due = false;
         match check(self.is_frozen(), watched, self.needed_at.elapsed()) {
             Check::Freeze => {
@@ -279,7 +282,7 @@ impl PaneScreen {
             }
             Check::Again(after) => {
                 self.check_due = true;
-                myself.after(after, SelfMsg::FreezeCheck);
+                checks.after(after, FreezeCheck);
                 false
             }
             Check::Done => false,

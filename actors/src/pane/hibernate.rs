@@ -19,9 +19,9 @@ use std::time::Duration;
 use signaltty_adapters::{AgentFacts, AgentKind};
 use signaltty_persistence::{Lifecycle, PaneRecord};
 
+use super::Mailbox;
 use super::input::InputQueue;
 use super::pty::Pty;
-use super::{Myself, SelfMsg};
 use crate::error::ActorError;
 use crate::model::{PaneState, resume_command};
 
@@ -41,6 +41,15 @@ pub const BUSY_SAMPLE: Duration = Duration::from_millis(250);
 /// Between the exit command and the Enter that submits it, as a person
 /// types them (an Enter in the same burst reads as part of a paste).
 const SUBMIT_DELAY: Duration = Duration::from_millis(150);
+
+/// What falling asleep sends the pane.
+pub(super) enum SleepEvent {
+    /// What else runs among the pane's processes (`others`), looked at off
+    /// the actor.
+    Checked { spawn: u64, others: Vec<String> },
+    /// The time of a stage of falling asleep is up.
+    Step { spawn: u64 },
+}
 
 /// A pane falling asleep, if one is.
 #[derive(Default)]
@@ -184,7 +193,7 @@ impl Hibernation {
     /// its processes are told to end.
     pub(super) fn checked(
         &mut self,
-        myself: &Myself,
+        steps: &Mailbox<SleepEvent>,
         process: &dyn Pty,
         input: &InputQueue,
         exit: Option<&str>,
@@ -195,19 +204,24 @@ impl Hibernation {
         let typed = exit.is_some_and(|command| type_bytes(process, input, command.as_bytes()));
         if typed {
             falling.stage = Stage::Typed;
-            myself.after(
+            steps.after(
                 SUBMIT_DELAY,
-                SelfMsg::SleepStep {
+                SleepEvent::Step {
                     spawn: falling.spawn,
                 },
             );
         } else {
-            self.terminate(myself, process);
+            self.terminate(steps, process);
         }
     }
 
     /// The stage's time is up: on to the next.
-    pub(super) fn step(&mut self, myself: &Myself, process: &dyn Pty, input: &InputQueue) {
+    pub(super) fn step(
+        &mut self,
+        steps: &Mailbox<SleepEvent>,
+        process: &dyn Pty,
+        input: &InputQueue,
+    ) {
         let Some(falling) = self.falling.as_mut() else {
             return;
         };
@@ -216,9 +230,9 @@ impl Hibernation {
                 type_bytes(process, input, b"\r");
                 falling.stage = Stage::Exiting;
                 let spawn = falling.spawn;
-                myself.after(EXIT_GRACE, SelfMsg::SleepStep { spawn });
+                steps.after(EXIT_GRACE, SleepEvent::Step { spawn });
             }
-            Stage::Exiting => self.terminate(myself, process),
+            Stage::Exiting => self.terminate(steps, process),
             Stage::Terminated => {
                 signal_all(process, libc::SIGKILL);
                 falling.stage = Stage::Killed;
@@ -229,17 +243,17 @@ impl Hibernation {
 
     /// The agent left the pane's foreground (its shell is back): the shell
     /// is ended now rather than after the agent's grace.
-    pub(super) fn agent_left(&mut self, myself: &Myself, process: &dyn Pty) {
+    pub(super) fn agent_left(&mut self, steps: &Mailbox<SleepEvent>, process: &dyn Pty) {
         if self
             .falling
             .as_ref()
             .is_some_and(|f| matches!(f.stage, Stage::Typed | Stage::Exiting))
         {
-            self.terminate(myself, process);
+            self.terminate(steps, process);
         }
     }
 
-    fn terminate(&mut self, myself: &Myself, process: &dyn Pty) {
+    fn terminate(&mut self, steps: &Mailbox<SleepEvent>, process: &dyn Pty) {
         let Some(falling) = self.falling.as_mut() else {
             return;
         };
@@ -247,7 +261,7 @@ impl Hibernation {
         signal_all(process, libc::SIGHUP);
         falling.stage = Stage::Terminated;
         let spawn = falling.spawn;
-        myself.after(TERM_GRACE, SelfMsg::SleepStep { spawn });
+        steps.after(TERM_GRACE, SleepEvent::Step { spawn });
     }
 
     /// Process `spawn` ended: whether it was falling asleep (and is asleep

@@ -1,15 +1,24 @@
 //! What a pane is asked, what it answers, and what it sends itself.
 
+use std::marker::PhantomData;
 use std::time::Duration;
 
 use ractor::{ActorRef, RpcReplyPort};
-use signaltty_adapters::{self as adapters, AgentKind, HookEffect};
+use signaltty_adapters::{AgentKind, HookEffect};
 use signaltty_persistence::{PtySize, Severity};
 
+use super::aware::{self, AwareEvent};
+use super::events::PaneTimer;
+use super::flood::GateTimer;
+use super::freezer::FreezeCheck;
+use super::hibernate::SleepEvent;
 use super::input::{InputPiece, InputQueue};
 use super::process::ProcessEvent;
+use super::prompt::{self, PromptTimer};
+use super::revive::ReviveTimer;
 use super::subscribers::{CatchUp, PaneFrame, PaneStatus};
-use super::{aware, prompt, wait, worktree};
+use super::wait::{self, WaiterGone};
+use super::worktree;
 use crate::error::ActorError;
 
 /// What `read` returns.
@@ -147,74 +156,59 @@ pub enum PaneMsg {
     Internal(Internal),
 }
 
-/// What the pane sends itself: its child's events, its timers and the
-/// answers of the reads it runs off the actor. The field is private, so
-/// nothing outside the pane module can make one: other actors see only
-/// the requests they may send.
+/// What the pane sends itself: its child's events, and each part's own
+/// timers and the answers of the reads it runs off the actor. The field is
+/// private, so nothing outside the pane module can make one: other actors
+/// see only the requests they may send.
 pub struct Internal(pub(super) SelfMsg);
 
-pub(super) enum SelfMsg {
+/// Declares [`SelfMsg`], one variant a part, and how each part's events
+/// become one.
+macro_rules! part_events {
+    ($($variant:ident($event:ty),)*) => {
+        /// Each part declares its events in its own file and can send only
+        /// those (through its [`Mailbox`]), so no part schedules another's
+        /// work.
+        pub(super) enum SelfMsg {
+            $($variant($event),)*
+        }
+
+        $(impl From<$event> for SelfMsg {
+            fn from(event: $event) -> SelfMsg {
+                SelfMsg::$variant(event)
+            }
+        })*
+    };
+}
+
+part_events! {
     Process(ProcessEvent),
-    /// Time to offer lagging clients a fresh snapshot.
-    CatchUp,
-    /// Time to render and publish the tail.
-    TailDue,
-    /// Time to look at the foreground process's working directory.
-    PollCwd,
-    /// The reaped child's last output had its time to arrive.
-    ExitDrained {
-        spawn: u64,
-    },
-    /// A revived child lived through its grace (see `revive.rs`).
-    ReviveSettled {
-        spawn: u64,
-    },
-    /// Type the resume command into the fresh shell of a resumed pane.
-    TypeResume {
-        spawn: u64,
-    },
-    /// Time to record the notifications the rate limit held back.
-    HeldNotificationsDue,
-    /// Time to publish a record change that output caused.
-    PublishDue,
-    /// Look at the foreground process and the screen (see `aware.rs`).
-    Inspect,
-    /// What `/proc` said about the foreground process group `pgid`.
-    Foreground {
-        spawn: u64,
-        pgid: i32,
-        facts: Option<crate::procfs::Foreground>,
-    },
-    /// What the agent's own files said about its session.
-    Discovered {
-        spawn: u64,
-        kind: AgentKind,
-        found: Option<adapters::Discovered>,
-    },
-    /// Time to look for the agent's session again.
-    Rediscover,
-    /// The client of a `ctl wait` stopped waiting (see `wait.rs`).
-    WaiterGone(u64),
-    /// Time to see whether the screen can be frozen (see `freezer.rs`).
-    FreezeCheck,
-    /// What else runs among the pane's processes, for a pane falling asleep
-    /// (see `hibernate.rs`).
-    SleepChecked {
-        spawn: u64,
-        others: Vec<String>,
-    },
-    /// The time of a stage of falling asleep is up.
-    SleepStep {
-        spawn: u64,
-    },
-    /// The Enter after a prompt's paste.
-    SubmitPrompt {
-        spawn: u64,
-    },
-    /// The turn of a delivered prompt should have started by now.
-    PromptSettled {
-        delivery: u64,
-    },
+    Pane(PaneTimer),
+    Revive(ReviveTimer),
+    Gates(GateTimer),
+    Aware(AwareEvent),
+    Waiter(WaiterGone),
+    Freeze(FreezeCheck),
+    Sleep(SleepEvent),
+    Prompt(PromptTimer),
+}
+
+impl SelfMsg {
+    /// The child an event is about, for the events that name one: a late
+    /// timer or answer about a child the pane has since replaced is
+    /// dropped unread.
+    pub(super) fn spawn(&self) -> Option<u64> {
+        match self {
+            SelfMsg::Pane(PaneTimer::ExitDrained { spawn })
+            | SelfMsg::Revive(ReviveTimer::Settled { spawn } | ReviveTimer::TypeResume { spawn })
+            | SelfMsg::Aware(
+                AwareEvent::Foreground { spawn, .. } | AwareEvent::Discovered { spawn, .. },
+            )
+            | SelfMsg::Sleep(SleepEvent::Checked { spawn, .. } | SleepEvent::Step { spawn })
+            | SelfMsg::Prompt(PromptTimer::Submit { spawn }) => Some(*spawn),
+            _ => None,
+        }
+    }
 }
 
 impl PaneMsg {
@@ -229,25 +223,56 @@ impl PaneMsg {
                 | PaneMsg::InputQueue(_)
                 | PaneMsg::IsWatched(_)
                 | PaneMsg::WorktreeSeen(_)
-                | PaneMsg::Internal(Internal(SelfMsg::TailDue | SelfMsg::FreezeCheck))
+                | PaneMsg::Internal(Internal(
+                    SelfMsg::Pane(PaneTimer::TailDue) | SelfMsg::Freeze(FreezeCheck)
+                ))
         )
     }
 }
 
-/// The pane's handle on itself, as its parts get it: all it can do is
-/// send the pane its own messages.
+/// The pane's handle on itself: all it can do is send the pane its own
+/// messages, or give a part the mailbox for that part's events.
 #[derive(Clone)]
 pub(super) struct Myself(pub(super) ActorRef<PaneMsg>);
 
 impl Myself {
-    /// Sends `msg` to the pane `after` from now.
-    pub(super) fn after(&self, after: Duration, msg: SelfMsg) {
-        self.0
-            .send_after(after, move || PaneMsg::Internal(Internal(msg)));
+    /// The mailbox through which a part sends the pane its events `E`.
+    pub(super) fn mailbox<E>(&self) -> Mailbox<E> {
+        Mailbox(self.0.clone(), PhantomData)
     }
 
-    /// Sends `msg` to the pane now; false once the pane is gone.
-    pub(super) fn send(&self, msg: SelfMsg) -> bool {
-        self.0.cast(PaneMsg::Internal(Internal(msg))).is_ok()
+    /// Sends `event` to the pane `after` from now.
+    pub(super) fn after(&self, after: Duration, event: impl Into<SelfMsg> + Send + 'static) {
+        self.mailbox().after(after, event.into());
+    }
+
+    /// Sends `event` to the pane now; false once the pane is gone.
+    pub(super) fn send(&self, event: impl Into<SelfMsg>) -> bool {
+        self.mailbox().send(event.into())
+    }
+}
+
+/// What a part holds to send its pane its own events `E`, now or later,
+/// and nothing else.
+pub(super) struct Mailbox<E>(ActorRef<PaneMsg>, PhantomData<fn(E)>);
+
+impl<E> Clone for Mailbox<E> {
+    fn clone(&self) -> Self {
+        Mailbox(self.0.clone(), PhantomData)
+    }
+}
+
+impl<E: Into<SelfMsg> + Send + 'static> Mailbox<E> {
+    /// Sends `event` to the pane `after` from now.
+    pub(super) fn after(&self, after: Duration, event: E) {
+        self.0
+            .send_after(after, move || PaneMsg::Internal(Internal(event.into())));
+    }
+
+    /// Sends `event` to the pane now; false once the pane is gone.
+    pub(super) fn send(&self, event: E) -> bool {
+        self.0
+            .cast(PaneMsg::Internal(Internal(event.into())))
+            .is_ok()
     }
 }

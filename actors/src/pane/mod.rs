@@ -68,7 +68,7 @@ use flood::OutputGates;
 use freezer::PaneScreen;
 use input::InputQueue;
 pub use messages::{Attached, Internal, PaneMsg, ReadOut, ReadWhat};
-use messages::{Myself, SelfMsg};
+use messages::{Mailbox, Myself, SelfMsg};
 use process::SpawnSpec;
 use pty::{NativePty, OpenPty, Pty};
 use reaper::Reaper;
@@ -264,7 +264,7 @@ impl Pane {
             self.screen.load_history(&tail);
         }
         self.route(&myself, msg).await;
-        self.screen.schedule_check(&myself);
+        self.screen.schedule_check(&myself.mailbox());
         self.deliver_queued_prompt(&myself);
     }
 

@@ -16,10 +16,10 @@ use std::time::Duration;
 use signaltty_adapters::AgentKind;
 use signaltty_persistence::Lifecycle;
 
+use super::Mailbox;
 use super::freezer::PaneScreen;
 use super::input::{InputPiece, InputQueue, pieces};
 use super::pty::Pty;
-use super::{Myself, SelfMsg};
 use crate::error::ActorError;
 
 /// The most prompts one pane holds for later.
@@ -142,11 +142,11 @@ impl Prompts {
     }
 
     /// A prompt was typed: its turn is awaited, for at most [`TURN_START`].
-    pub(super) fn typed(&mut self, myself: &Myself) {
+    pub(super) fn typed(&mut self, timers: &Mailbox<PromptTimer>) {
         self.awaiting_turn = true;
         self.delivery += 1;
         let delivery = self.delivery;
-        myself.after(TURN_START, SelfMsg::PromptSettled { delivery });
+        timers.after(TURN_START, PromptTimer::Settled { delivery });
     }
 
     /// The turn a delivered prompt should have started: the queue moves on.
@@ -158,6 +158,14 @@ impl Prompts {
         }
         false
     }
+}
+
+/// The timers of a prompt's delivery.
+pub(super) enum PromptTimer {
+    /// The Enter after a prompt's paste.
+    Submit { spawn: u64 },
+    /// The turn of a delivered prompt should have started by now.
+    Settled { delivery: u64 },
 }
 
 /// The pane's live process, as a prompt is typed into it.
@@ -172,13 +180,17 @@ pub(super) struct Keyboard<'a> {
 
 impl Keyboard<'_> {
     /// Pastes `text` and schedules the Enter that submits it.
-    pub(super) fn paste(&mut self, myself: &Myself, text: &str) -> Result<(), ActorError> {
+    pub(super) fn paste(
+        &mut self,
+        timers: &Mailbox<PromptTimer>,
+        text: &str,
+    ) -> Result<(), ActorError> {
         let paste = paste_bytes(text, self.screen.modes().bracketed_paste);
         for piece in self.reserve(paste)? {
             self.process.write(piece);
         }
         let spawn = self.spawn;
-        myself.after(SUBMIT_DELAY, SelfMsg::SubmitPrompt { spawn });
+        timers.after(SUBMIT_DELAY, PromptTimer::Submit { spawn });
         Ok(())
     }
 

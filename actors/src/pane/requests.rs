@@ -5,7 +5,8 @@ use signaltty_persistence::PtySize;
 use signaltty_screen::{Size, Style};
 
 use super::attention::{Axes, Heard};
-use super::messages::{Attached, Myself, SelfMsg};
+use super::hibernate::SleepEvent;
+use super::messages::{Attached, Myself};
 use super::subscribers::{CatchUp, Output};
 use super::{MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Pane, hibernate, prompt, revive};
 use crate::error::ActorError;
@@ -121,7 +122,7 @@ impl Pane {
         };
         let leader = process.pid();
         let agent = process.foreground_pgid().unwrap_or(leader);
-        let (pane, spawn) = (myself.clone(), self.spawn);
+        let (checked, spawn) = (myself.mailbox(), self.spawn);
         self.hibernation.begin(spawn, Some(reply));
         tokio::task::spawn_blocking(move || {
             let others = crate::procfs::others_in_session(
@@ -130,7 +131,7 @@ impl Pane {
                 hibernate::STARTUP,
                 hibernate::BUSY_SAMPLE,
             );
-            pane.send(SelfMsg::SleepChecked { spawn, others });
+            checked.send(SleepEvent::Checked { spawn, others });
         });
     }
 
@@ -175,7 +176,10 @@ impl Pane {
         };
         let exit = self.current_kind().exit_command();
         match (why, self.process.as_deref()) {
-            (None, Some(process)) => self.hibernation.checked(myself, process, &self.input, exit),
+            (None, Some(process)) => {
+                self.hibernation
+                    .checked(&myself.mailbox(), process, &self.input, exit)
+            }
             (why, _) => {
                 let why = why.unwrap_or_else(|| "its process ended".into());
                 let error = hibernate::refused(&self.record.id, &why);
@@ -244,7 +248,7 @@ impl Pane {
         self.publish();
         let size = self.screen.size();
         self.revivals
-            .begin(myself, self.spawn, before, resume, reply, size);
+            .begin(&myself.mailbox(), self.spawn, before, resume, reply, size);
     }
 
     pub(super) fn signal(&self, signal: i32, group: bool) -> Result<(), ActorError> {
@@ -324,8 +328,8 @@ impl Pane {
 
     /// Pastes `text` into the agent and awaits the turn it starts.
     fn type_prompt(&mut self, myself: &Myself, text: &str) -> Result<(), ActorError> {
-        self.keyboard()?.paste(myself, text)?;
-        self.prompts.typed(myself);
+        self.keyboard()?.paste(&myself.mailbox(), text)?;
+        self.prompts.typed(&myself.mailbox());
         Ok(())
     }
 

@@ -25,7 +25,7 @@ use super::aware::{self, recorded_kind};
 use super::input::InputQueue;
 use super::pty::Pty;
 use super::subscribers::Revive;
-use super::{Myself, REVIVE_GRACE, SelfMsg};
+use super::{Mailbox, REVIVE_GRACE};
 use crate::error::ActorError;
 use crate::model::{PaneState, resume_command};
 use signaltty_adapters::AgentFacts;
@@ -152,13 +152,21 @@ impl Before {
     }
 }
 
+/// The timers of a revival.
+pub(super) enum ReviveTimer {
+    /// The revived child `spawn` lived through its grace.
+    Settled { spawn: u64 },
+    /// Type the resume command into the fresh shell of a resumed pane.
+    TypeResume { spawn: u64 },
+}
+
 impl Revivals {
     /// A revived child started as `spawn` on a pane of `size`. The reply
     /// waits [`REVIVE_GRACE`] (a resume [`RESUME_WAIT`]): a child that fails
     /// by then fails the command and the pane stays a tombstone.
     pub(super) fn begin(
         &mut self,
-        myself: &Myself,
+        timers: &Mailbox<ReviveTimer>,
         spawn: u64,
         before: Before,
         resume: Option<Resuming>,
@@ -171,7 +179,7 @@ impl Revivals {
             REVIVE_GRACE
         };
         if resume.as_ref().is_some_and(|r| r.typed.is_some()) {
-            myself.after(TYPE_FALLBACK, SelfMsg::TypeResume { spawn });
+            timers.after(TYPE_FALLBACK, ReviveTimer::TypeResume { spawn });
         }
         self.current = Some(Revival {
             reply,
@@ -179,7 +187,7 @@ impl Revivals {
             resume,
             drawn: Screen::new(size, 0),
         });
-        myself.after(wait, SelfMsg::ReviveSettled { spawn });
+        timers.after(wait, ReviveTimer::Settled { spawn });
     }
 
     /// The wait is over and the child still runs: a respawn succeeded, and
@@ -210,14 +218,14 @@ impl Revivals {
 
     /// The revived child (`spawn`) printed `bytes`. A resumed shell's first
     /// output is its prompt: the resume command can be typed.
-    pub(super) fn on_output(&mut self, myself: &Myself, spawn: u64, bytes: &[u8]) {
+    pub(super) fn on_output(&mut self, timers: &Mailbox<ReviveTimer>, spawn: u64, bytes: &[u8]) {
         let Some(revival) = self.current.as_mut() else {
             return;
         };
         // Its queries were answered by the pane's own screen.
         revival.drawn.feed(bytes, &mut Vec::new());
         if self.typing().is_some() {
-            myself.after(Duration::from_millis(50), SelfMsg::TypeResume { spawn });
+            timers.after(Duration::from_millis(50), ReviveTimer::TypeResume { spawn });
         }
     }
 

@@ -2,7 +2,15 @@
 
 use signaltty_screen::Style;
 
+use super::aware::AwareEvent;
+use super::events::PaneTimer;
+use super::flood::GateTimer;
+use super::freezer::FreezeCheck;
+use super::hibernate::SleepEvent;
 use super::messages::{Internal, Myself, PaneMsg, SelfMsg};
+use super::prompt::PromptTimer;
+use super::revive::ReviveTimer;
+use super::wait::WaiterGone;
 use super::{Pane, title, wait, worktree};
 
 impl Pane {
@@ -110,7 +118,9 @@ impl Pane {
                     self.prompts.pending(),
                     &mut self.screen,
                 );
-                let added = self.waiters.add(myself, &self.record.id, what, met, now);
+                let added = self
+                    .waiters
+                    .add(&myself.mailbox(), &self.record.id, what, met, now);
                 let _ = reply.send(added);
             }
             PaneMsg::Prompt { text, queue, reply } => {
@@ -132,73 +142,72 @@ impl Pane {
     }
 
     async fn on_internal(&mut self, myself: &Myself, msg: SelfMsg) {
+        if msg.spawn().is_some_and(|spawn| spawn != self.spawn) {
+            // A late timer or answer about a process this pane has since
+            // replaced.
+            return;
+        }
         match msg {
             SelfMsg::Process(event) => self.on_process_event(myself, event).await,
-            SelfMsg::CatchUp => self.catch_up(myself),
-            SelfMsg::TailDue => self.publish_tail(),
-            SelfMsg::PollCwd => {
+            SelfMsg::Pane(PaneTimer::CatchUp) => self.catch_up(myself),
+            SelfMsg::Pane(PaneTimer::TailDue) => self.publish_tail(),
+            SelfMsg::Pane(PaneTimer::PollCwd) => {
                 self.cwd_due = false;
                 self.poll_cwd();
             }
-            SelfMsg::ExitDrained { spawn } if spawn == self.spawn => self.finish_exit(),
-            SelfMsg::ReviveSettled { spawn } if spawn == self.spawn => {
+            SelfMsg::Pane(PaneTimer::ExitDrained { .. }) => self.finish_exit(),
+            SelfMsg::Revive(ReviveTimer::Settled { .. }) => {
                 if let Some(failed) = self.revivals.settled() {
                     self.fail_revival(failed);
                 }
                 self.check_woken();
             }
-            SelfMsg::TypeResume { spawn } if spawn == self.spawn => {
+            SelfMsg::Revive(ReviveTimer::TypeResume { .. }) => {
                 let process = self.process.as_deref();
                 self.revivals.type_resume(process, &self.input);
             }
-            SelfMsg::HeldNotificationsDue => {
-                let held = self.gates.held_notifications(myself);
+            SelfMsg::Gates(GateTimer::HeldNotifications) => {
+                let held = self.gates.held_notifications(&myself.mailbox());
                 self.notify_printed(held);
             }
-            SelfMsg::PublishDue => self.publish_due(),
-            SelfMsg::Inspect => self.inspect(myself),
-            SelfMsg::Foreground { spawn, pgid, facts } if spawn == self.spawn => {
+            SelfMsg::Gates(GateTimer::Publish) => self.publish_due(),
+            SelfMsg::Aware(AwareEvent::Inspect) => self.inspect(myself),
+            SelfMsg::Aware(AwareEvent::Foreground { pgid, facts, .. }) => {
                 self.on_foreground(myself, pgid, facts);
             }
-            SelfMsg::Discovered { spawn, kind, found } if spawn == self.spawn => {
+            SelfMsg::Aware(AwareEvent::Discovered { kind, found, .. }) => {
                 if self
                     .aware
-                    .on_discovered(myself, &mut self.record, kind, found)
+                    .on_discovered(&myself.mailbox(), &mut self.record, kind, found)
                 {
                     self.publish();
                 }
             }
-            SelfMsg::Rediscover => self.aware.discover(myself, &self.record, self.spawn),
-            SelfMsg::WaiterGone(id) => self.waiters.forget(id),
-            SelfMsg::FreezeCheck => self.freeze_check(myself),
-            SelfMsg::SubmitPrompt { spawn } if spawn == self.spawn => {
+            SelfMsg::Aware(AwareEvent::Rediscover) => {
+                self.aware
+                    .discover(&myself.mailbox(), &self.record, self.spawn);
+            }
+            SelfMsg::Waiter(WaiterGone(id)) => self.waiters.forget(id),
+            SelfMsg::Freeze(FreezeCheck) => self.freeze_check(myself),
+            SelfMsg::Prompt(PromptTimer::Submit { .. }) => {
                 if let Ok(keyboard) = self.keyboard() {
                     keyboard.submit();
                 }
             }
-            SelfMsg::SleepChecked { spawn, others } if spawn == self.spawn => {
-                self.sleep_checked(myself, others);
-            }
-            SelfMsg::SleepStep { spawn } if spawn == self.spawn => {
-                if let Some(process) = self.process.as_deref() {
-                    self.hibernation.step(myself, process, &self.input);
-                }
-            }
-            SelfMsg::PromptSettled { delivery } => {
+            SelfMsg::Prompt(PromptTimer::Settled { delivery }) => {
                 if self.prompts.settled(delivery) {
                     self.check_waiters(0);
                 }
             }
-            // A late timer or answer about a process this pane has since
-            // replaced.
-            SelfMsg::ExitDrained { .. }
-            | SelfMsg::ReviveSettled { .. }
-            | SelfMsg::TypeResume { .. }
-            | SelfMsg::Foreground { .. }
-            | SelfMsg::Discovered { .. }
-            | SelfMsg::SubmitPrompt { .. }
-            | SelfMsg::SleepChecked { .. }
-            | SelfMsg::SleepStep { .. } => {}
+            SelfMsg::Sleep(SleepEvent::Checked { others, .. }) => {
+                self.sleep_checked(myself, others);
+            }
+            SelfMsg::Sleep(SleepEvent::Step { .. }) => {
+                if let Some(process) = self.process.as_deref() {
+                    self.hibernation
+                        .step(&myself.mailbox(), process, &self.input);
+                }
+            }
         }
     }
 }

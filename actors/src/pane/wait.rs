@@ -12,8 +12,8 @@ use signaltty_persistence::{Lifecycle, PaneRecord};
 use signaltty_screen::Style;
 use tokio::sync::oneshot;
 
+use super::Mailbox;
 use super::freezer::PaneScreen;
-use super::{Myself, SelfMsg};
 use crate::error::ActorError;
 
 /// The most clients that may wait on one pane at once.
@@ -122,12 +122,15 @@ impl<'a> Now<'a> {
     }
 }
 
+/// The client of waiter `.0` stopped waiting.
+pub(super) struct WaiterGone(pub(super) u64);
+
 impl Waiters {
     /// Registers a wait on pane `pane_id`; answers at once if the
     /// condition already holds.
     pub(super) fn add(
         &mut self,
-        myself: &Myself,
+        gone: &Mailbox<WaiterGone>,
         pane_id: &str,
         what: WaitFor,
         client: oneshot::Sender<WaitMet>,
@@ -146,7 +149,7 @@ impl Waiters {
         self.last_id += 1;
         let id = self.last_id;
         let (reply, answer) = oneshot::channel();
-        tokio::spawn(relay(id, answer, client, myself.clone()));
+        tokio::spawn(relay(id, answer, client, gone.clone()));
         self.waiting.push(Waiter { id, what, reply });
         Ok(())
     }
@@ -187,7 +190,7 @@ async fn relay(
     id: u64,
     answer: oneshot::Receiver<WaitMet>,
     mut client: oneshot::Sender<WaitMet>,
-    pane: Myself,
+    gone: Mailbox<WaiterGone>,
 ) {
     tokio::select! {
         met = answer => {
@@ -197,7 +200,7 @@ async fn relay(
             }
         }
         () = client.closed() => {
-            pane.send(SelfMsg::WaiterGone(id));
+            gone.send(WaiterGone(id));
         }
     }
 }
