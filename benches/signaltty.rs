@@ -23,8 +23,7 @@ use std::time::{Duration, Instant};
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use serde_json::{Value, json};
 use signaltty_persistence::{
-    Layout, PaneRecord, SNAPSHOT_VERSION, ServerInfo, Snapshot, StateDir, TabRecord,
-    WorkspaceRecord,
+    Layout, SNAPSHOT_VERSION, SavedPane, ServerInfo, Snapshot, StateDir, TabRecord, WorkspaceRecord,
 };
 
 const BIN: &str = env!("CARGO_BIN_EXE_signaltty");
@@ -698,7 +697,7 @@ fn synthetic_snapshot(panes: usize) -> Snapshot {
         snapshot.workspaces[0].tabs.push(tab_id.clone());
         snapshot.tabs.push(tab);
         for id in ids {
-            let mut pane = PaneRecord::new(id, "wbench", tab_id.clone());
+            let mut pane = SavedPane::new(id, "wbench", tab_id.clone());
             pane.argv = vec!["/bin/sh".into()];
             pane.cwd = "/tmp".into();
             pane.running = true;

@@ -537,3 +537,32 @@ fn every_change_older_than_the_promise_survives_twenty_kills() {
         made.retain(|(name, _)| names.contains(name));
     }
 }
+
+#[test]
+fn an_agent_kind_from_a_newer_build_survives_a_restart_and_a_save() {
+    let mut server = TestServer::start();
+    let ws = server.workspace("future", &[]);
+    let pane = server.new_sh(&ws, "sleep 600");
+    let saved = server.wait_snapshot("the pane on disk", |s| {
+        s["panes"].as_array().is_some_and(|p| p.len() == 1)
+    });
+    server.kill9();
+    let mut edited = saved;
+    edited["panes"][0]["agent"] =
+        serde_json::json!({"kind": "hal9000", "agent_session_id": "s-1", "model": "x"});
+    std::fs::write(server.snapshot_path(), edited.to_string()).unwrap();
+    server.launch();
+    let shown = server.pane(&pane).expect("the pane is restored");
+    assert_eq!(shown["agent"]["kind"], "hal9000", "{shown}");
+    // Unknown to this build, it has no resume: it comes back as what its
+    // process was, never RESUMABLE.
+    assert_eq!(shown["state"], "RESTORED", "{shown}");
+    // A save of anything else writes the kind back as it was read.
+    server.ctl_ok(&["rename", &pane, "renamed"]);
+    let after = server.wait_snapshot("the rename on disk", |s| {
+        s["panes"][0]["user_title"] == "renamed"
+    });
+    assert_eq!(after["panes"][0]["agent"]["kind"], "hal9000", "{after}");
+    assert_eq!(after["panes"][0]["agent"]["agent_session_id"], "s-1");
+    assert_eq!(after["panes"][0]["agent"]["model"], "x");
+}

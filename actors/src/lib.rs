@@ -8,9 +8,14 @@
 //! # Layout
 //!
 //! - [`snapshot`]: the snapshot actor, which holds the latest record of
-//!   everything ([`model`]) and debounces it into atomic writes;
+//!   everything ([`model`]) and debounces it into atomic writes; its
+//!   writer turns the live records into the saved ones, and [`restored`]
+//!   turns a loaded snapshot back into live records — the only two places
+//!   that see the disk's records;
 //! - [`workspace`], [`tab`], [`pane`]: the tree of live actors; each
 //!   supervises its children and replaces a failed one from its last record;
+//!   `pane::revive` is where what a saved pane comes back as and how its
+//!   agent resumes are decided;
 //! - [`names`]: ids, and the registry names actors are reached by;
 //! - [`procfs`]: what `/proc` says about a process, to recognise a pane's
 //!   processes after a crash and to tell which agent runs in a pane;
@@ -29,6 +34,7 @@ pub mod notifier;
 pub mod pane;
 pub mod procfs;
 pub mod rate;
+pub mod restored;
 pub mod snapshot;
 pub mod supervision;
 pub mod tab;

@@ -1,20 +1,18 @@
 //! The latest published record of every workspace, tab and pane.
 //!
 //! The snapshot actor holds one [`Model`]: actors push their records into
-//! it, it is what gets written to disk, and it answers listings and id
-//! lookups without asking (and so without waiting for) any pane.
+//! it, it is what gets written to disk (converted by the writer), and it
+//! answers listings and id lookups without asking (and so without waiting
+//! for) any pane. It is a read model only: what a saved pane is restored
+//! to and how an agent resumes are `pane::revive`'s.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use signaltty_adapters::{self as adapters, AgentKind};
-use signaltty_persistence::{
-    NotificationRecord, PaneRecord, SNAPSHOT_VERSION, ServerInfo, Snapshot, TabRecord,
-    WorkspaceRecord,
-};
+use signaltty_persistence::{NotificationRecord, TabRecord, WorkspaceRecord};
+use signaltty_types::PaneRecord;
 
 use crate::error::ActorError;
-use signaltty_adapters::AgentFacts;
 
 /// What a pane is, as shown to the user. It lives in the types crate
 /// because the wire carries it; named here so the server's code keeps
@@ -43,7 +41,7 @@ impl PaneView {
             return user.clone();
         }
         if let Some(agent) = record.agent.as_ref().filter(|a| !a.ended) {
-            return agent.kind.clone();
+            return agent.kind.to_string();
         }
         if let Some(command) = &self.command {
             return command.clone();
@@ -75,33 +73,6 @@ pub struct Model {
 }
 
 impl Model {
-    /// The records of a loaded snapshot, each pane in the state it is
-    /// restored to.
-    pub fn from_snapshot(snapshot: &Snapshot) -> Model {
-        Model {
-            workspaces: snapshot.workspaces.clone(),
-            tabs: snapshot
-                .tabs
-                .iter()
-                .map(|t| (t.id.clone(), t.clone()))
-                .collect(),
-            panes: snapshot
-                .panes
-                .iter()
-                .map(|p| {
-                    let view = PaneView {
-                        record: p.clone(),
-                        state: restored_state(p),
-                        watched: false,
-                        command: None,
-                    };
-                    (p.id.clone(), Arc::new(view))
-                })
-                .collect(),
-            notifications: snapshot.notifications.clone(),
-        }
-    }
-
     pub fn upsert_workspace(&mut self, record: WorkspaceRecord) {
         match self.workspaces.iter_mut().find(|w| w.id == record.id) {
             Some(slot) => *slot = record,
@@ -182,29 +153,6 @@ impl Model {
             .filter_map(|id| self.panes.get(id).map(Arc::as_ref))
     }
 
-    /// The snapshot to write: only what is consistent right now. A pane is
-    /// saved once its tab's layout holds it, so a pane mid-creation or
-    /// mid-close is never written half-way.
-    pub fn to_snapshot(&self, server: ServerInfo) -> Snapshot {
-        let mut snapshot = Snapshot {
-            snapshot_version: SNAPSHOT_VERSION,
-            server,
-            workspaces: self.workspaces.clone(),
-            tabs: Vec::new(),
-            panes: Vec::new(),
-            notifications: self.notifications.clone(),
-        };
-        for workspace in &self.workspaces {
-            for tab in self.tabs_of(workspace) {
-                snapshot.tabs.push(tab.clone());
-                snapshot
-                    .panes
-                    .extend(self.panes_of(tab).map(|p| p.record.clone()));
-            }
-        }
-        snapshot
-    }
-
     pub fn resolve_workspace(&self, query: &str) -> Result<&WorkspaceRecord, ActorError> {
         if let Some(ws) = self
             .workspaces
@@ -226,33 +174,6 @@ impl Model {
         unique_prefix(self.panes.iter().map(|(id, p)| (id.as_str(), &**p)), query)
             .ok_or_else(|| ActorError::NoSuchPane(query.to_string()))?
     }
-}
-
-/// What a saved pane is after a restart: HIBERNATED if its agent was put to
-/// sleep and can still be woken, EXITED if its process had ended, RESUMABLE
-/// if its agent can be resumed with an official command, else RESTORED.
-pub fn restored_state(record: &PaneRecord) -> PaneState {
-    let resumable = resume_command(record).is_some();
-    if record.hibernated_at.is_some() && resumable {
-        PaneState::Hibernated
-    } else if !record.running {
-        PaneState::Exited
-    } else if resumable {
-        PaneState::Resumable
-    } else {
-        PaneState::Restored
-    }
-}
-
-/// The official resume command for a pane's agent, built by its adapter
-/// from the persisted session id and launch command (with what of that
-/// command it keeps and drops); `None` when there is no agent, no id, or
-/// the id does not pass the adapter's validation.
-pub fn resume_command(record: &PaneRecord) -> Option<adapters::ResumeCommand> {
-    let agent = record.agent.as_ref()?;
-    let kind = AgentKind::parse(&agent.kind).ok()?;
-    let id = adapters::validate_session_id(kind, agent.agent_session_id.as_deref()?).ok()?;
-    adapters::resume_argv(kind, &record.argv, &id).ok()
 }
 
 /// Finds the entry whose id is `query` or starts with it. `None` when

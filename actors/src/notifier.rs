@@ -113,7 +113,7 @@ pub fn observe(before: Option<Lifecycle>, view: &PaneView, model: &Model) {
         exit_code: record.exit_code,
         message: record.last_message.clone(),
         cwd: record.cwd.clone(),
-        agent: record.agent.as_ref().map(|a| a.kind.clone()),
+        agent: record.agent.as_ref().map(|a| a.kind.to_string()),
     })));
 }
 

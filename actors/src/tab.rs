@@ -5,7 +5,8 @@
 //! published record and tail. Its siblings never notice.
 
 use ractor::{Actor, ActorCell, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
-use signaltty_persistence::{Branch, Direction, PaneRecord, TabRecord, WorktreeRecord};
+use signaltty_persistence::{Branch, Direction, TabRecord, WorktreeRecord};
+use signaltty_types::PaneRecord;
 use tracing::{Instrument, error, info_span, warn};
 
 use crate::error::ActorError;

@@ -98,9 +98,10 @@ pub(super) fn hibernation(dir: &Path, report: &mut Report) {
 /// per `LOOK_EVERY`) takes over a model of `panes` idle agents, none due.
 fn look_cpu(panes: usize) -> f64 {
     use signaltty_actors::model::{Model, PaneState, PaneView};
-    use signaltty_persistence::{AgentRecord, Lifecycle, PaneRecord};
+    use signaltty_persistence::Lifecycle;
     use signaltty_supervisor::config::HibernateConfig;
     use signaltty_supervisor::hibernator::{LOOK_EVERY, due};
+    use signaltty_types::{AgentKind, AgentRecord, PaneRecord};
     let mut model = Model::default();
     for n in 0..panes {
         let mut record = PaneRecord::new(format!("p{n}"), "w", "t");
@@ -108,9 +109,8 @@ fn look_cpu(panes: usize) -> f64 {
         record.lifecycle = Lifecycle::Idle;
         record.lifecycle_at = signaltty_actors::now_millis();
         record.agent = Some(AgentRecord {
-            kind: "claude".into(),
             agent_session_id: Some("5b0e3c1a-7d2f-4e8b-9a6c-1f2e3d4c5b6a".into()),
-            ..AgentRecord::default()
+            ..AgentRecord::of(AgentKind::Claude)
         });
         let view = PaneView {
             record,

@@ -15,7 +15,7 @@
 //! bounds allow stays well under [`crate::MAX_SNAPSHOT_BYTES`]; a test builds
 //! it. So no string can make a snapshot unsaveable.
 
-use crate::snapshot::{AgentRecord, NotificationRecord, PaneRecord, Snapshot, WorktreeRecord};
+use crate::snapshot::{NotificationRecord, SavedAgent, SavedPane, Snapshot, WorktreeRecord};
 
 pub use signaltty_types::bounds::*;
 
@@ -59,7 +59,7 @@ impl Cuts {
         }
     }
 
-    fn pane(&mut self, pane: &mut PaneRecord) {
+    fn pane(&mut self, pane: &mut SavedPane) {
         let owner = format!("pane {}", pane.id);
         self.text(&owner, "title", &mut pane.title, MAX_TITLE_BYTES);
         self.opt_text(&owner, "user title", &mut pane.user_title, MAX_TITLE_BYTES);
@@ -104,7 +104,7 @@ impl Cuts {
         }
     }
 
-    fn agent(&mut self, owner: &str, agent: &mut AgentRecord) {
+    fn agent(&mut self, owner: &str, agent: &mut SavedAgent) {
         self.text(owner, "agent kind", &mut agent.kind, MAX_WORD_BYTES);
         self.opt_text(owner, "agent model", &mut agent.model, MAX_NAME_BYTES);
         // Half an id or half a command is worse than none: drop them whole.
@@ -217,9 +217,9 @@ mod tests {
         ws.tabs = vec!["t".into()];
         snapshot.workspaces.push(ws);
         snapshot.tabs.push(TabRecord::new("t", "w", "p"));
-        let mut pane = PaneRecord::new("p", "w", "t");
+        let mut pane = SavedPane::new("p", "w", "t");
         pane.argv = vec!["x".repeat(1000); 100];
-        pane.agent = Some(AgentRecord {
+        pane.agent = Some(SavedAgent {
             kind: "claude".into(),
             agent_session_id: Some("i".repeat(MAX_SESSION_ID_BYTES + 1)),
             resume_argv: None,
@@ -330,7 +330,7 @@ mod tests {
             tab.title = worst(MAX_TITLE_BYTES);
             tab.layout = deep_layout(&pane_ids);
             for pane_id in &pane_ids {
-                let mut pane = PaneRecord::new(pane_id.clone(), ws.id.clone(), tab_id.clone());
+                let mut pane = SavedPane::new(pane_id.clone(), ws.id.clone(), tab_id.clone());
                 pane.title = worst(MAX_TITLE_BYTES);
                 pane.user_title = Some(worst(MAX_TITLE_BYTES));
                 pane.cwd = worst(MAX_PATH_BYTES);
@@ -339,7 +339,7 @@ mod tests {
                 pane.env = (0..MAX_ENV_VARS)
                     .map(|i| (format!("LC_{i}"), worst(MAX_ENV_BYTES / MAX_ENV_VARS - 8)))
                     .collect();
-                pane.agent = Some(AgentRecord {
+                pane.agent = Some(SavedAgent {
                     kind: worst(MAX_WORD_BYTES),
                     agent_session_id: Some(worst(MAX_SESSION_ID_BYTES)),
                     resume_argv: Some(vec![

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use signaltty_types::layout::{Branch, Direction, Layout, MAX_RATIO, MIN_RATIO};
+use signaltty_types::pane::{AgentRecord, PaneRecord, RecordedKind};
+pub use signaltty_types::pane::{ProcessRecord, PtySize, WorktreeRecord};
 pub use signaltty_types::records::{Attention, Lifecycle, Millis, NotificationRecord, Severity};
 pub use signaltty_types::sleep::SleepAfter;
 
@@ -32,7 +34,7 @@ pub struct Snapshot {
     #[serde(default)]
     pub tabs: Vec<TabRecord>,
     #[serde(default)]
-    pub panes: Vec<PaneRecord>,
+    pub panes: Vec<SavedPane>,
     #[serde(default)]
     pub notifications: Vec<NotificationRecord>,
 }
@@ -116,7 +118,7 @@ impl Snapshot {
         self.tabs.iter().find(|t| t.id == id)
     }
 
-    pub fn pane(&self, id: &str) -> Option<&PaneRecord> {
+    pub fn pane(&self, id: &str) -> Option<&SavedPane> {
         self.panes.iter().find(|p| p.id == id)
     }
 
@@ -193,20 +195,11 @@ pub struct TabRecord {
     pub active_pane_id: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PtySize {
-    pub rows: u16,
-    pub cols: u16,
-}
-
-impl Default for PtySize {
-    fn default() -> Self {
-        PtySize { rows: 24, cols: 80 }
-    }
-}
-
+/// A pane as saved. It converts to and from the live model's
+/// [`PaneRecord`] at the edge (see [`SavedPane::from_live`] and
+/// [`SavedPane::into_live`]); the agent's kind is kept as text here.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PaneRecord {
+pub struct SavedPane {
     pub id: String,
     pub workspace_id: String,
     pub tab_id: String,
@@ -225,7 +218,7 @@ pub struct PaneRecord {
     #[serde(default)]
     pub pty_size: PtySize,
     #[serde(default)]
-    pub agent: Option<AgentRecord>,
+    pub agent: Option<SavedAgent>,
     #[serde(default)]
     pub lifecycle: Lifecycle,
     /// When `lifecycle` last changed.
@@ -261,39 +254,6 @@ pub struct PaneRecord {
     /// Kept awake: it never hibernates (`ctl pin`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pinned: bool,
-}
-
-/// A git worktree signaltty made with `git worktree add`. Every field has a
-/// default so a damaged record still loads; one without a path is dropped
-/// by [`Snapshot::normalize`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorktreeRecord {
-    /// The worktree's directory.
-    #[serde(default)]
-    pub path: String,
-    /// The branch it was made on, or the one it was last seen on.
-    #[serde(default)]
-    pub branch: String,
-    /// The repository's main working tree, where `git worktree` runs.
-    #[serde(default)]
-    pub repo: String,
-    /// It had uncommitted changes when last looked at.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub dirty: bool,
-    /// Its directory was found missing (deleted outside signaltty).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub gone: bool,
-}
-
-/// Which process a pane ran. The pane's child leads its own session, so its
-/// pid is also the session everything it started belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProcessRecord {
-    /// The child's pid, which is its session id.
-    pub session: i32,
-    /// The child's start time in clock ticks after boot (`/proc/PID/stat`
-    /// field 22): a later process with the same pid has another.
-    pub start_ticks: u64,
 }
 
 impl WorkspaceRecord {
@@ -332,43 +292,101 @@ impl TabRecord {
     }
 }
 
-impl PaneRecord {
-    /// A pane record with every optional field at its default.
+impl SavedPane {
+    /// A saved pane with every optional field at its default.
     pub fn new(
         id: impl Into<String>,
         workspace_id: impl Into<String>,
         tab_id: impl Into<String>,
-    ) -> PaneRecord {
+    ) -> SavedPane {
+        SavedPane::from_live(&PaneRecord::new(id, workspace_id, tab_id))
+    }
+
+    /// What is saved of a live pane.
+    pub fn from_live(pane: &PaneRecord) -> SavedPane {
+        SavedPane {
+            id: pane.id.clone(),
+            workspace_id: pane.workspace_id.clone(),
+            tab_id: pane.tab_id.clone(),
+            title: pane.title.clone(),
+            user_title: pane.user_title.clone(),
+            cwd: pane.cwd.clone(),
+            argv: pane.argv.clone(),
+            env: pane.env.clone(),
+            pty_size: pane.pty_size,
+            agent: pane.agent.as_ref().map(SavedAgent::from_live),
+            lifecycle: pane.lifecycle,
+            lifecycle_at: pane.lifecycle_at,
+            attention: pane.attention,
+            attention_at: pane.attention_at,
+            last_message: pane.last_message.clone(),
+            created_at: pane.created_at,
+            running: pane.running,
+            exit_code: pane.exit_code,
+            process: pane.process,
+            worktree: pane.worktree.clone(),
+            hibernated_at: pane.hibernated_at,
+            pinned: pane.pinned,
+        }
+    }
+
+    /// The live pane a saved one describes.
+    pub fn into_live(self) -> PaneRecord {
         PaneRecord {
-            id: id.into(),
-            workspace_id: workspace_id.into(),
-            tab_id: tab_id.into(),
-            title: String::new(),
-            user_title: None,
-            cwd: String::new(),
-            argv: Vec::new(),
-            env: BTreeMap::new(),
-            pty_size: PtySize::default(),
-            agent: None,
-            lifecycle: Lifecycle::default(),
-            lifecycle_at: 0,
-            attention: Attention::default(),
-            attention_at: 0,
-            last_message: None,
-            created_at: 0,
-            running: false,
-            exit_code: None,
-            process: None,
-            worktree: None,
-            hibernated_at: None,
-            pinned: false,
+            id: self.id,
+            workspace_id: self.workspace_id,
+            tab_id: self.tab_id,
+            title: self.title,
+            user_title: self.user_title,
+            cwd: self.cwd,
+            argv: self.argv,
+            env: self.env,
+            pty_size: self.pty_size,
+            agent: self.agent.map(SavedAgent::into_live),
+            lifecycle: self.lifecycle,
+            lifecycle_at: self.lifecycle_at,
+            attention: self.attention,
+            attention_at: self.attention_at,
+            last_message: self.last_message,
+            created_at: self.created_at,
+            running: self.running,
+            exit_code: self.exit_code,
+            process: self.process,
+            worktree: self.worktree,
+            hibernated_at: self.hibernated_at,
+            pinned: self.pinned,
         }
     }
 }
 
-/// What the server knows about the agent CLI running in a pane.
+impl SavedAgent {
+    /// What is saved of a live pane's agent.
+    pub fn from_live(agent: &AgentRecord) -> SavedAgent {
+        SavedAgent {
+            kind: agent.kind.as_str().to_string(),
+            agent_session_id: agent.agent_session_id.clone(),
+            resume_argv: agent.resume_argv.clone(),
+            model: agent.model.clone(),
+            ended: agent.ended,
+        }
+    }
+
+    /// The live agent record a saved one describes: a kind this build
+    /// does not know keeps its name.
+    pub fn into_live(self) -> AgentRecord {
+        AgentRecord {
+            kind: RecordedKind::from_name(self.kind),
+            agent_session_id: self.agent_session_id,
+            resume_argv: self.resume_argv,
+            model: self.model,
+            ended: self.ended,
+        }
+    }
+}
+
+/// A pane's agent as saved.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AgentRecord {
+pub struct SavedAgent {
     /// An adapter kind name (`claude`, `codex`, …); kept as text so a kind
     /// this build does not know survives a load and save.
     pub kind: String,
@@ -403,5 +421,22 @@ mod tests {
             record.hibernate_after,
             Some(SleepAfter::After(std::time::Duration::from_secs(1200)))
         );
+    }
+
+    #[test]
+    fn a_pane_goes_live_and_back_unchanged_even_with_an_unknown_agent() {
+        let text = r#"{"id":"p1","workspace_id":"w1","tab_id":"t1","argv":["hal"],
+            "agent":{"kind":"hal9000","agent_session_id":"s1","ended":true},"pinned":true}"#;
+        let saved: SavedPane = serde_json::from_str(text).unwrap();
+        let live = saved.clone().into_live();
+        let agent = live.agent.as_ref().unwrap();
+        assert_eq!(agent.kind, RecordedKind::Unknown("hal9000".into()));
+        assert_eq!(live.agent_kind(), signaltty_types::AgentKind::Generic);
+        assert_eq!(SavedPane::from_live(&live), saved);
+        let known = r#"{"id":"p1","workspace_id":"w1","tab_id":"t1","agent":{"kind":"codex"}}"#;
+        let live = serde_json::from_str::<SavedPane>(known)
+            .unwrap()
+            .into_live();
+        assert_eq!(live.agent_kind(), signaltty_types::AgentKind::Codex);
     }
 }

@@ -146,8 +146,8 @@ mod tests {
     use crate::layout::{Direction, Layout};
     use crate::snapshot::*;
 
-    fn pane(id: &str, ws: &str, tab: &str) -> PaneRecord {
-        PaneRecord::new(id, ws, tab)
+    fn pane(id: &str, ws: &str, tab: &str) -> SavedPane {
+        SavedPane::new(id, ws, tab)
     }
 
     /// Workspace w1 with tab t1 (panes a, b) and tab t2 (pane c).

@@ -16,6 +16,7 @@ use signaltty_actors::snapshot::{CHANGES_HELD, Change};
 use signaltty_protocol::{
     EventLine, EventsDropped, PaneChange, PaneEvent, Response, WireError, params,
 };
+use signaltty_types::PaneRecord;
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::broadcast::error::RecvError;
@@ -147,19 +148,16 @@ fn differences(old: &PaneView, new: &PaneView) -> Vec<PaneChange> {
             previous: was.attention,
         });
     }
-    let agent =
-        |r: &signaltty_persistence::PaneRecord| r.agent.as_ref().map(|a| (a.kind.clone(), a.ended));
+    let agent = |r: &PaneRecord| r.agent.as_ref().map(|a| (a.kind.to_string(), a.ended));
     if let (Some((kind, ended)), true) = (agent(is), agent(was) != agent(is)) {
         changes.push(PaneChange::Agent { kind, ended });
     }
-    let session = |r: &signaltty_persistence::PaneRecord| {
-        r.agent.as_ref().and_then(|a| a.agent_session_id.clone())
-    };
+    let session = |r: &PaneRecord| r.agent.as_ref().and_then(|a| a.agent_session_id.clone());
     if let (Some(id), true) = (session(is), session(was) != session(is)) {
         let kind = is
             .agent
             .as_ref()
-            .map(|a| a.kind.clone())
+            .map(|a| a.kind.to_string())
             .unwrap_or_default();
         changes.push(PaneChange::Session {
             kind,

@@ -13,11 +13,12 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use signaltty_actors::model::{Model, PaneState, PaneView, resume_command};
+use signaltty_actors::model::{Model, PaneState, PaneView};
 use signaltty_actors::names;
 use signaltty_actors::pane::PaneMsg;
+use signaltty_actors::pane::resume_command;
 use signaltty_actors::snapshot::read::ModelReader;
-use signaltty_adapters::{AgentFacts, AgentKind};
+use signaltty_adapters::AgentFacts;
 use signaltty_persistence::Lifecycle;
 use tokio::task::JoinHandle;
 use tracing::{debug, info};
@@ -111,8 +112,7 @@ fn could_sleep(pane: &PaneView) -> bool {
     let Some(agent) = pane.record.agent.as_ref().filter(|a| !a.ended) else {
         return false;
     };
-    let kind = AgentKind::parse(&agent.kind).unwrap_or(AgentKind::Generic);
-    kind.exit_command().is_some() && resume_command(&pane.record).is_some()
+    agent.kind.or_generic().exit_command().is_some() && resume_command(&pane.record).is_some()
 }
 
 /// How long `pane` may stay idle: its workspace's window, else the config's.
@@ -129,7 +129,8 @@ fn window(model: &Model, pane: &PaneView, config: &HibernateConfig) -> Option<Du
 mod tests {
     use std::sync::Arc;
 
-    use signaltty_persistence::{AgentRecord, PaneRecord, SleepAfter, WorkspaceRecord};
+    use signaltty_persistence::{SleepAfter, WorkspaceRecord};
+    use signaltty_types::{AgentKind, AgentRecord, PaneRecord};
 
     use super::*;
 
@@ -141,9 +142,8 @@ mod tests {
         record.lifecycle = lifecycle;
         record.lifecycle_at = idle_since;
         record.agent = Some(AgentRecord {
-            kind: "claude".into(),
             agent_session_id: Some("5b0e3c1a-7d2f-4e8b-9a6c-1f2e3d4c5b6a".into()),
-            ..AgentRecord::default()
+            ..AgentRecord::of(AgentKind::Claude)
         });
         PaneView {
             record,
@@ -183,7 +183,7 @@ mod tests {
         let mut asleep = claude("asleep", "w", Lifecycle::Idle, 0);
         asleep.state = PaneState::Hibernated;
         let mut gemini = claude("gemini", "w", Lifecycle::Idle, 0);
-        gemini.record.agent.as_mut().unwrap().kind = "gemini".into();
+        gemini.record.agent.as_mut().unwrap().kind = AgentKind::Gemini.into();
         let panes = vec![
             claude("long-idle", "w", Lifecycle::Idle, now - 31 * MINUTE),
             claude("done", "w", Lifecycle::Done, now - 40 * MINUTE),

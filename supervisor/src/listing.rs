@@ -115,7 +115,7 @@ pub(crate) fn ls_pane(view: &PaneView) -> LsPane {
         argv: record.argv.clone(),
         state: view.state,
         agent: record.agent.as_ref().map(|agent| LsAgent {
-            kind: agent.kind.clone(),
+            kind: agent.kind.to_string(),
             session_id: agent.agent_session_id.clone(),
             ended: agent.ended,
         }),

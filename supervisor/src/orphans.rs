@@ -17,7 +17,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use signaltty_actors::procfs::{self, ProcStat};
-use signaltty_persistence::{PaneRecord, ProcessRecord};
+use signaltty_persistence::{ProcessRecord, SavedPane};
 use tokio::sync::watch;
 use tracing::{info, warn};
 
@@ -55,7 +55,7 @@ pub struct Orphan {
 
 /// Starts the cleanup for `panes` on a thread of its own; the receiver
 /// follows its report until `done`.
-pub fn end_in_background(panes: &[PaneRecord], socket: &Path) -> watch::Receiver<OrphanReport> {
+pub fn end_in_background(panes: &[SavedPane], socket: &Path) -> watch::Receiver<OrphanReport> {
     let (report, follow) = watch::channel(OrphanReport::default());
     let sessions: Vec<(String, ProcessRecord)> = panes
         .iter()

@@ -7,7 +7,7 @@
 //! adapter-built resume command of RESUMABLE panes in workspaces that opted
 //! in, and happens in the server once the tree is up.
 
-use signaltty_actors::model::restored_state;
+use signaltty_actors::pane::restored_state;
 use signaltty_actors::pane::{PaneArgs, PaneContext, PaneStart};
 use signaltty_actors::tab::TabArgs;
 use signaltty_actors::workspace::WorkspaceArgs;
@@ -151,18 +151,19 @@ pub fn workspace_args(
                         .pane_ids()
                         .into_iter()
                         .filter_map(|id| snapshot.pane(id))
-                        .map(|pane| PaneArgs {
-                            record: pane.clone(),
+                        .map(|pane| pane.clone().into_live())
+                        .map(|record| PaneArgs {
                             start: PaneStart::Tombstone {
-                                state: restored_state(pane),
-                                tail: match tails.read(&pane.id) {
+                                state: restored_state(&record),
+                                tail: match tails.read(&record.id) {
                                     Ok(tail) => tail,
                                     Err(e) => {
-                                        warn!(pane = %pane.id, error = %e, "could not read a tail");
+                                        warn!(pane = %record.id, error = %e, "could not read a tail");
                                         None
                                     }
                                 },
                             },
+                            record,
                             context: context.clone(),
                         })
                         .collect(),

@@ -23,9 +23,10 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
 use signaltty_actors::model::Model;
-use signaltty_actors::model::restored_state;
 use signaltty_actors::notifier::{NotifierActor, NotifierArgs};
+use signaltty_actors::pane::restored_state;
 use signaltty_actors::pane::{PaneContext, PaneMsg};
+use signaltty_actors::restored;
 use signaltty_actors::snapshot::read::{ModelReader, Published};
 use signaltty_actors::snapshot::writer::{self, WriterHandle};
 use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
@@ -163,17 +164,16 @@ impl Actor for ServerActor {
         args: ServerArgs,
     ) -> Result<Server, ActorProcessingErr> {
         let model = match &args.restore.snapshot {
-            Some(snapshot) => Model::from_snapshot(snapshot),
+            Some(snapshot) => restored::model(snapshot),
             None => Model::default(),
         };
         let (published, reader) = signaltty_actors::snapshot::read::channel(model.clone());
         // A fresh start writes nothing until something changes; a restore
         // writes its picture once.
-        let baseline = args
-            .restore
-            .snapshot
-            .is_none()
-            .then(|| model.to_snapshot(args.info.clone()));
+        let baseline =
+            args.restore.snapshot.is_none().then(|| {
+                signaltty_actors::snapshot::writer::snapshot_of(&model, args.info.clone())
+            });
         let writer = writer::spawn(
             args.state_dir.clone(),
             args.tails.clone(),
@@ -363,7 +363,7 @@ impl Server {
             .iter()
             .filter(|p| auto.contains(&p.workspace_id.as_str()))
         {
-            if restored_state(pane) != PaneState::Resumable {
+            if restored_state(&pane.clone().into_live()) != PaneState::Resumable {
                 continue;
             }
             let Some(actor) = names::lookup::<PaneMsg>(&names::pane(&pane.id)) else {
@@ -454,7 +454,7 @@ impl Server {
         match self.state_dir.load() {
             Ok(signaltty_persistence::LoadOutcome::Restored(snapshot))
             | Ok(signaltty_persistence::LoadOutcome::Recovered { snapshot, .. }) => {
-                Model::from_snapshot(&snapshot)
+                restored::model(&snapshot)
             }
             _ => Model::default(),
         }

@@ -13,6 +13,8 @@
 //! # Layout
 //!
 //! - [`layout`]: a tab's split tree and the edits made to it.
+//! - [`pane`]: the live model's records of a pane and its agent, typed;
+//!   the snapshot's disk records convert to and from them.
 //! - [`records`]: pane state, lifecycle, attention, severity,
 //!   notifications;
 //!   [`agent`]: the agent kinds, by name; [`keys`]: the key an agent
@@ -29,6 +31,7 @@ mod error;
 pub mod id;
 pub mod keys;
 pub mod layout;
+pub mod pane;
 pub mod private_dir;
 pub mod records;
 pub mod session;
@@ -38,5 +41,6 @@ pub use agent::AgentKind;
 pub use error::{Result, TypesError};
 pub use keys::NewlineKey;
 pub use layout::{Branch, DEFAULT_RATIO, Direction, Layout, MAX_LAYOUT_DEPTH, clamp_ratio};
+pub use pane::{AgentRecord, PaneRecord, ProcessRecord, PtySize, RecordedKind, WorktreeRecord};
 pub use records::{Attention, Lifecycle, Millis, NotificationRecord, PaneState, Severity};
 pub use sleep::SleepAfter;

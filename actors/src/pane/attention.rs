@@ -7,8 +7,9 @@
 //! from any source is sanitized before it is stored or shown.
 
 use signaltty_adapters::{AgentActivity, AgentNeeds, HookEffect};
-use signaltty_persistence::{Attention, Lifecycle, NotificationRecord, PaneRecord, Severity};
+use signaltty_persistence::{Attention, Lifecycle, NotificationRecord, Severity};
 use signaltty_screen::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
+use signaltty_types::PaneRecord;
 
 use crate::now_millis;
 

@@ -22,8 +22,9 @@ use std::time::{Duration, Instant};
 use signaltty_adapters::{
     self as adapters, AgentKind, AgentNeeds, RuleBook, ScreenState, Verdict, hooks_report,
 };
-use signaltty_persistence::{AgentRecord, Attention, Lifecycle, PaneRecord};
+use signaltty_persistence::{Attention, Lifecycle};
 use signaltty_screen::{Screen, Style};
+use signaltty_types::{AgentRecord, PaneRecord};
 use tracing::{debug, info};
 
 use super::Mailbox;
@@ -31,7 +32,6 @@ use super::attention::Axes;
 use super::freezer::PaneScreen;
 use super::pty::Pty;
 use crate::procfs::{self, Foreground};
-use signaltty_adapters::AgentFacts;
 
 /// How soon after output the pane is looked at.
 pub const INSPECT_DELAY: Duration = Duration::from_millis(300);
@@ -135,15 +135,6 @@ impl Awareness {
     }
 }
 
-/// The kind of agent `record` names (`Generic` for none).
-pub(super) fn recorded_kind(record: &PaneRecord) -> AgentKind {
-    record
-        .agent
-        .as_ref()
-        .and_then(|a| AgentKind::parse(&a.kind).ok())
-        .unwrap_or(AgentKind::Generic)
-}
-
 /// What `ctl explain` shows for a pane.
 #[derive(Debug, Clone)]
 pub struct Explained {
@@ -210,7 +201,7 @@ impl Awareness {
             return kind;
         }
         match &record.agent {
-            Some(agent) if !agent.ended => recorded_kind(record),
+            Some(agent) if !agent.ended => record.agent_kind(),
             _ => AgentKind::Generic,
         }
     }
@@ -277,12 +268,9 @@ impl Awareness {
 
     fn agent_arrived(&mut self, record: &mut PaneRecord, kind: AgentKind) {
         let agent = record.agent.get_or_insert_with(AgentRecord::default);
-        if agent.kind != kind.as_str() {
+        if agent.kind != kind {
             info!(kind = kind.as_str(), "agent detected");
-            *agent = AgentRecord {
-                kind: kind.as_str().to_string(),
-                ..AgentRecord::default()
-            };
+            *agent = AgentRecord::of(kind);
             self.session_file = None;
         }
         agent.ended = false;
@@ -355,7 +343,7 @@ impl Awareness {
             return false;
         }
         info!(kind = kind.as_str(), file = %found.file.display(), "session id discovered");
-        agent.kind = kind.as_str().to_string();
+        agent.kind = kind.into();
         agent.agent_session_id = Some(found.id.as_str().to_string());
         true
     }

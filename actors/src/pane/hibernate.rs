@@ -17,13 +17,15 @@
 use std::time::Duration;
 
 use signaltty_adapters::{AgentFacts, AgentKind};
-use signaltty_persistence::{Lifecycle, PaneRecord};
+use signaltty_persistence::Lifecycle;
+use signaltty_types::PaneRecord;
 
 use super::Mailbox;
 use super::input::InputQueue;
 use super::pty::Pty;
+use super::revive::resume_command;
 use crate::error::ActorError;
-use crate::model::{PaneState, resume_command};
+use crate::model::PaneState;
 
 /// How a hibernate request is answered.
 pub(super) type Reply = ractor::RpcReplyPort<Result<(), ActorError>>;
@@ -324,10 +326,9 @@ mod tests {
         let mut record = PaneRecord::new("p", "w", "t");
         record.argv = vec!["claude".into()];
         record.lifecycle = Lifecycle::Idle;
-        record.agent = Some(signaltty_persistence::AgentRecord {
-            kind: "claude".into(),
+        record.agent = Some(signaltty_types::AgentRecord {
             agent_session_id: Some("5b0e3c1a-7d2f-4e8b-9a6c-1f2e3d4c5b6a".into()),
-            ..Default::default()
+            ..signaltty_types::AgentRecord::of(AgentKind::Claude)
         });
         record
     }

@@ -54,10 +54,10 @@ use std::time::Duration;
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use signaltty_adapters::{self as adapters, AgentFacts, AgentKind};
 use signaltty_persistence::{
-    AgentRecord, DEFAULT_TAIL_CAP, Lifecycle, PaneRecord, PtySize, Severity, filter_env,
-    looks_secret,
+    DEFAULT_TAIL_CAP, Lifecycle, PtySize, Severity, filter_env, looks_secret,
 };
 use signaltty_screen::{KeyTarget, ScreenEvent, Size};
+use signaltty_types::{AgentRecord, PaneRecord};
 use tracing::{Instrument, info, info_span};
 
 use crate::error::{ActorError, SpawnError};
@@ -72,6 +72,7 @@ use messages::{Mailbox, Myself, SelfMsg};
 use process::SpawnSpec;
 use pty::{NativePty, OpenPty, Pty};
 use reaper::Reaper;
+pub use revive::{restored_state, resume_command};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
 use subscribers::{Output, PaneStatus, Subscribers};
 
@@ -383,9 +384,8 @@ impl Pane {
         let plan = adapters::plan_launch(&self.record.argv, &fresh);
         self.record.argv = plan.argv;
         self.record.agent = Some(AgentRecord {
-            kind: kind.as_str().to_string(),
             agent_session_id: plan.session_id.map(|id| id.as_str().to_string()),
-            ..AgentRecord::default()
+            ..AgentRecord::of(kind)
         });
     }
 

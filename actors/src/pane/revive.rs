@@ -17,17 +17,17 @@ use std::time::Duration;
 
 use ractor::RpcReplyPort;
 use signaltty_adapters::{self as adapters, AgentKind};
-use signaltty_persistence::{AgentRecord, PaneRecord};
 use signaltty_screen::{Screen, Size, Style};
+use signaltty_types::{AgentRecord, PaneRecord};
 use tracing::{info, warn};
 
-use super::aware::{self, recorded_kind};
+use super::aware;
 use super::input::InputQueue;
 use super::pty::Pty;
 use super::subscribers::Revive;
 use super::{Mailbox, REVIVE_GRACE};
 use crate::error::ActorError;
-use crate::model::{PaneState, resume_command};
+use crate::model::PaneState;
 use signaltty_adapters::AgentFacts;
 
 /// How a resume or respawn is answered.
@@ -93,6 +93,33 @@ pub(super) fn offer(state: PaneState, record: &PaneRecord) -> Option<Revive> {
     }
 }
 
+/// What a saved pane is after a restart: HIBERNATED if its agent was put to
+/// sleep and can still be woken, EXITED if its process had ended, RESUMABLE
+/// if its agent can be resumed with an official command, else RESTORED.
+pub fn restored_state(record: &PaneRecord) -> PaneState {
+    let resumable = resume_command(record).is_some();
+    if record.hibernated_at.is_some() && resumable {
+        PaneState::Hibernated
+    } else if !record.running {
+        PaneState::Exited
+    } else if resumable {
+        PaneState::Resumable
+    } else {
+        PaneState::Restored
+    }
+}
+
+/// The official resume command for a pane's agent, built by its adapter
+/// from the persisted session id and launch command (with what of that
+/// command it keeps and drops); `None` when there is no agent, no id, or
+/// the id does not pass the adapter's validation.
+pub fn resume_command(record: &PaneRecord) -> Option<adapters::ResumeCommand> {
+    let agent = record.agent.as_ref()?;
+    let kind = agent.kind.known()?;
+    let id = adapters::validate_session_id(kind, agent.agent_session_id.as_deref()?).ok()?;
+    adapters::resume_argv(kind, &record.argv, &id).ok()
+}
+
 /// What a resume spawns, and the agent that must come up.
 pub(super) fn resume_plan(
     state: PaneState,
@@ -106,7 +133,7 @@ pub(super) fn resume_plan(
             record.id, record.id, record.id
         ))
     })?;
-    let kind = recorded_kind(record);
+    let kind = record.agent_kind();
     if is_interactive_shell(&record.argv) && adapters::detect(&record.argv) != kind {
         let mut typed = shell_words(&command).into_bytes();
         typed.push(b'\r');
@@ -351,7 +378,7 @@ impl Failed {
 /// adapter's word on what it ran.
 fn error(record: &PaneRecord, reason: &str) -> ActorError {
     let program = record.argv.first().cloned().unwrap_or_default();
-    let agent = recorded_kind(record).program();
+    let agent = record.agent_kind().program();
     let hint = match agent {
         Some(program) => format!(
             "; the {program} CLI must be installed and on PATH, and the session must still exist"
@@ -375,16 +402,16 @@ pub(super) fn report_session(
     let bad = |e: adapters::AdapterError| ActorError::BadRequest(e.to_string());
     let kind = match (kind, &record.agent) {
         (Some(kind), _) => kind,
-        (None, Some(agent)) => AgentKind::parse(&agent.kind).unwrap_or(AgentKind::Generic),
+        (None, Some(agent)) => agent.kind.or_generic(),
         (None, None) => adapters::detect(&record.argv),
     };
     let id = adapters::validate_session_id(kind, id).map_err(bad)?;
     let agent = record.agent.get_or_insert_with(AgentRecord::default);
-    if agent.kind != kind.as_str() {
+    if agent.kind != kind {
         agent.resume_argv = None;
         agent.model = None;
     }
-    agent.kind = kind.as_str().to_string();
+    agent.kind = kind.into();
     agent.agent_session_id = Some(id.as_str().to_string());
     if *state == PaneState::Restored && resume_command(record).is_some() {
         *state = PaneState::Resumable;

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ractor::{Actor, ActorRef};
-use signaltty_persistence::{PaneRecord, ProcessRecord};
+use signaltty_persistence::ProcessRecord;
+use signaltty_types::PaneRecord;
 use tokio::sync::mpsc;
 
 use super::input::{INPUT_QUEUE_BYTES, InputPiece, InputQueue, PIECE_BYTES, QueueFull};

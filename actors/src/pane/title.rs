@@ -2,7 +2,7 @@
 //! never overwritten by a title the program sets), else the program's own
 //! title, else the program's name.
 
-use signaltty_persistence::PaneRecord;
+use signaltty_types::PaneRecord;
 
 use crate::model::program_name;
 

@@ -8,8 +8,9 @@
 //! prints nothing.
 
 use regex::Regex;
-use signaltty_persistence::{Lifecycle, PaneRecord};
+use signaltty_persistence::Lifecycle;
 use signaltty_screen::Style;
+use signaltty_types::PaneRecord;
 use tokio::sync::oneshot;
 
 use super::Mailbox;

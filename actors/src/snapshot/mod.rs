@@ -28,9 +28,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
-use signaltty_persistence::{
-    MAX_NOTIFICATIONS, NotificationRecord, PaneRecord, TabRecord, WorkspaceRecord,
-};
+use signaltty_persistence::{MAX_NOTIFICATIONS, NotificationRecord, TabRecord, WorkspaceRecord};
+use signaltty_types::PaneRecord;
 use tokio::sync::{mpsc, watch};
 
 use crate::model::{Model, PaneView};

@@ -16,7 +16,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ractor::RpcReplyPort;
-use signaltty_persistence::{PaneRecord, ServerInfo, Snapshot, StateDir, TailStore};
+use signaltty_persistence::{
+    SNAPSHOT_VERSION, SavedPane, ServerInfo, Snapshot, StateDir, TailStore,
+};
+use signaltty_types::PaneRecord;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 use tokio::time::sleep_until;
@@ -422,7 +425,7 @@ impl SaveJob {
     }
 
     fn save_snapshot(&mut self) -> (Result<Saved, SaveError>, Option<Snapshot>) {
-        let mut snapshot = self.model.to_snapshot(self.server.clone());
+        let mut snapshot = snapshot_of(&self.model, self.server.clone());
         if let Err(e) = snapshot.validate() {
             let error = SaveError::Inconsistent(e.to_string());
             return (Err(error), self.last_written.take());
@@ -441,4 +444,26 @@ impl SaveJob {
             ),
         }
     }
+}
+/// The snapshot to write: only what is consistent right now. A pane is
+/// saved once its tab's layout holds it, so a pane mid-creation or
+/// mid-close is never written half-way.
+pub fn snapshot_of(model: &Model, server: ServerInfo) -> Snapshot {
+    let mut snapshot = Snapshot {
+        snapshot_version: SNAPSHOT_VERSION,
+        server,
+        workspaces: model.workspaces.clone(),
+        tabs: Vec::new(),
+        panes: Vec::new(),
+        notifications: model.notifications.clone(),
+    };
+    for workspace in &model.workspaces {
+        for tab in model.tabs_of(workspace) {
+            snapshot.tabs.push(tab.clone());
+            snapshot
+                .panes
+                .extend(model.panes_of(tab).map(|p| SavedPane::from_live(&p.record)));
+        }
+    }
+    snapshot
 }

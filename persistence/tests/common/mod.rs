@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use signaltty_persistence::{
-    AgentRecord, Direction, Layout, PaneRecord, Snapshot, StateDir, TabRecord, WorkspaceRecord,
+    Direction, Layout, SavedAgent, SavedPane, Snapshot, StateDir, TabRecord, WorkspaceRecord,
 };
 use tempfile::TempDir;
 
@@ -31,9 +31,9 @@ pub fn sample(tag: &str) -> Snapshot {
         .split("p1", "p2", Direction::Right, 0.4)
         .expect("split");
     let t2 = TabRecord::new("t2", "w1", "p3");
-    let mut p1 = PaneRecord::new("p1", "w1", "t1");
+    let mut p1 = SavedPane::new("p1", "w1", "t1");
     p1.argv = vec!["claude".into()];
-    p1.agent = Some(AgentRecord {
+    p1.agent = Some(SavedAgent {
         kind: "claude".into(),
         agent_session_id: Some("0b6f2c4e-1111-2222-3333-444455556666".into()),
         resume_argv: None,
@@ -45,8 +45,8 @@ pub fn sample(tag: &str) -> Snapshot {
         tabs: vec![t1, t2],
         panes: vec![
             p1,
-            PaneRecord::new("p2", "w1", "t1"),
-            PaneRecord::new("p3", "w1", "t2"),
+            SavedPane::new("p2", "w1", "t1"),
+            SavedPane::new("p3", "w1", "t2"),
         ],
         ..Snapshot::empty()
     }

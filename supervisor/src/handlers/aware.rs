@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use signaltty_actors::ActorError;
-use signaltty_actors::model::{PaneView, resume_command};
+use signaltty_actors::model::PaneView;
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::pane::aware::explain_screen;
+use signaltty_actors::pane::resume_command;
 use signaltty_actors::pane::wait::{WaitFor, WaitMet};
 use signaltty_protocol::{ErrorCode, ExplainReply, ResumeExplained, WaitReply, WireError, params};
 

@@ -8,8 +8,9 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use signaltty_actors::model::Model;
-use signaltty_persistence::{PaneRecord, WorkspaceRecord, WorktreeRecord};
+use signaltty_persistence::{WorkspaceRecord, WorktreeRecord};
 use signaltty_protocol::{ClosedReply, ClosedWorktree, ErrorCode, WireError};
+use signaltty_types::PaneRecord;
 
 use super::{Worktrees, missing};
 
