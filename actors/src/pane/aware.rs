@@ -27,9 +27,9 @@ use signaltty_screen::{Screen, Style};
 use signaltty_types::{AgentRecord, PaneRecord};
 use tracing::{debug, info};
 
-use super::Mailbox;
 use super::attention::Axes;
 use super::freezer::PaneScreen;
+use super::mailbox::Mailbox;
 use super::pty::Pty;
 use crate::procfs::{self, Foreground};
 
@@ -175,7 +175,7 @@ pub(super) struct Found {
 
 impl Awareness {
     /// After output: look at the pane soon, once.
-    pub(super) fn inspect_soon(&mut self, events: &Mailbox<AwareEvent>) {
+    pub(super) fn inspect_soon(&mut self, events: &Mailbox<'_, AwareEvent>) {
         if !self.inspect_due {
             self.inspect_due = true;
             events.after(self.inspect_delay(), AwareEvent::Inspect);
@@ -211,7 +211,7 @@ impl Awareness {
     /// process runs, and there is no screen to read either.
     pub(super) fn inspect(
         &mut self,
-        events: &Mailbox<AwareEvent>,
+        events: &Mailbox<'_, AwareEvent>,
         spawn: u64,
         process: Option<&dyn Pty>,
     ) -> bool {
@@ -225,7 +225,7 @@ impl Awareness {
             && !self.reading
         {
             self.reading = true;
-            let events = events.clone();
+            let events = events.keep();
             tokio::task::spawn_blocking(move || {
                 let facts = procfs::foreground(pgid);
                 events.send(AwareEvent::Foreground { spawn, pgid, facts });
@@ -301,7 +301,12 @@ impl Awareness {
     }
 
     /// Reads the session id from the agent's own files, off the actor.
-    pub(super) fn discover(&self, events: &Mailbox<AwareEvent>, record: &PaneRecord, spawn: u64) {
+    pub(super) fn discover(
+        &self,
+        events: &Mailbox<'_, AwareEvent>,
+        record: &PaneRecord,
+        spawn: u64,
+    ) {
         let kind = self.kind(record);
         let Some(facts) = self.facts.clone() else {
             return;
@@ -310,7 +315,7 @@ impl Awareness {
             return;
         }
         let mut process = facts.agent_process(&record.cwd);
-        let events = events.clone();
+        let events = events.keep();
         tokio::task::spawn_blocking(move || {
             process.children = procfs::children(process.pid);
             let found = adapters::discover_session(kind, &process);
@@ -322,7 +327,7 @@ impl Awareness {
     /// changed `record`.
     pub(super) fn on_discovered(
         &mut self,
-        events: &Mailbox<AwareEvent>,
+        events: &Mailbox<'_, AwareEvent>,
         record: &mut PaneRecord,
         kind: AgentKind,
         found: Option<adapters::Discovered>,
@@ -352,7 +357,7 @@ impl Awareness {
     /// lifecycle accordingly; true when the record changed.
     pub(super) fn read_screen(
         &mut self,
-        events: &Mailbox<AwareEvent>,
+        events: &Mailbox<'_, AwareEvent>,
         mut sight: Sight<'_>,
     ) -> bool {
         let kind = self.kind(sight.record);
@@ -405,7 +410,7 @@ impl Awareness {
     /// record changed.
     fn apply_screen(
         &mut self,
-        events: &Mailbox<AwareEvent>,
+        events: &Mailbox<'_, AwareEvent>,
         sight: &mut Sight<'_>,
         kind: AgentKind,
         state: ScreenState,
@@ -464,7 +469,7 @@ impl Awareness {
     /// The screen reads idle: a turn that ran has ended, which is news
     /// to nobody attached, and may have started a new conversation. True
     /// when the record changed.
-    fn turn_over(&mut self, events: &Mailbox<AwareEvent>, sight: &mut Sight<'_>) -> bool {
+    fn turn_over(&mut self, events: &Mailbox<'_, AwareEvent>, sight: &mut Sight<'_>) -> bool {
         let ended = std::mem::take(&mut self.turn);
         let record = &mut *sight.record;
         // Done stays done until someone looks (`seen`).
@@ -526,7 +531,10 @@ impl Awareness {
         );
         Explained {
             kind,
-            foreground: self.facts.as_ref().map(|f| super::without_secrets(&f.argv)),
+            foreground: self
+                .facts
+                .as_ref()
+                .map(|f| super::process::without_secrets(&f.argv)),
             verdict,
             rules,
             session_file: self.session_file.clone(),

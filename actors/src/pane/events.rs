@@ -8,25 +8,13 @@ use signaltty_screen::{NotifySource, ScreenEvent};
 use tracing::info;
 
 use super::attention::Axes;
-use super::messages::Myself;
+use super::messages::{Myself, PaneTimer};
 use super::process::ProcessEvent;
 use super::subscribers::Output;
 use super::{CATCH_UP, CWD_POLL, EXIT_DRAIN, Pane, TAIL_DEBOUNCE, aware, flood, revive};
 use crate::error::ActorError;
 use crate::model::PaneState;
 use crate::procfs::Foreground;
-
-/// The pane's own timers.
-pub(super) enum PaneTimer {
-    /// Time to offer lagging clients a fresh snapshot.
-    CatchUp,
-    /// Time to render and publish the tail.
-    TailDue,
-    /// Time to look at the foreground process's working directory.
-    PollCwd,
-    /// The reaped child's last output had its time to arrive.
-    ExitDrained { spawn: u64 },
-}
 
 impl Pane {
     pub(super) fn freeze_check(&mut self, myself: &Myself) {

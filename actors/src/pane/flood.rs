@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use signaltty_screen::ScreenEvent;
 
-use super::Mailbox;
 use super::freezer::PaneScreen;
+use super::mailbox::Mailbox;
 use crate::rate::{Admit, RateLimit, Throttle, Throttled};
 
 /// The gates' timers.
@@ -77,7 +77,7 @@ impl OutputGates {
     /// rate allows, else counted for the next summary.
     pub(super) fn notification(
         &mut self,
-        timers: &Mailbox<GateTimer>,
+        timers: &Mailbox<'_, GateTimer>,
         printed: Printed,
     ) -> Option<Printed> {
         match self.notifications.admit(Instant::now()) {
@@ -94,7 +94,10 @@ impl OutputGates {
 
     /// One notification standing for all those held back, once the rate
     /// allows it.
-    pub(super) fn held_notifications(&mut self, timers: &Mailbox<GateTimer>) -> Option<Printed> {
+    pub(super) fn held_notifications(
+        &mut self,
+        timers: &Mailbox<'_, GateTimer>,
+    ) -> Option<Printed> {
         match self.notifications.summary(Instant::now()) {
             Ok(0) => None,
             Ok(count) => {
@@ -116,7 +119,7 @@ impl OutputGates {
 
     /// Output changed the record: true to publish it now, else it is
     /// folded into one publish at the end of the throttle's interval.
-    pub(super) fn publish_soon(&mut self, timers: &Mailbox<GateTimer>) -> bool {
+    pub(super) fn publish_soon(&mut self, timers: &Mailbox<'_, GateTimer>) -> bool {
         match self.record.request(Instant::now()) {
             Throttled::Now => true,
             Throttled::Schedule(after) => {

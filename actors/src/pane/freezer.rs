@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 use signaltty_screen::{FrozenScreen, Screen, ScreenEvent, Size, Style};
 use tracing::debug;
 
-use super::Mailbox;
+use super::mailbox::Mailbox;
 use crate::allocator::trim_soon;
 
 /// How long a pane's live screen must go unneeded, with no client
@@ -205,27 +205,27 @@ impl PaneScreen {
 
     /// What `read` asked for, with the offset an incremental read goes on
     /// from.
-    pub(super) fn read(&mut self, what: super::ReadWhat, style: Style) -> super::ReadOut {
+    pub(super) fn read(&mut self, what: ReadWhat, style: Style) -> ReadOut {
         let screen = self.live();
         let (text, offset, missed) = match what {
-            super::ReadWhat::Screen => (screen.screen_text(style), screen.transcript_offset(), 0),
-            super::ReadWhat::Tail(lines) => (
+            ReadWhat::Screen => (screen.screen_text(style), screen.transcript_offset(), 0),
+            ReadWhat::Tail(lines) => (
                 screen.tail_text(lines, style),
                 screen.transcript_offset(),
                 0,
             ),
-            super::ReadWhat::Scrollback(above) => {
+            ReadWhat::Scrollback(above) => {
                 // Both leave the screen's empty bottom rows out.
                 let shown = screen.screen_text(style).lines().count();
                 let text = screen.tail_text(shown.saturating_add(above), style);
                 (text, screen.transcript_offset(), 0)
             }
-            super::ReadWhat::Since(from) => {
+            ReadWhat::Since(from) => {
                 let since = screen.rows_since(from, style);
                 (since.text, since.offset, since.missed)
             }
         };
-        super::ReadOut {
+        ReadOut {
             text,
             offset,
             missed,
@@ -255,13 +255,40 @@ impl PaneScreen {
     }
 }
 
+/// Lines of scrollback the screen keeps, as tmux does by default: the
+/// persisted tail needs far fewer, and a longer history costs every pane
+/// memory and every flood parse time (a cold grid is a slow grid).
+pub const SCROLLBACK_LINES: usize = 2_000;
+
+/// What `read` returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadWhat {
+    Screen,
+    /// The last N lines of scrollback and screen.
+    Tail(usize),
+    /// The screen and N lines of scrollback above it.
+    Scrollback(usize),
+    /// The rows completed since an offset (see `Screen::rows_since`).
+    Since(u64),
+}
+
+/// What `read` returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOut {
+    pub text: String,
+    /// Where an incremental read ([`ReadWhat::Since`]) continues.
+    pub offset: u64,
+    /// Rows since the offset asked for that the history no longer holds.
+    pub missed: u64,
+}
+
 /// Time to see whether the screen can be frozen.
 pub(super) struct FreezeCheck;
 
 impl PaneScreen {
     /// After each message: a live screen gets a freeze check scheduled,
     /// one at a time.
-    pub(super) fn schedule_check(&mut self, checks: &Mailbox<FreezeCheck>) {
+    pub(super) fn schedule_check(&mut self, checks: &Mailbox<'_, FreezeCheck>) {
         if !self.is_frozen() && !self.check_due {
             self.check_due = true;
             checks.after(FREEZE_AFTER, FreezeCheck);
@@ -271,7 +298,11 @@ impl PaneScreen {
     /// Freezes the screen if nobody `watched` it and nothing needed it
     /// for [`FREEZE_AFTER`], else looks again once that may be so; true
     /// when it froze now.
-    pub(super) fn freeze_check(&mut self, checks: &Mailbox<FreezeCheck>, watched: bool) -> bool {
+    pub(super) fn freeze_check(
+        &mut self,
+        checks: &Mailbox<'_, FreezeCheck>,
+        watched: bool,
+    ) -> bool {
         self.check_due = false;
         match check(self.is_frozen(), watched, self.needed_at.elapsed()) {
             Check::Freeze => {

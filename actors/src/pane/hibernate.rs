@@ -20,8 +20,8 @@ use signaltty_adapters::{AgentFacts, AgentKind};
 use signaltty_persistence::Lifecycle;
 use signaltty_types::PaneRecord;
 
-use super::Mailbox;
 use super::input::InputQueue;
+use super::mailbox::Mailbox;
 use super::pty::Pty;
 use super::revive::resume_command;
 use crate::error::ActorError;
@@ -195,7 +195,7 @@ impl Hibernation {
     /// its processes are told to end.
     pub(super) fn checked(
         &mut self,
-        steps: &Mailbox<SleepEvent>,
+        steps: &Mailbox<'_, SleepEvent>,
         process: &dyn Pty,
         input: &InputQueue,
         exit: Option<&str>,
@@ -220,7 +220,7 @@ impl Hibernation {
     /// The stage's time is up: on to the next.
     pub(super) fn step(
         &mut self,
-        steps: &Mailbox<SleepEvent>,
+        steps: &Mailbox<'_, SleepEvent>,
         process: &dyn Pty,
         input: &InputQueue,
     ) {
@@ -245,7 +245,7 @@ impl Hibernation {
 
     /// The agent left the pane's foreground (its shell is back): the shell
     /// is ended now rather than after the agent's grace.
-    pub(super) fn agent_left(&mut self, steps: &Mailbox<SleepEvent>, process: &dyn Pty) {
+    pub(super) fn agent_left(&mut self, steps: &Mailbox<'_, SleepEvent>, process: &dyn Pty) {
         if self
             .falling
             .as_ref()
@@ -255,7 +255,7 @@ impl Hibernation {
         }
     }
 
-    fn terminate(&mut self, steps: &Mailbox<SleepEvent>, process: &dyn Pty) {
+    fn terminate(&mut self, steps: &Mailbox<'_, SleepEvent>, process: &dyn Pty) {
         let Some(falling) = self.falling.as_mut() else {
             return;
         };

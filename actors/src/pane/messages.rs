@@ -1,6 +1,5 @@
 //! What a pane is asked, what it answers, and what it sends itself.
 
-use std::marker::PhantomData;
 use std::time::Duration;
 
 use ractor::{ActorRef, RpcReplyPort};
@@ -8,11 +7,11 @@ use signaltty_adapters::{AgentKind, HookEffect};
 use signaltty_persistence::{PtySize, Severity};
 
 use super::aware::{self, AwareEvent};
-use super::events::PaneTimer;
 use super::flood::GateTimer;
-use super::freezer::FreezeCheck;
+use super::freezer::{FreezeCheck, ReadOut, ReadWhat};
 use super::hibernate::SleepEvent;
 use super::input::{InputPiece, InputQueue};
+use super::mailbox::{Mailbox, Post};
 use super::process::ProcessEvent;
 use super::prompt::{self, PromptTimer};
 use super::revive::ReviveTimer;
@@ -20,28 +19,6 @@ use super::subscribers::{CatchUp, PaneFrame, PaneStatus};
 use super::wait::{self, WaiterGone};
 use super::worktree;
 use crate::error::ActorError;
-
-/// What `read` returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadWhat {
-    Screen,
-    /// The last N lines of scrollback and screen.
-    Tail(usize),
-    /// The screen and N lines of scrollback above it.
-    Scrollback(usize),
-    /// The rows completed since an offset (see `Screen::rows_since`).
-    Since(u64),
-}
-
-/// What `read` returns.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadOut {
-    pub text: String,
-    /// Where an incremental read ([`ReadWhat::Since`]) continues.
-    pub offset: u64,
-    /// Rows since the offset asked for that the history no longer holds.
-    pub missed: u64,
-}
 
 /// What an attaching client gets: the screen as it is and the stream that
 /// continues from exactly there.
@@ -162,6 +139,18 @@ pub enum PaneMsg {
 /// see only the requests they may send.
 pub struct Internal(pub(super) SelfMsg);
 
+/// The pane's own timers.
+pub(super) enum PaneTimer {
+    /// Time to offer lagging clients a fresh snapshot.
+    CatchUp,
+    /// Time to render and publish the tail.
+    TailDue,
+    /// Time to look at the foreground process's working directory.
+    PollCwd,
+    /// The reaped child's last output had its time to arrive.
+    ExitDrained { spawn: u64 },
+}
+
 /// Declares [`SelfMsg`], one variant a part, and how each part's events
 /// become one.
 macro_rules! part_events {
@@ -237,42 +226,31 @@ pub(super) struct Myself(pub(super) ActorRef<PaneMsg>);
 
 impl Myself {
     /// The mailbox through which a part sends the pane its events `E`.
-    pub(super) fn mailbox<E>(&self) -> Mailbox<E> {
-        Mailbox(self.0.clone(), PhantomData)
+    pub(super) fn mailbox<E: Into<SelfMsg> + Send + 'static>(&self) -> Mailbox<'_, E> {
+        Mailbox::new(&self.0)
     }
 
     /// Sends `event` to the pane `after` from now.
     pub(super) fn after(&self, after: Duration, event: impl Into<SelfMsg> + Send + 'static) {
-        self.mailbox().after(after, event.into());
+        Post::<SelfMsg>::after(&self.0, after, event.into());
     }
 
     /// Sends `event` to the pane now; false once the pane is gone.
     pub(super) fn send(&self, event: impl Into<SelfMsg>) -> bool {
-        self.mailbox().send(event.into())
+        Post::<SelfMsg>::send(&self.0, event.into())
     }
 }
 
-/// What a part holds to send its pane its own events `E`, now or later,
-/// and nothing else.
-pub(super) struct Mailbox<E>(ActorRef<PaneMsg>, PhantomData<fn(E)>);
-
-impl<E> Clone for Mailbox<E> {
-    fn clone(&self) -> Self {
-        Mailbox(self.0.clone(), PhantomData)
-    }
-}
-
-impl<E: Into<SelfMsg> + Send + 'static> Mailbox<E> {
-    /// Sends `event` to the pane `after` from now.
-    pub(super) fn after(&self, after: Duration, event: E) {
-        self.0
-            .send_after(after, move || PaneMsg::Internal(Internal(event.into())));
+impl<E: Into<SelfMsg> + Send + 'static> Post<E> for ActorRef<PaneMsg> {
+    fn send(&self, event: E) -> bool {
+        self.cast(PaneMsg::Internal(Internal(event.into()))).is_ok()
     }
 
-    /// Sends `event` to the pane now; false once the pane is gone.
-    pub(super) fn send(&self, event: E) -> bool {
-        self.0
-            .cast(PaneMsg::Internal(Internal(event.into())))
-            .is_ok()
+    fn after(&self, after: Duration, event: E) {
+        self.send_after(after, move || PaneMsg::Internal(Internal(event.into())));
+    }
+
+    fn boxed(&self) -> Box<dyn Post<E>> {
+        Box::new(self.clone())
     }
 }

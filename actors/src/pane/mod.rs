@@ -30,6 +30,7 @@ mod flood;
 mod freezer;
 mod hibernate;
 pub mod input;
+mod mailbox;
 mod messages;
 pub mod process;
 pub mod prompt;
@@ -53,9 +54,7 @@ use std::time::Duration;
 
 use ractor::{Actor, ActorProcessingErr, ActorRef};
 use signaltty_adapters::{self as adapters, AgentFacts, AgentKind};
-use signaltty_persistence::{
-    DEFAULT_TAIL_CAP, Lifecycle, PtySize, Severity, filter_env, looks_secret,
-};
+use signaltty_persistence::{DEFAULT_TAIL_CAP, Lifecycle, PtySize, Severity, filter_env};
 use signaltty_screen::{KeyTarget, ScreenEvent, Size};
 use signaltty_types::{AgentRecord, PaneRecord};
 use tracing::{Instrument, info, info_span};
@@ -66,13 +65,14 @@ use crate::snapshot::{SnapshotMsg, publish};
 use attention::Axes;
 use flood::OutputGates;
 use freezer::PaneScreen;
+pub use freezer::{ReadOut, ReadWhat, SCROLLBACK_LINES};
 use input::InputQueue;
-pub use messages::{Attached, Internal, PaneMsg, ReadOut, ReadWhat};
-use messages::{Mailbox, Myself, SelfMsg};
+pub use messages::{Attached, Internal, PaneMsg};
+use messages::{Myself, SelfMsg};
 use process::SpawnSpec;
 use pty::{NativePty, OpenPty, Pty};
 use reaper::Reaper;
-pub use revive::{restored_state, resume_command};
+pub use revive::{REVIVE_GRACE, restored_state, resume_command};
 use ring::{DEFAULT_RING_BYTES, OutputRing};
 use subscribers::{Output, PaneStatus, Subscribers};
 
@@ -84,16 +84,9 @@ pub const TAIL_DEBOUNCE: Duration = Duration::from_millis(500);
 pub const CWD_POLL: Duration = Duration::from_secs(1);
 /// After the child is reaped, how long to wait for its last output.
 const EXIT_DRAIN: Duration = Duration::from_millis(500);
-/// A resumed or respawned child that fails within this long fails the
-/// command, and the pane goes back to being a tombstone.
-pub const REVIVE_GRACE: Duration = Duration::from_millis(1500);
 /// How soon a lagging client is offered a fresh snapshot again (a frame:
 /// the multiplexer gets a picture of a flooding pane this often).
 const CATCH_UP: Duration = Duration::from_millis(16);
-/// Lines of scrollback the screen keeps, as tmux does by default: the
-/// persisted tail needs far fewer, and a longer history costs every pane
-/// memory and every flood parse time (a cold grid is a slow grid).
-pub const SCROLLBACK_LINES: usize = 2_000;
 
 /// Bounds on a pane's size: a client's wild resize is clamped to these.
 pub const MIN_ROWS: u16 = 2;
@@ -226,7 +219,7 @@ impl Actor for PaneActor {
             }
             PaneStart::Tombstone { state, tail } => {
                 // An older build may have saved a command with a secret.
-                pane.record.argv = without_secrets(&pane.record.argv);
+                pane.record.argv = process::without_secrets(&pane.record.argv);
                 pane.pending_history = tail;
                 // Nothing needs a restored pane's screen until it is used.
                 pane.screen.freeze();
@@ -406,7 +399,7 @@ impl Pane {
             .open(&spec, self.spawn, sink, &self.context.reaper)?;
         // The child runs with every word it was given; what is saved, shown,
         // logged, resumed or respawned has none that may hold a secret.
-        self.record.argv = without_secrets(&spec.argv);
+        self.record.argv = process::without_secrets(&spec.argv);
         info!(pid = process.pid(), argv = ?self.record.argv, "pane started");
         // What the child got, minus anything secret, so a respawn can give it
         // the same again.
@@ -435,12 +428,6 @@ impl Pane {
     fn refresh_title(&mut self) -> bool {
         title::refresh(&mut self.record, self.screen.title())
     }
-}
-
-/// `argv` without the words that may hold a secret, by the rule that keeps
-/// secrets out of the saved environment.
-fn without_secrets(argv: &[String]) -> Vec<String> {
-    adapters::without_secrets(argv, looks_secret)
 }
 
 /// What a child of the pane `record` describes gets on top of the

@@ -400,6 +400,12 @@ async fn write_all(pty: &AsyncFd<File>, mut bytes: &[u8]) -> std::io::Result<()>
     Ok(())
 }
 
+/// `argv` without the words that may hold a secret, by the rule that keeps
+/// secrets out of the saved environment.
+pub(super) fn without_secrets(argv: &[String]) -> Vec<String> {
+    signaltty_adapters::without_secrets(argv, signaltty_persistence::looks_secret)
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;

@@ -16,9 +16,9 @@ use std::time::Duration;
 use signaltty_adapters::AgentKind;
 use signaltty_persistence::Lifecycle;
 
-use super::Mailbox;
 use super::freezer::PaneScreen;
 use super::input::{InputPiece, InputQueue, pieces};
+use super::mailbox::Mailbox;
 use super::pty::Pty;
 use crate::error::ActorError;
 
@@ -142,7 +142,7 @@ impl Prompts {
     }
 
     /// A prompt was typed: its turn is awaited, for at most [`TURN_START`].
-    pub(super) fn typed(&mut self, timers: &Mailbox<PromptTimer>) {
+    pub(super) fn typed(&mut self, timers: &Mailbox<'_, PromptTimer>) {
         self.awaiting_turn = true;
         self.delivery += 1;
         let delivery = self.delivery;
@@ -182,7 +182,7 @@ impl Keyboard<'_> {
     /// Pastes `text` and schedules the Enter that submits it.
     pub(super) fn paste(
         &mut self,
-        timers: &Mailbox<PromptTimer>,
+        timers: &Mailbox<'_, PromptTimer>,
         text: &str,
     ) -> Result<(), ActorError> {
         let paste = paste_bytes(text, self.screen.modes().bracketed_paste);

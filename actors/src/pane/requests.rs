@@ -122,7 +122,7 @@ impl Pane {
         };
         let leader = process.pid();
         let agent = process.foreground_pgid().unwrap_or(leader);
-        let (checked, spawn) = (myself.mailbox(), self.spawn);
+        let (checked, spawn) = (myself.mailbox().keep(), self.spawn);
         self.hibernation.begin(spawn, Some(reply));
         tokio::task::spawn_blocking(move || {
             let others = crate::procfs::others_in_session(

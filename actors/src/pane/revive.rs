@@ -23,9 +23,9 @@ use tracing::{info, warn};
 
 use super::aware;
 use super::input::InputQueue;
+use super::mailbox::Mailbox;
 use super::pty::Pty;
 use super::subscribers::Revive;
-use super::{Mailbox, REVIVE_GRACE};
 use crate::error::ActorError;
 use crate::model::PaneState;
 use signaltty_adapters::AgentFacts;
@@ -193,7 +193,7 @@ impl Revivals {
     /// by then fails the command and the pane stays a tombstone.
     pub(super) fn begin(
         &mut self,
-        timers: &Mailbox<ReviveTimer>,
+        timers: &Mailbox<'_, ReviveTimer>,
         spawn: u64,
         before: Before,
         resume: Option<Resuming>,
@@ -245,7 +245,12 @@ impl Revivals {
 
     /// The revived child (`spawn`) printed `bytes`. A resumed shell's first
     /// output is its prompt: the resume command can be typed.
-    pub(super) fn on_output(&mut self, timers: &Mailbox<ReviveTimer>, spawn: u64, bytes: &[u8]) {
+    pub(super) fn on_output(
+        &mut self,
+        timers: &Mailbox<'_, ReviveTimer>,
+        spawn: u64,
+        bytes: &[u8],
+    ) {
         let Some(revival) = self.current.as_mut() else {
             return;
         };
@@ -420,6 +425,9 @@ pub(super) fn report_session(
     Ok(())
 }
 
+/// A resumed or respawned child that fails within this long fails the
+/// command, and the pane goes back to being a tombstone.
+pub const REVIVE_GRACE: Duration = Duration::from_millis(1500);
 /// How long a resumed agent has to come up before a resume counts as done.
 pub const RESUME_WAIT: Duration = Duration::from_secs(10);
 /// A resumed shell that prints nothing gets its command typed after this.

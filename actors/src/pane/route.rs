@@ -3,11 +3,10 @@
 use signaltty_screen::Style;
 
 use super::aware::AwareEvent;
-use super::events::PaneTimer;
 use super::flood::GateTimer;
 use super::freezer::FreezeCheck;
 use super::hibernate::SleepEvent;
-use super::messages::{Internal, Myself, PaneMsg, SelfMsg};
+use super::messages::{Internal, Myself, PaneMsg, PaneTimer, SelfMsg};
 use super::prompt::PromptTimer;
 use super::revive::ReviveTimer;
 use super::wait::WaiterGone;

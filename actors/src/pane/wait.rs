@@ -13,8 +13,8 @@ use signaltty_screen::Style;
 use signaltty_types::PaneRecord;
 use tokio::sync::oneshot;
 
-use super::Mailbox;
 use super::freezer::PaneScreen;
+use super::mailbox::{KeptMailbox, Mailbox};
 use crate::error::ActorError;
 
 /// The most clients that may wait on one pane at once.
@@ -115,7 +115,7 @@ impl<'a> Now<'a> {
             },
             WaitFor::Text(pattern) => self
                 .screen
-                .tail_text(lines.min(super::SCROLLBACK_LINES), Style::Plain)
+                .tail_text(lines.min(super::freezer::SCROLLBACK_LINES), Style::Plain)
                 .lines()
                 .find(|line| pattern.is_match(line))
                 .map(|line| WaitMet::Text(line.trim_end().to_string())),
@@ -131,7 +131,7 @@ impl Waiters {
     /// condition already holds.
     pub(super) fn add(
         &mut self,
-        gone: &Mailbox<WaiterGone>,
+        gone: &Mailbox<'_, WaiterGone>,
         pane_id: &str,
         what: WaitFor,
         client: oneshot::Sender<WaitMet>,
@@ -150,7 +150,7 @@ impl Waiters {
         self.last_id += 1;
         let id = self.last_id;
         let (reply, answer) = oneshot::channel();
-        tokio::spawn(relay(id, answer, client, gone.clone()));
+        tokio::spawn(relay(id, answer, client, gone.keep()));
         self.waiting.push(Waiter { id, what, reply });
         Ok(())
     }
@@ -191,7 +191,7 @@ async fn relay(
     id: u64,
     answer: oneshot::Receiver<WaitMet>,
     mut client: oneshot::Sender<WaitMet>,
-    gone: Mailbox<WaiterGone>,
+    gone: KeptMailbox<WaiterGone>,
 ) {
     tokio::select! {
         met = answer => {
