@@ -40,6 +40,8 @@ pub struct Terminal {
     received: Arc<Mutex<Received>>,
     /// While set, the terminal stops reading: the program's writes block.
     pub paused: Arc<AtomicBool>,
+    /// Set once the reader has read all the program wrote (the PTY closed).
+    drained: Arc<AtomicBool>,
 }
 
 impl Terminal {
@@ -78,6 +80,8 @@ impl Terminal {
         drop(pair.slave);
         let screen = Arc::new(Mutex::new(Screen::new(Size { rows, cols }, 1000)));
         let paused = Arc::new(AtomicBool::new(false));
+        let drained = Arc::new(AtomicBool::new(false));
+        let read_all = drained.clone();
         let mut reader = pair.master.try_clone_reader().expect("reader");
         let writer: Writer = Arc::new(Mutex::new(pair.master.take_writer().expect("writer")));
         let alerts = Arc::new(Mutex::new(Vec::new()));
@@ -93,7 +97,10 @@ impl Terminal {
                     std::thread::sleep(Duration::from_millis(10));
                 }
                 match reader.read(&mut buf) {
-                    Ok(0) | Err(_) => return,
+                    Ok(0) | Err(_) => {
+                        read_all.store(true, Ordering::SeqCst);
+                        return;
+                    }
                     Ok(n) => {
                         if let Ok(mut record) = record.lock() {
                             record.count += n;
@@ -133,6 +140,7 @@ impl Terminal {
             alerts,
             received,
             paused,
+            drained,
         }
     }
 
@@ -248,13 +256,20 @@ impl Terminal {
     }
 
     /// Waits for the program to end; returns its exit code.
+    /// Waits for the program to end and for the terminal to have read and
+    /// drawn everything it wrote before it did.
     pub fn wait_exit(&mut self) -> u32 {
-        wait_for(
+        let status = wait_for(
             "the program in the terminal to end",
             Duration::from_secs(15),
             || self.child.try_wait().ok().flatten(),
-        )
-        .exit_code()
+        );
+        wait_for(
+            "the terminal to read the program's last output",
+            Duration::from_secs(15),
+            || self.drained.load(Ordering::SeqCst).then_some(()),
+        );
+        status.exit_code()
     }
 }
 
