@@ -1,6 +1,6 @@
 //! The server itself: its status, shutting it down, fault injection.
 
-use crate::server::ServerMsg;
+use crate::messages::ServerMsg;
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::snapshot::SnapshotMsg;
 use signaltty_actors::tab::TabMsg;
@@ -78,7 +78,7 @@ pub(crate) async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Done
         }
         "listener" => ctx
             .listener
-            .cast(crate::listener::ListenerMsg::DebugPanic)
+            .cast(crate::messages::ListenerMsg::DebugPanic)
             .is_ok(),
         target => {
             let model = model(ctx).await;
