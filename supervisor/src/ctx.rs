@@ -5,7 +5,7 @@
 //! orphans' report, the worktrees), and none of those imports it.
 
 use crate::listing::ListingCache;
-use crate::messages::{ListenerMsg, ServerMsg};
+use crate::messages::ServerMsg;
 use crate::orphans::OrphanReport;
 use crate::worktree::Worktrees;
 use ractor::{ActorRef, Message, RactorErr};
@@ -21,8 +21,12 @@ use std::sync::Arc;
 /// What every handler may use.
 pub struct Ctx {
     pub server: ActorRef<ServerMsg>,
-    pub listener: ActorRef<ListenerMsg>,
+    /// For fault injection to reach the listener.
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
+    pub listener: ActorRef<crate::messages::ListenerMsg>,
     pub socket_path: PathBuf,
+    /// `ctl debug panic` is allowed (tests only).
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<signaltty_actors::snapshot::Change>,
     /// The model, read without asking the snapshot actor.
@@ -122,8 +126,4 @@ pub(crate) async fn close_pane(view: &PaneView) -> Result<(), WireError> {
 
 pub(crate) fn bad_params(e: impl std::fmt::Display) -> WireError {
     WireError::new(ErrorCode::BadParams, e.to_string())
-}
-
-pub(crate) fn unavailable_actor(what: &str) -> ActorError {
-    ActorError::Unavailable(format!("the {what} actor is restarting"))
 }

@@ -35,6 +35,8 @@ pub struct ListenerArgs {
     pub listener: StdUnixListener,
     pub server: ActorRef<ServerMsg>,
     pub socket_path: PathBuf,
+    /// `ctl debug panic` is allowed (tests only).
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<Change>,
     /// The model as the snapshot actor last published it.
@@ -71,8 +73,10 @@ impl Actor for ListenerActor {
         let listener = UnixListener::from_std(args.listener)?;
         let ctx = Arc::new(Ctx {
             server: args.server,
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             listener: myself.clone(),
             socket_path: args.socket_path,
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             faults_enabled: args.faults_enabled,
             changes: args.changes,
             model: args.model,
@@ -92,6 +96,7 @@ impl Actor for ListenerActor {
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             ListenerMsg::AcceptFailed(e) => Err(e.into()),
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             ListenerMsg::DebugPanic => panic!("fault injected into the listener"),
         }
     }

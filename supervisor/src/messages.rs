@@ -56,5 +56,6 @@ pub enum ListenerMsg {
     /// The accept loop ended with an error: fail, so the server restarts us.
     AcceptFailed(String),
     /// Fault injection: panic inside this handler.
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     DebugPanic,
 }

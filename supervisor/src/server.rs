@@ -396,6 +396,7 @@ impl Server {
                 listener,
                 server: myself.clone(),
                 socket_path: self.context.socket_path.clone(),
+                #[cfg(any(debug_assertions, feature = "fault-injection"))]
                 faults_enabled: self.faults_enabled,
                 changes: self.changes.clone(),
                 model: self.model.clone(),

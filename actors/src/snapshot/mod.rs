@@ -101,6 +101,7 @@ pub enum SnapshotMsg {
     /// Write now, whatever the schedule says, and stop writing (shutdown).
     Flush(RpcReplyPort<Result<(), String>>),
     /// Fault injection: panic inside this handler.
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     DebugPanic,
 }
 
@@ -196,6 +197,7 @@ impl Actor for SnapshotActor {
                     let _ = reply.send(Err("the snapshot writer has stopped".into()));
                 }
             }
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             SnapshotMsg::DebugPanic => panic!("fault injected into the snapshot actor"),
             published => {
                 state.applied += 1;
@@ -263,8 +265,9 @@ impl SnapshotState {
             SnapshotMsg::Publish
             | SnapshotMsg::Model(_)
             | SnapshotMsg::LastPane(..)
-            | SnapshotMsg::Flush(_)
-            | SnapshotMsg::DebugPanic => {}
+            | SnapshotMsg::Flush(_) => {}
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
+            SnapshotMsg::DebugPanic => {}
         }
     }
 

@@ -12,6 +12,8 @@
 pub mod agents;
 pub mod arrange;
 pub mod aware;
+#[cfg(any(debug_assertions, feature = "fault-injection"))]
+mod faults;
 mod notifications;
 mod panes;
 mod server;
@@ -120,7 +122,8 @@ pub async fn dispatch(ctx: &Ctx, call: Call) -> Reply<'_> {
         Call::Notifications(p) => answer::<method::Notifications>(notifications(ctx, p).await),
         Call::Next(_) => answer::<method::Next>(next(ctx).await),
         Call::Shutdown(_) => answer::<method::Shutdown>(shutdown(ctx)),
-        Call::DebugPanic(p) => answer::<method::DebugPanic>(debug_panic(ctx, p).await),
+        #[cfg(any(debug_assertions, feature = "fault-injection"))]
+        Call::DebugPanic(p) => answer::<method::DebugPanic>(faults::debug_panic(ctx, p).await),
         Call::Rename(p) => answer::<method::Rename>(arrange::rename(ctx, p).await),
         Call::Focus(p) => answer::<method::Focus>(arrange::focus(ctx, p).await),
         Call::TabSplitRatio(p) => {
@@ -155,10 +158,12 @@ fn value<M: Method>(reply: Result<M::Reply, WireError>) -> Result<Value, WireErr
     serde_json::to_value(reply?).map_err(|e| WireError::new(ErrorCode::Internal, e.to_string()))
 }
 
+/// A handler's reply, answered at once.
 fn answer<M: Method>(reply: Result<M::Reply, WireError>) -> Reply<'static> {
     Reply::Unary(value::<M>(reply).map(Answer::Value))
 }
 
+/// A reply that may be long in coming.
 fn pending<'a, M: Method>(
     reply: impl Future<Output = Result<M::Reply, WireError>> + Send + 'a,
 ) -> Reply<'a> {
@@ -167,9 +172,13 @@ fn pending<'a, M: Method>(
     }))
 }
 
+/// A stream's reply, and what follows it.
 fn stream<M: Method, S>(
     opened: Result<(M::Reply, S), WireError>,
     kind: fn(S) -> Stream,
 ) -> Reply<'static> {
-    Reply::Stream(opened.and_then(|(reply, stream)| Ok((value::<M>(Ok(reply))?, kind(stream)))))
+    Reply::Stream(opened.and_then(|(reply, follows)| {
+        let reply = value::<M>(Ok(reply))?;
+        Ok((reply, kind(follows)))
+    }))
 }
