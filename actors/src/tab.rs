@@ -82,6 +82,7 @@ pub enum TabMsg {
     },
     Republish,
     /// Fault injection: panic inside this handler.
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     DebugPanic,
 }
 
@@ -163,6 +164,7 @@ impl Actor for TabActor {
                 TabMsg::Adopt { pane, split, reply } => {
                     let _ = reply.send(tab.adopt(&myself, &pane, split));
                 }
+                #[cfg(any(debug_assertions, feature = "fault-injection"))]
                 TabMsg::DebugPanic => panic!("fault injected into tab {}", tab.record.id),
                 TabMsg::Republish => {
                     tab.publish();

@@ -97,6 +97,7 @@ pub enum WorkspaceMsg {
     },
     Republish,
     /// Fault injection: panic inside this handler.
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     DebugPanic,
 }
 
@@ -212,6 +213,7 @@ impl Actor for WorkspaceActor {
                 } => {
                     let _ = reply.send(ws.break_pane(&myself, &pane, &from, title).await);
                 }
+                #[cfg(any(debug_assertions, feature = "fault-injection"))]
                 WorkspaceMsg::DebugPanic => {
                     panic!("fault injected into workspace {}", ws.record.id)
                 }

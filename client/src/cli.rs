@@ -404,6 +404,7 @@ pub enum Ctl {
     /// Save everything, hang up every pane and stop the server
     Shutdown,
     /// Fault injection for tests (needs SIGNALTTY_ENABLE_FAULTS=1 on the server)
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     #[command(subcommand, hide = true)]
     Debug(DebugCmd),
 }
@@ -570,6 +571,8 @@ pub enum SplitDirection {
     Down,
 }
 
+// Fault injection: only in builds that have it (see the root Cargo.toml).
+#[cfg(any(debug_assertions, feature = "fault-injection"))]
 #[derive(Debug, Subcommand)]
 pub enum DebugCmd {
     /// Make an actor panic inside a message handler: a pane, tab or

@@ -12,9 +12,7 @@ use signaltty_protocol::{
     params,
 };
 
-use crate::cli::{
-    AgentCmd, Cli, Ctl, DebugCmd, PaneCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd,
-};
+use crate::cli::{AgentCmd, Cli, Ctl, PaneCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
 use crate::client::{Client, ClientError};
 use crate::clock;
 
@@ -479,7 +477,8 @@ impl Session {
             }),
             Ctl::Agent(cmd) => self.agent(cmd),
             Ctl::Shutdown => self.done::<method::Shutdown>(params::Empty {}, &nothing),
-            Ctl::Debug(DebugCmd::Panic { target }) => {
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
+            Ctl::Debug(crate::cli::DebugCmd::Panic { target }) => {
                 let p = params::DebugPanic {
                     target: target.clone().into(),
                 };

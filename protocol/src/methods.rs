@@ -27,15 +27,18 @@ pub trait Method {
 macro_rules! methods {
     ($(
         $(#[$doc:meta])*
-        $marker:ident = $name:literal, $params:ty => $reply:ty $(, then $then:literal)?;
+        $marker:ident = $name:literal, $params:ty => $reply:ty
+            $(, then $then:literal)? $(, if $cfg:meta)?;
     )*) => {
         /// One marker type per method (see [`Method`]).
         pub mod method {
             use super::{Call, Method};
             $(
                 $(#[$doc])*
+                $(#[cfg($cfg)])?
                 pub struct $marker;
 
+                $(#[cfg($cfg)])?
                 impl Method for $marker {
                     const NAME: &'static str = $name;
                     type Params = $params;
@@ -54,6 +57,7 @@ macro_rules! methods {
         pub enum Call {
             $(
                 $(#[$doc])*
+                $(#[cfg($cfg)])?
                 #[serde(rename = $name)]
                 $marker($params),
             )*
@@ -61,17 +65,18 @@ macro_rules! methods {
 
         impl Call {
             /// Every method's name, in the table's order.
-            pub const NAMES: &'static [&'static str] = &[$($name),*];
+            pub const NAMES: &'static [&'static str] = &[$($(#[cfg($cfg)])? $name),*];
 
             pub fn name(&self) -> &'static str {
                 match self {
-                    $(Call::$marker(_) => $name,)*
+                    $($(#[cfg($cfg)])? Call::$marker(_) => $name,)*
                 }
             }
         }
 
         /// The schema's table: each method with its parameters and reply.
         pub(crate) const TABLE: &[crate::schema::MethodSchema] = &[$(
+            $(#[cfg($cfg)])?
             crate::schema::MethodSchema {
                 name: $name,
                 params: schemars::SchemaGenerator::subschema_for::<$params>,
@@ -119,7 +124,11 @@ methods! {
     PaneSeen = "pane.seen", crate::params::Pane => crate::Done;
     PaneHook = "pane.hook", crate::params::PaneHook => crate::Done;
     Shutdown = "shutdown", crate::params::Empty => crate::Done;
-    DebugPanic = "debug.panic", crate::params::DebugPanic => crate::Done;
+    /// Fault injection: the target's actor panics. Only in debug builds
+    /// (and with the `fault-injection` feature), and only on a server
+    /// started with faults enabled.
+    DebugPanic = "debug.panic", crate::params::DebugPanic => crate::Done,
+        if any(debug_assertions, feature = "fault-injection");
     Rename = "rename", crate::params::Rename => crate::RenameReply;
     Focus = "focus", crate::params::Focus => crate::Done;
     TabSplitRatio = "tab.split_ratio", crate::params::SplitRatio => crate::RatioReply;
@@ -136,11 +145,24 @@ methods! {
     Events = "events", crate::params::Events => crate::Done, then "EventLine";
 }
 
+/// The one method of fault injection, which release builds leave out.
+#[cfg(not(any(debug_assertions, feature = "fault-injection")))]
+const FAULT_INJECTION: &str = "debug.panic";
+
 impl Call {
     /// The call a request's `method` and `params` make: `UNKNOWN_METHOD`
-    /// for a method this build does not have, `BAD_PARAMS` (naming what is
-    /// wrong) for parameters it cannot read or that exceed a bound.
+    /// for a method this build does not have (`REFUSED` for fault
+    /// injection, which a release build leaves out), `BAD_PARAMS` (naming
+    /// what is wrong) for parameters it cannot read or that exceed a bound.
     pub fn parse(method: &str, params: Value) -> Result<Call, WireError> {
+        #[cfg(not(any(debug_assertions, feature = "fault-injection")))]
+        if method == FAULT_INJECTION {
+            return Err(WireError::new(
+                ErrorCode::Refused,
+                "this signaltty is a release build, without fault injection; \
+                 `debug.panic` needs a debug build or the `fault-injection` feature",
+            ));
+        }
         if !Call::NAMES.contains(&method) {
             return Err(WireError::new(
                 ErrorCode::UnknownMethod,
@@ -185,6 +207,20 @@ mod tests {
             Call::parse("status", Value::Null),
             Ok(Call::Status(_))
         ));
+    }
+
+    #[test]
+    fn fault_injection_is_only_in_builds_that_have_it() {
+        let call = Call::parse("debug.panic", json!({"target": "snapshot"}));
+        #[cfg(any(debug_assertions, feature = "fault-injection"))]
+        assert!(matches!(call, Ok(Call::DebugPanic(_))));
+        #[cfg(not(any(debug_assertions, feature = "fault-injection")))]
+        {
+            let refused = call.unwrap_err();
+            assert_eq!(refused.code, ErrorCode::Refused);
+            assert!(refused.message.contains("release build"), "{refused}");
+            assert!(!Call::NAMES.contains(&"debug.panic"));
+        }
     }
 
     #[test]

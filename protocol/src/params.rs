@@ -184,6 +184,7 @@ pub struct PaneKill {
 
 /// → `{}`. Only with faults enabled: `target` is a pane, tab or
 /// workspace, or `snapshot` or `listener`, whose actor then panics.
+#[cfg(any(debug_assertions, feature = "fault-injection"))]
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct DebugPanic {
     pub target: Text<field::Target>,

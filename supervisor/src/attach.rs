@@ -9,105 +9,95 @@
 //! input queue is full its next frame is not read, and a frame's payload
 //! counts against the input all clients may make the server hold.
 
-use ractor::RpcReplyPort;
+use ractor::{ActorRef, RpcReplyPort};
 use signaltty_actors::ActorError;
 use signaltty_actors::pane::PaneMsg;
+use signaltty_actors::pane::input::InputQueue;
 use signaltty_actors::pane::subscribers::{self, PaneFrame};
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
+use signaltty_protocol::{AttachReply, CatchUp, WireError, frame, params};
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
 use tracing::debug;
 
+use crate::connection::Connection;
 use crate::ctx::{Ctx, find_pane};
 use crate::frames;
 use crate::input;
-use crate::limits::{ClientLimits, HeldInput};
-use signaltty_actors::pane::input::InputQueue;
-use signaltty_protocol::{
-    AttachReply, CatchUp, Response, Revive, ReviveAction, WireError, frame, params,
-};
+use crate::limits::HeldInput;
 
 /// How long an attaching client waits for the pane.
 const ATTACH_MS: u64 = 10_000;
 
-pub async fn serve(
-    mut reader: BufReader<OwnedReadHalf>,
-    mut writer: OwnedWriteHalf,
-    id: u64,
-    p: params::PaneAttach,
-    ctx: &Ctx,
-    limits: ClientLimits,
-) {
-    let attached = match attach(p, ctx).await {
-        Ok(attached) => attached,
-        Err(error) => {
-            let _ = write_line(&mut writer, &Response::err(Some(id), error)).await;
-            return;
-        }
-    };
-    let (pane, reply, mut queue, input_queue) = attached;
-    let Ok(result) = serde_json::to_value(&reply) else {
-        return;
-    };
-    if write_line(&mut writer, &Response::ok(id, result))
-        .await
-        .is_err()
-    {
-        return;
-    }
-    let to_client = frames::forward(&mut queue, &mut writer);
-    let from_client = async {
-        loop {
-            let mut header = [0u8; frame::HEADER];
-            if reader.read_exact(&mut header).await.is_err() {
-                return;
-            }
-            let Ok((kind, len)) = frame::parse_header(header) else {
-                return;
-            };
-            let mut held = HeldInput::default();
-            if let Err(e) = limits.hold(&mut held, len) {
-                debug!(error = %e, "attached client's frame refused");
-                return;
-            }
-            let mut payload = vec![0u8; len];
-            if reader.read_exact(&mut payload).await.is_err() {
-                return;
-            }
-            match kind {
-                frame::INPUT => {
-                    // A tombstone refuses input; the client offers its
-                    // one-key actions instead, so the refusal is dropped.
-                    // While the queue is full this waits, and the client's
-                    // next frames wait in its socket.
-                    let _ = input::send(&pane, &input_queue, payload, None).await;
+/// What an attached connection carries after its reply: the pane's frames
+/// one way, the client's keystrokes and resizes the other.
+pub struct Attached {
+    pane: ActorRef<PaneMsg>,
+    frames: mpsc::Receiver<PaneFrame>,
+    input: InputQueue,
+}
+
+impl Attached {
+    /// Serves the attachment until either side ends it.
+    pub async fn serve(self, conn: Connection) {
+        let Attached {
+            pane,
+            mut frames,
+            input,
+        } = self;
+        let Connection {
+            mut reader,
+            mut writer,
+            limits,
+        } = conn;
+        let to_client = frames::forward(&mut frames, &mut writer);
+        let from_client = async {
+            loop {
+                let mut header = [0u8; frame::HEADER];
+                if reader.read_exact(&mut header).await.is_err() {
+                    return;
                 }
-                frame::RESIZE => {
-                    if let Some((rows, cols)) = frame::parse_resize(&payload) {
-                        let _ = ractor::call_t!(
-                            pane,
-                            |reply| PaneMsg::Resize { rows, cols, reply },
-                            ATTACH_MS
-                        );
+                let Ok((kind, len)) = frame::parse_header(header) else {
+                    return;
+                };
+                let mut held = HeldInput::default();
+                if let Err(e) = limits.hold(&mut held, len) {
+                    debug!(error = %e, "attached client's frame refused");
+                    return;
+                }
+                let mut payload = vec![0u8; len];
+                if reader.read_exact(&mut payload).await.is_err() {
+                    return;
+                }
+                match kind {
+                    frame::INPUT => {
+                        // A tombstone refuses input; the client offers its
+                        // one-key actions instead, so the refusal is dropped.
+                        // While the queue is full this waits, and the client's
+                        // next frames wait in its socket.
+                        let _ = input::send(&pane, &input, payload, None).await;
                     }
+                    frame::RESIZE => {
+                        if let Some((rows, cols)) = frame::parse_resize(&payload) {
+                            let _ = ractor::call_t!(
+                                pane,
+                                |reply| PaneMsg::Resize { rows, cols, reply },
+                                ATTACH_MS
+                            );
+                        }
+                    }
+                    other => debug!(kind = other, "unknown frame from an attached client"),
                 }
-                other => debug!(kind = other, "unknown frame from an attached client"),
             }
+        };
+        tokio::select! {
+            () = to_client => {}
+            () = from_client => {}
         }
-    };
-    tokio::select! {
-        () = to_client => {}
-        () = from_client => {}
     }
 }
 
-type Attachment = (
-    ractor::ActorRef<PaneMsg>,
-    AttachReply,
-    tokio::sync::mpsc::Receiver<PaneFrame>,
-    InputQueue,
-);
-
-async fn attach(p: params::PaneAttach, ctx: &Ctx) -> Result<Attachment, WireError> {
+/// Attaches to the pane `p` names: the reply, and what follows it.
+pub async fn open(ctx: &Ctx, p: params::PaneAttach) -> Result<(AttachReply, Attached), WireError> {
     let view = find_pane(ctx, &p.pane).await?;
     let pane = crate::ctx::pane_actor(&view)?;
     let size = match (p.rows, p.cols) {
@@ -140,29 +130,13 @@ async fn attach(p: params::PaneAttach, ctx: &Ctx) -> Result<Attachment, WireErro
         offset: attached.offset,
         rows: attached.size.rows,
         cols: attached.size.cols,
-        revive: attached.status.revive.map(wire_revive),
+        revive: attached.status.revive.map(frames::wire_revive),
         shift_enter_as: attached.status.shift_enter_as,
     };
-    Ok((pane, reply, attached.frames, attached.input))
-}
-
-pub(crate) fn wire_revive(revive: subscribers::Revive) -> Revive {
-    match revive {
-        subscribers::Revive::Resume { argv, dropped } => Revive {
-            action: ReviveAction::Resume,
-            argv,
-            dropped,
-        },
-        subscribers::Revive::Respawn(argv) => Revive {
-            action: ReviveAction::Respawn,
-            argv,
-            dropped: Vec::new(),
-        },
-    }
-}
-
-async fn write_line(writer: &mut OwnedWriteHalf, response: &Response) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec(response).map_err(std::io::Error::other)?;
-    bytes.push(b'\n');
-    writer.write_all(&bytes).await
+    let attached = Attached {
+        pane,
+        frames: attached.frames,
+        input: attached.input,
+    };
+    Ok((reply, attached))
 }

@@ -1,8 +1,12 @@
 //! What every handler may use: the context a connection's requests run
 //! in, and the helpers that find actors and turn their answers into wire
-//! errors. It imports nothing of the handlers.
+//! errors. It sits below everything that uses it: of this crate it
+//! imports only what its fields hold (the messages, the `ls` cache, the
+//! orphans' report, the worktrees), and none of those imports it.
 
-use crate::server::ServerMsg;
+use crate::listing::ListingCache;
+use crate::messages::ServerMsg;
+use crate::orphans::OrphanReport;
 use crate::worktree::Worktrees;
 use ractor::{ActorRef, Message, RactorErr};
 use signaltty_actors::model::{Model, PaneView};
@@ -17,16 +21,20 @@ use std::sync::Arc;
 /// What every handler may use.
 pub struct Ctx {
     pub server: ActorRef<ServerMsg>,
-    pub listener: ActorRef<crate::listener::ListenerMsg>,
+    /// For fault injection to reach the listener.
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
+    pub listener: ActorRef<crate::messages::ListenerMsg>,
     pub socket_path: PathBuf,
+    /// `ctl debug panic` is allowed (tests only).
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<signaltty_actors::snapshot::Change>,
     /// The model, read without asking the snapshot actor.
     pub model: ModelReader,
     /// The last `ls` reply, for as long as the model stays the same.
-    pub listing: crate::listing::ListingCache,
+    pub listing: ListingCache,
     /// The cleanup of what the previous server left running.
-    pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
+    pub orphans: tokio::sync::watch::Receiver<OrphanReport>,
     /// Where worktrees go, and the git that makes and removes them.
     pub worktrees: Arc<Worktrees>,
 }
@@ -118,8 +126,4 @@ pub(crate) async fn close_pane(view: &PaneView) -> Result<(), WireError> {
 
 pub(crate) fn bad_params(e: impl std::fmt::Display) -> WireError {
     WireError::new(ErrorCode::BadParams, e.to_string())
-}
-
-pub(crate) fn unavailable_actor(what: &str) -> ActorError {
-    ActorError::Unavailable(format!("the {what} actor is restarting"))
 }

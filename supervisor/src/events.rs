@@ -1,24 +1,28 @@
-//! `events`: a line for everything that happens to a pane — created,
-//! closed, its state, lifecycle and attention, its exit, its agent and
-//! session — pushed as the snapshot actor applies each change.
+//! The streams that follow changes. `events`: a line for everything that
+//! happens to a pane — created, closed, its state, lifecycle and attention,
+//! its exit, its agent and session — pushed as the snapshot actor applies
+//! each change. `subscribe`: a `changed` line whenever a listing would
+//! change, a burst of changes making one.
 //!
 //! Every follower reads the same bounded broadcast of changes
-//! ([`CHANGES_HELD`]), so a follower costs the server no queue of its own:
-//! one that falls that far behind is told so in a last line and closed,
-//! and one whose socket stays full for [`WRITE_STALL`] is closed without
-//! it (it is not reading; nothing more can reach it).
+//! ([`CHANGES_HELD`]), so a follower costs the server no queue of its own.
+//! An `events` reader that falls that far behind is told so in a last line
+//! and closed, and one whose socket stays full for [`WRITE_STALL`] is
+//! closed without it (it is not reading; nothing more can reach it); a
+//! `subscribe` reader that falls behind is sent `changed`, which says all
+//! it needs to know.
 
 use std::time::Duration;
 
-use serde_json::json;
 use signaltty_actors::model::PaneView;
 use signaltty_actors::snapshot::{CHANGES_HELD, Change};
 use signaltty_protocol::{
-    EventLine, EventsDropped, PaneChange, PaneEvent, Response, WireError, params,
+    Event, EventLine, EventsDropped, PaneChange, PaneEvent, WireError, params,
 };
 use signaltty_types::PaneRecord;
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::OwnedWriteHalf;
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::ctx::{Ctx, find_pane};
@@ -26,50 +30,89 @@ use crate::ctx::{Ctx, find_pane};
 /// How long a write to a follower may wait for room in its socket.
 pub const WRITE_STALL: Duration = Duration::from_secs(5);
 
-/// Answers an `events` request and then follows changes until the client
-/// goes, falls behind or stops reading.
-pub async fn follow(mut write: OwnedWriteHalf, id: u64, p: params::Events, ctx: &Ctx) {
-    let mut changes = ctx.changes.subscribe();
-    let pane = match filter(ctx, p).await {
-        Ok(pane) => pane,
-        Err(error) => {
-            let _ = send(&mut write, &Response::err(Some(id), error)).await;
-            return;
+/// An `events` client, after its reply: the changes it follows, from
+/// before its request was answered, and the one pane it follows if it
+/// named one.
+pub struct Follower {
+    changes: broadcast::Receiver<Change>,
+    pane: Option<String>,
+}
+
+/// Opens an `events` stream.
+pub async fn open(ctx: &Ctx, p: params::Events) -> Result<Follower, WireError> {
+    let changes = ctx.changes.subscribe();
+    let pane = filter(ctx, p).await?;
+    Ok(Follower { changes, pane })
+}
+
+impl Follower {
+    /// Writes an event line per change until the client falls behind or
+    /// stops reading.
+    pub async fn serve(mut self, write: &mut OwnedWriteHalf) {
+        loop {
+            let change = match self.changes.recv().await {
+                Ok(change) => change,
+                Err(RecvError::Lagged(missed)) => {
+                    let dropped = EventLine::Dropped(EventsDropped {
+                        event: "dropped".into(),
+                        at: signaltty_actors::now_millis(),
+                        reason: format!(
+                            "this reader fell {missed} changes behind (the server holds \
+                             {CHANGES_HELD}); read faster, or reconnect and list with `ctl ls`"
+                        ),
+                    });
+                    let _ = send(write, &dropped).await;
+                    return;
+                }
+                Err(RecvError::Closed) => return,
+            };
+            for event in pane_events(&change) {
+                if self.pane.as_ref().is_some_and(|id| *id != event.pane) {
+                    continue;
+                }
+                if send(write, &EventLine::Pane(event)).await.is_err() {
+                    return;
+                }
+            }
         }
-    };
-    if send(&mut write, &Response::ok(id, json!({})))
-        .await
-        .is_err()
-    {
-        return;
     }
-    loop {
-        let change = match changes.recv().await {
-            Ok(change) => change,
-            Err(RecvError::Lagged(missed)) => {
-                let dropped = EventLine::Dropped(EventsDropped {
-                    event: "dropped".into(),
-                    at: signaltty_actors::now_millis(),
-                    reason: format!(
-                        "this reader fell {missed} changes behind (the server holds \
-                         {CHANGES_HELD}); read faster, or reconnect and list with `ctl ls`"
-                    ),
-                });
-                let _ = send(&mut write, &dropped).await;
-                return;
+}
+
+/// A `subscribe` client, after its reply.
+pub struct Subscriber {
+    changes: broadcast::Receiver<Change>,
+}
+
+pub fn subscribe(ctx: &Ctx) -> Subscriber {
+    Subscriber {
+        changes: ctx.changes.subscribe(),
+    }
+}
+
+impl Subscriber {
+    /// One `changed` event line whenever anything the client could list
+    /// changed (bursts coalesced), until it goes.
+    pub async fn serve(mut self, write: &mut OwnedWriteHalf) {
+        let mut line = serde_json::to_vec(&Event::changed()).unwrap_or_default();
+        line.push(b'\n');
+        loop {
+            match self.changes.recv().await {
+                Ok(Change::Model) | Err(RecvError::Lagged(_)) => {}
+                // What a listing shows comes with the model's publication.
+                Ok(Change::Pane { .. }) => continue,
+                Err(RecvError::Closed) => return,
             }
-            Err(RecvError::Closed) => return,
-        };
-        for event in pane_events(&change) {
-            if pane.as_ref().is_some_and(|id| *id != event.pane) {
-                continue;
-            }
-            if send(&mut write, &EventLine::Pane(event)).await.is_err() {
+            tokio::time::sleep(COALESCE_EVENTS).await;
+            while self.changes.try_recv().is_ok() {}
+            if write.write_all(&line).await.is_err() {
                 return;
             }
         }
     }
 }
+
+/// How long a burst of changes gathers into one `changed` event.
+const COALESCE_EVENTS: Duration = Duration::from_millis(30);
 
 /// The pane id to follow, if the request names one.
 async fn filter(ctx: &Ctx, p: params::Events) -> Result<Option<String>, WireError> {

@@ -12,12 +12,10 @@ use std::io::IoSlice;
 
 use bytes::Bytes;
 use serde_json::json;
-use signaltty_actors::pane::subscribers::PaneFrame;
-use signaltty_protocol::{StateFrame, frame};
+use signaltty_actors::pane::subscribers::{self, PaneFrame};
+use signaltty_protocol::{Revive, ReviveAction, StateFrame, frame};
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc::Receiver;
-
-use crate::attach::wire_revive;
 
 /// The most frames taken from the queue for one write. A frame is at most
 /// three pieces: well under the 1024 a `writev` accepts.
@@ -83,6 +81,22 @@ fn encode(next: PaneFrame, pieces: &mut Vec<Piece>) {
                 payload.as_bytes(),
             )));
         }
+    }
+}
+
+/// What reviving a pane runs, as the attach reply and state frames tell it.
+pub(crate) fn wire_revive(revive: subscribers::Revive) -> Revive {
+    match revive {
+        subscribers::Revive::Resume { argv, dropped } => Revive {
+            action: ReviveAction::Resume,
+            argv,
+            dropped,
+        },
+        subscribers::Revive::Respawn(argv) => Revive {
+            action: ReviveAction::Respawn,
+            argv,
+            dropped: Vec::new(),
+        },
     }
 }
 

@@ -7,18 +7,21 @@
 //! # Layout
 //!
 //! - [`run`]: start a server in this process and serve until shutdown;
-//! - [`server`]: the root actor and its restart policy;
+//! - [`server`]: the root actor and its restart policy; [`messages`]: what
+//!   it and the listener are sent;
 //! - [`restore`]: the saved snapshot read back into actors; [`orphans`]:
 //!   what the previous server left running, ended; [`config`]: the config
 //!   file;
-//! - [`listener`], [`handlers`]: connections and the one handler per request
-//!   (`arrange`: renames, focus and split ratios; `listing`: `ls`, rendered
-//!   once per model version); [`input`]: input on its
-//!   way to a pane, held back while its queue is full; [`limits`]: how many
-//!   connections, and how much unfinished input, all clients together may
-//!   make the server hold;
-//! - [`attach`]: an attached client's connection, its frames written
-//!   several at a time in one vectored write (`frames`);
+//! - [`listener`]: connections, read a request line at a time;
+//!   [`handlers`]: the one dispatch over every request and a handler per
+//!   request (`arrange`: renames, focus and split ratios; `listing`: `ls`,
+//!   rendered once per model version), all on the [`ctx`] they share;
+//!   [`input`]: input on its way to a pane, held back while its queue is
+//!   full; [`limits`]: how many connections, and how much unfinished
+//!   input, all clients together may make the server hold;
+//! - the streams a request turns its connection into: [`attach`], its
+//!   frames written several at a time in one vectored write (`frames`),
+//!   and `events` (`events` and `subscribe`);
 //! - the wire types live in `signaltty-protocol`, shared with clients;
 //! - [`socket`]: socket paths and the singleton lock;
 //! - [`worktree`]: git worktrees made for panes and workspaces, through
@@ -26,6 +29,7 @@
 
 pub mod attach;
 pub mod config;
+mod connection;
 pub mod ctx;
 mod events;
 mod frames;
@@ -35,6 +39,7 @@ pub mod input;
 pub mod limits;
 pub mod listener;
 mod listing;
+pub mod messages;
 pub mod orphans;
 pub mod restore;
 pub mod server;
@@ -53,7 +58,8 @@ use signaltty_actors::pane::PaneContext;
 use signaltty_persistence::{ServerInfo, StateDir};
 use tracing::{info, warn};
 
-use server::{ServerActor, ServerArgs, ServerMsg};
+use messages::ServerMsg;
+use server::{ServerActor, ServerArgs};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
@@ -61,16 +67,8 @@ pub enum ServerError {
     Socket(#[from] socket::SocketError),
     #[error(transparent)]
     Persist(#[from] signaltty_persistence::PersistError),
-    #[error(
-        "{} has snapshot_version {found}, but this signaltty reads only up to {supported}; \
-         run a newer signaltty, or move the file away to start empty (nothing was changed)",
-        .path.display()
-    )]
-    FutureSnapshot {
-        path: PathBuf,
-        found: u32,
-        supported: u32,
-    },
+    #[error(transparent)]
+    Restore(#[from] restore::RestoreError),
     #[error(transparent)]
     Config(#[from] config::ConfigError),
     #[error("could not start the server: {0}")]
@@ -125,7 +123,7 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         Ok(restore) => restore,
         Err(e) => {
             bound.remove();
-            return Err(e);
+            return Err(e.into());
         }
     };
     // Before any write: drop what a crash left behind, and the tails of

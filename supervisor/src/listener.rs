@@ -1,4 +1,7 @@
-//! The IPC listener: accepts connections and runs one task per client.
+//! The IPC listener: accepts connections and runs one task per client,
+//! which reads request lines, hands each to [`handlers::dispatch`] and
+//! writes the reply it is given, or hands the connection to the stream a
+//! request opened.
 //!
 //! A connection from another uid is refused (SO_PEERCRED). A client's bytes
 //! are untrusted: a line that is not JSON gets an error response, a line
@@ -18,17 +21,22 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::task::JoinHandle;
 use tracing::{Instrument, debug, info_span, warn};
 
-use crate::attach;
+use crate::connection::{Connection, client_gone};
 use crate::ctx::Ctx;
-use crate::handlers;
+use crate::handlers::{self, Answer, Reply};
 use crate::limits::{ClientLimits, ConnectionSlot, HeldInput, MAX_CONNECTIONS, SMALL_INPUT};
-use crate::server::ServerMsg;
-use signaltty_protocol::{Call, ErrorCode, Event, MAX_LINE, Request, Response, WireError};
+use crate::listing::ListingCache;
+use crate::messages::{ListenerMsg, ServerMsg};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use signaltty_protocol::{ErrorCode, MAX_LINE, PROTOCOL, Request, Response, WireError};
 
 pub struct ListenerArgs {
     pub listener: StdUnixListener,
     pub server: ActorRef<ServerMsg>,
     pub socket_path: PathBuf,
+    /// `ctl debug panic` is allowed (tests only).
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     pub faults_enabled: bool,
     pub changes: tokio::sync::broadcast::Sender<Change>,
     /// The model as the snapshot actor last published it.
@@ -37,13 +45,6 @@ pub struct ListenerArgs {
     pub limits: ClientLimits,
     pub orphans: tokio::sync::watch::Receiver<crate::orphans::OrphanReport>,
     pub worktrees: Arc<crate::worktree::Worktrees>,
-}
-
-pub enum ListenerMsg {
-    /// The accept loop ended with an error: fail, so the server restarts us.
-    AcceptFailed(String),
-    /// Fault injection: panic inside this handler.
-    DebugPanic,
 }
 
 pub struct ListenerActor;
@@ -72,12 +73,14 @@ impl Actor for ListenerActor {
         let listener = UnixListener::from_std(args.listener)?;
         let ctx = Arc::new(Ctx {
             server: args.server,
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             listener: myself.clone(),
             socket_path: args.socket_path,
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             faults_enabled: args.faults_enabled,
             changes: args.changes,
             model: args.model,
-            listing: crate::listing::ListingCache::default(),
+            listing: ListingCache::default(),
             orphans: args.orphans,
             worktrees: args.worktrees,
         });
@@ -93,6 +96,7 @@ impl Actor for ListenerActor {
     ) -> Result<(), ActorProcessingErr> {
         match msg {
             ListenerMsg::AcceptFailed(e) => Err(e.into()),
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             ListenerMsg::DebugPanic => panic!("fault injected into the listener"),
         }
     }
@@ -174,7 +178,7 @@ async fn refuse_busy(stream: UnixStream, _slot: ConnectionSlot) {
         ),
     );
     let refused = async {
-        write_response(&mut write, &response).await?;
+        write_line(&mut write, &response).await?;
         let mut sink = [0u8; 4096];
         while read.read(&mut sink).await? > 0 {}
         Ok::<(), std::io::Error>(())
@@ -228,18 +232,22 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
             return;
         }
     }
-    let (read, mut write) = stream.into_split();
-    let mut reader = BufReader::new(read);
+    let (read, writer) = stream.into_split();
+    let mut conn = Connection {
+        reader: BufReader::new(read),
+        writer,
+        limits,
+    };
     loop {
         // The line's bytes count against every client's budget until its
         // request has been answered.
         let mut held = HeldInput::default();
-        let line = match read_line(&mut reader, &limits, &mut held).await {
+        let line = match read_line(&mut conn.reader, &conn.limits, &mut held).await {
             Ok(Some(line)) => line,
             Ok(None) => return,
             Err(LineError::Busy(e)) => {
                 let response = Response::err(None, WireError::new(ErrorCode::Busy, e.to_string()));
-                let _ = write_response(&mut write, &response).await;
+                let _ = write_line(&mut conn.writer, &response).await;
                 return;
             }
             Err(LineError::TooLong) => {
@@ -252,7 +260,7 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
                         ),
                     ),
                 );
-                let _ = write_response(&mut write, &response).await;
+                let _ = write_line(&mut conn.writer, &response).await;
                 return;
             }
             Err(LineError::Io(e)) => {
@@ -265,111 +273,76 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
         let Request { id, call, .. } = match parsed {
             Ok(request) => request,
             Err(response) => {
-                if write_response(&mut write, &response).await.is_err() {
+                if write_line(&mut conn.writer, &response).await.is_err() {
                     return;
                 }
                 continue;
             }
         };
-        // The methods that turn the connection into a stream, and `ls`,
-        // answered from its cache; everything else is dispatched.
-        let result = match call {
-            Call::PaneAttach(params) => {
+        let answer = match handlers::dispatch(&ctx, call).await {
+            Reply::Unary(answer) => answer,
+            Reply::Pending(answer) => tokio::select! {
+                answer = answer => answer,
+                () = client_gone(&mut conn.reader) => return,
+            },
+            Reply::Stream(Ok((reply, stream))) => {
+                // For as long as the stream lasts: no longer held.
                 drop(held);
-                return attach::serve(reader, write, id, params, &ctx, limits).await;
-            }
-            Call::Events(params) => {
-                drop(held);
-                // Followed until the client goes, even while nothing happens.
-                tokio::select! {
-                    () = crate::events::follow(write, id, params, &ctx) => {}
-                    () = client_gone(&mut reader) => {}
+                if write_line(&mut conn.writer, &Response::ok(id, reply))
+                    .await
+                    .is_ok()
+                {
+                    stream.serve(conn).await;
                 }
                 return;
             }
-            Call::Subscribe(_) => {
-                drop(held);
-                return follow_changes(write, id, ctx.changes.subscribe()).await;
+            Reply::Stream(Err(error)) => {
+                let _ = write_line(&mut conn.writer, &Response::err(Some(id), error)).await;
+                return;
             }
-            Call::Ls(_) => {
-                let written = match crate::listing::answer(&ctx, id).await {
-                    Ok(line) => write.write_all(&line).await,
-                    Err(error) => write_response(&mut write, &Response::err(Some(id), error)).await,
-                };
-                if written.is_err() {
-                    return;
-                }
-                continue;
-            }
-            // A wait may last for ever: give it up as soon as its client
-            // is gone, so that the pane forgets the waiter at once.
-            call @ (Call::PaneWait(_) | Call::AgentWait(_)) => tokio::select! {
-                result = handlers::dispatch(&ctx, call) => result,
-                () = client_gone(&mut reader) => return,
-            },
-            call => handlers::dispatch(&ctx, call).await,
         };
-        let response = match result {
-            Ok(result) => Response::ok(id, result),
-            Err(error) => Response::err(Some(id), error),
-        };
-        if write_response(&mut write, &response).await.is_err() {
+        if write_answer(&mut conn.writer, id, answer).await.is_err() {
             return;
         }
     }
 }
 
-/// Resolves when the client closes the connection (or its writing half);
-/// never, if it sends another request instead (that one is read after).
-async fn client_gone(reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>) {
-    match reader.fill_buf().await {
-        Ok(pending) if !pending.is_empty() => std::future::pending().await,
-        _ => {}
+async fn write_answer(
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+    id: u64,
+    answer: Result<Answer, WireError>,
+) -> std::io::Result<()> {
+    match answer {
+        Ok(Answer::Value(result)) => write_line(write, &Response::ok(id, result)).await,
+        Ok(Answer::Serialized(result)) => {
+            let response = Serialized {
+                v: PROTOCOL,
+                id,
+                result: &result,
+            };
+            write_line(write, &response).await
+        }
+        Err(error) => write_line(write, &Response::err(Some(id), error)).await,
     }
 }
 
-async fn write_response(
+/// A successful `Response` whose result is serialized already.
+#[derive(Serialize)]
+struct Serialized<'a> {
+    v: &'a str,
+    id: u64,
+    result: &'a RawValue,
+}
+
+/// Writes one JSON line.
+async fn write_line(
     write: &mut tokio::net::unix::OwnedWriteHalf,
-    response: &Response,
+    line: &impl Serialize,
 ) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec(response).map_err(std::io::Error::other)?;
+    let mut bytes = serde_json::to_vec(line).map_err(std::io::Error::other)?;
     bytes.push(b'\n');
     write.write_all(&bytes).await
 }
-
-/// A client that follows the server: after the reply, one `changed`
-/// event line whenever anything it could list changed (bursts coalesced).
-async fn follow_changes(
-    mut write: tokio::net::unix::OwnedWriteHalf,
-    id: u64,
-    mut changes: tokio::sync::broadcast::Receiver<Change>,
-) {
-    use tokio::sync::broadcast::error::RecvError;
-    if write_response(&mut write, &Response::ok(id, serde_json::json!({})))
-        .await
-        .is_err()
-    {
-        return;
-    }
-    let mut line = serde_json::to_vec(&Event::changed()).unwrap_or_default();
-    line.push(b'\n');
-    loop {
-        match changes.recv().await {
-            Ok(Change::Model) | Err(RecvError::Lagged(_)) => {}
-            // What a listing shows comes with the model's publication.
-            Ok(Change::Pane { .. }) => continue,
-            Err(RecvError::Closed) => return,
-        }
-        tokio::time::sleep(COALESCE_EVENTS).await;
-        while changes.try_recv().is_ok() {}
-        if write.write_all(&line).await.is_err() {
-            return;
-        }
-    }
-}
-
-/// How long a burst of changes gathers into one event.
-const COALESCE_EVENTS: std::time::Duration = std::time::Duration::from_millis(30);
 
 enum LineError {
     TooLong,

@@ -9,15 +9,12 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::Serialize;
 use serde_json::value::RawValue;
 use signaltty_actors::model::{Model, PaneView};
 use signaltty_persistence::WorktreeRecord;
 use signaltty_protocol::{
-    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, LsWorktree, PROTOCOL, WireError,
+    ErrorCode, LsAgent, LsPane, LsReply, LsTab, LsWorkspace, LsWorktree, WireError,
 };
-
-use crate::ctx::{Ctx, model};
 
 /// The last listing made, with the model version it shows.
 #[derive(Default)]
@@ -27,7 +24,7 @@ pub struct ListingCache {
 
 impl ListingCache {
     /// The listing of `model`, made now unless it is the last one's.
-    fn of(&self, model: &Arc<Model>) -> Result<Arc<RawValue>, WireError> {
+    pub(crate) fn of(&self, model: &Arc<Model>) -> Result<Arc<RawValue>, WireError> {
         // Only a comparison and a clone happen under the lock; a panic
         // elsewhere cannot have left the pair half-written.
         let lock = || self.last.lock().unwrap_or_else(PoisonError::into_inner);
@@ -48,29 +45,7 @@ fn internal(e: serde_json::Error) -> WireError {
     WireError::new(ErrorCode::Internal, e.to_string())
 }
 
-/// A `Response` with a result already serialized.
-#[derive(Serialize)]
-struct ListingResponse<'a> {
-    v: &'a str,
-    id: u64,
-    result: &'a RawValue,
-}
-
-/// The response line (newline included) to the `ls` request `id`.
-pub async fn answer(ctx: &Ctx, id: u64) -> Result<Vec<u8>, WireError> {
-    let model = model(ctx).await;
-    let listing = ctx.listing.of(&model)?;
-    let response = ListingResponse {
-        v: PROTOCOL,
-        id,
-        result: &listing,
-    };
-    let mut line = serde_json::to_vec(&response).map_err(internal)?;
-    line.push(b'\n');
-    Ok(line)
-}
-
-pub(crate) fn listing(model: &Model) -> LsReply {
+fn listing(model: &Model) -> LsReply {
     let workspaces = model
         .workspaces
         .iter()

@@ -7,17 +7,34 @@
 //! adapter-built resume command of RESUMABLE panes in workspaces that opted
 //! in, and happens in the server once the tree is up.
 
-use signaltty_actors::pane::restored_state;
-use signaltty_actors::pane::{PaneArgs, PaneContext, PaneStart};
+use std::path::PathBuf;
+
+use signaltty_actors::pane::{PaneArgs, PaneContext, PaneStart, restored_state};
 use signaltty_actors::tab::TabArgs;
 use signaltty_actors::workspace::WorkspaceArgs;
 use signaltty_persistence::{LoadOutcome, Snapshot, StateDir, TailStore, WorktreeRecord};
 use signaltty_screen::{MAX_BODY_CHARS, sanitize};
 use tracing::{error, info, warn};
 
-use crate::ServerError;
 use crate::config::Config;
 use crate::worktree::requests::gone_message;
+
+/// Why the saved state cannot be restored; the server does not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    #[error(transparent)]
+    Persist(#[from] signaltty_persistence::PersistError),
+    #[error(
+        "{} has snapshot_version {found}, but this signaltty reads only up to {supported}; \
+         run a newer signaltty, or move the file away to start empty (nothing was changed)",
+        .path.display()
+    )]
+    FutureSnapshot {
+        path: PathBuf,
+        found: u32,
+        supported: u32,
+    },
+}
 
 /// What start found on disk.
 #[derive(Debug)]
@@ -32,7 +49,7 @@ pub struct Restore {
 /// Reads the saved state, or sets it aside with `no_restore`. A snapshot
 /// from a newer version is an error: nothing is touched and the server
 /// must not start.
-pub fn load(state_dir: &StateDir, no_restore: bool) -> Result<Restore, ServerError> {
+pub fn load(state_dir: &StateDir, no_restore: bool) -> Result<Restore, RestoreError> {
     if no_restore {
         let note = match state_dir.set_aside()? {
             Some(path) => format!(
@@ -55,7 +72,7 @@ pub fn load(state_dir: &StateDir, no_restore: bool) -> Result<Restore, ServerErr
         supported,
     } = outcome
     {
-        return Err(ServerError::FutureSnapshot {
+        return Err(RestoreError::FutureSnapshot {
             path,
             found,
             supported,

@@ -16,12 +16,11 @@
 
 use std::collections::HashMap;
 use std::os::unix::net::UnixListener;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
-use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, RpcReplyPort, SupervisionEvent};
+use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, SupervisionEvent};
 use signaltty_actors::model::Model;
 use signaltty_actors::notifier::{NotifierActor, NotifierArgs};
 use signaltty_actors::pane::restored_state;
@@ -29,7 +28,7 @@ use signaltty_actors::pane::{PaneContext, PaneMsg};
 use signaltty_actors::restored;
 use signaltty_actors::snapshot::read::{ModelReader, Published};
 use signaltty_actors::snapshot::writer::{self, WriterHandle};
-use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg, SnapshotStatus};
+use signaltty_actors::snapshot::{SnapshotActor, SnapshotArgs, SnapshotMsg};
 use signaltty_actors::workspace::{WorkspaceActor, WorkspaceArgs, WorkspaceMsg, rebuild_tab};
 use signaltty_actors::{ActorError, PaneState, now_millis};
 use signaltty_actors::{names, supervision};
@@ -41,6 +40,7 @@ use tracing::{error, info, warn};
 use crate::config::Config;
 use crate::limits::ClientLimits;
 use crate::listener::{ListenerActor, ListenerArgs};
+use crate::messages::{ServerMsg, ServerStatus};
 use crate::orphans::OrphanReport;
 use crate::restore::{self, Restore};
 use crate::worktree::{self, Worktrees};
@@ -49,44 +49,6 @@ use crate::worktree::{self, Worktrees};
 const FLUSH_TAIL_MS: u64 = 2_000;
 /// How long shutdown waits for hung-up children to be reaped.
 const REAP_WAIT: Duration = Duration::from_secs(3);
-
-pub enum ServerMsg {
-    NewWorkspace {
-        name: String,
-        cwd: String,
-        auto_resume: bool,
-        /// The worktree `cwd` is, made for it.
-        worktree: Option<WorktreeRecord>,
-        reply: RpcReplyPort<Result<String, ActorError>>,
-    },
-    CloseWorkspace {
-        id: String,
-        reply: RpcReplyPort<Result<(), ActorError>>,
-    },
-    /// A new name for a workspace; names stay unique.
-    RenameWorkspace {
-        id: String,
-        name: String,
-        reply: RpcReplyPort<Result<(), ActorError>>,
-    },
-    Status(RpcReplyPort<ServerStatus>),
-    /// Final snapshot, hang up every child, stop.
-    Shutdown,
-}
-
-#[derive(Debug, Clone)]
-pub struct ServerStatus {
-    pub uptime: Duration,
-    pub socket_path: PathBuf,
-    pub state_dir: PathBuf,
-    pub faults_enabled: bool,
-    pub snapshot: SnapshotStatus,
-    /// What start found on disk and did about it.
-    pub restore_note: String,
-    pub restore_degraded: bool,
-    /// What was left running by the previous server, and what was done.
-    pub orphans: OrphanReport,
-}
 
 pub struct ServerArgs {
     pub state_dir: Arc<StateDir>,
@@ -434,6 +396,7 @@ impl Server {
                 listener,
                 server: myself.clone(),
                 socket_path: self.context.socket_path.clone(),
+                #[cfg(any(debug_assertions, feature = "fault-injection"))]
                 faults_enabled: self.faults_enabled,
                 changes: self.changes.clone(),
                 model: self.model.clone(),

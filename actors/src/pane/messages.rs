@@ -107,6 +107,7 @@ pub enum PaneMsg {
     Republish,
     /// Fault injection (the server lets it through only with faults
     /// enabled): panic inside this handler.
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     DebugPanic,
     /// `ctl explain`: the kind, the state and why.
     Explain(RpcReplyPort<aware::Explained>),

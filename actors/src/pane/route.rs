@@ -100,6 +100,7 @@ impl Pane {
                 self.publish();
                 self.publish_tail();
             }
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             PaneMsg::DebugPanic => panic!("fault injected into pane {}", self.record.id),
             PaneMsg::Explain(reply) => {
                 let keys = self.key_target().describe();

@@ -100,6 +100,7 @@ pub enum SnapshotMsg {
     /// Write now, whatever the schedule says, and stop writing (shutdown).
     Flush(RpcReplyPort<Result<(), String>>),
     /// Fault injection: panic inside this handler.
+    #[cfg(any(debug_assertions, feature = "fault-injection"))]
     DebugPanic,
 }
 
@@ -195,6 +196,7 @@ impl Actor for SnapshotActor {
                     let _ = reply.send(Err("the snapshot writer has stopped".into()));
                 }
             }
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
             SnapshotMsg::DebugPanic => panic!("fault injected into the snapshot actor"),
             published => {
                 state.applied += 1;
@@ -262,8 +264,9 @@ impl SnapshotState {
             SnapshotMsg::Publish
             | SnapshotMsg::Model(_)
             | SnapshotMsg::LastPane(..)
-            | SnapshotMsg::Flush(_)
-            | SnapshotMsg::DebugPanic => {}
+            | SnapshotMsg::Flush(_) => {}
+            #[cfg(any(debug_assertions, feature = "fault-injection"))]
+            SnapshotMsg::DebugPanic => {}
         }
     }
 

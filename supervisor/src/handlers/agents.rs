@@ -21,7 +21,7 @@ use crate::ctx::{
     workspace_actor,
 };
 use crate::input;
-use crate::server::ServerMsg;
+use crate::messages::ServerMsg;
 use signaltty_adapters::AgentFacts;
 
 /// How long `agent.start` waits for the agent's prompt unless told.

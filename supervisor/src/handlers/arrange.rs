@@ -16,7 +16,7 @@ use signaltty_protocol::{
 use signaltty_screen::MAX_TITLE_CHARS;
 
 use crate::ctx::{CALL_MS, Ctx, model, pane_actor, unavailable, wire_error, workspace_actor};
-use crate::server::ServerMsg;
+use crate::messages::ServerMsg;
 
 /// What a rename or focus target turned out to be.
 enum Target {

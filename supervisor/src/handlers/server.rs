@@ -1,14 +1,10 @@
-//! The server itself: its status, shutting it down, fault injection.
+//! The server itself: its status and shutting it down.
 
-use crate::server::ServerMsg;
-use signaltty_actors::pane::PaneMsg;
-use signaltty_actors::snapshot::SnapshotMsg;
-use signaltty_actors::tab::TabMsg;
-use signaltty_actors::workspace::WorkspaceMsg;
-use signaltty_actors::{ActorError, PaneState, names};
+use crate::messages::ServerMsg;
+use signaltty_actors::PaneState;
 use signaltty_protocol::{
     Done, ErrorCode, OrphansStatusReply, PROTOCOL, RestoreStatusReply, SnapshotStatusReply,
-    StatusReply, WireError, params,
+    StatusReply, WireError,
 };
 
 use crate::ctx::*;
@@ -58,56 +54,5 @@ pub(crate) fn shutdown(ctx: &Ctx) -> Result<Done, WireError> {
     ctx.server
         .cast(ServerMsg::Shutdown)
         .map_err(|e| WireError::new(ErrorCode::Unavailable, e.to_string()))?;
-    Ok(Done {})
-}
-
-/// Fault injection, for the supervision tests: makes the named actor
-/// panic inside a message handler.
-pub(crate) async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Done, WireError> {
-    if !ctx.faults_enabled {
-        return Err(WireError::new(
-            ErrorCode::Refused,
-            "fault injection is off; start the server with SIGNALTTY_ENABLE_FAULTS=1 to use it",
-        ));
-    }
-    let sent = match p.target.as_str() {
-        "snapshot" => {
-            actor::<SnapshotMsg>(names::SNAPSHOT.to_string(), unavailable_actor("snapshot"))?
-                .cast(SnapshotMsg::DebugPanic)
-                .is_ok()
-        }
-        "listener" => ctx
-            .listener
-            .cast(crate::listener::ListenerMsg::DebugPanic)
-            .is_ok(),
-        target => {
-            let model = model(ctx).await;
-            if let Ok(view) = model.resolve_pane(target) {
-                pane_actor(view)?.cast(PaneMsg::DebugPanic).is_ok()
-            } else if let Ok(tab) = model.resolve_tab(target) {
-                actor::<TabMsg>(names::tab(&tab.id), ActorError::NoSuchTab(tab.id.clone()))?
-                    .cast(TabMsg::DebugPanic)
-                    .is_ok()
-            } else {
-                let ws = model.resolve_workspace(target).map_err(|_| {
-                    WireError::new(
-                        ErrorCode::BadParams,
-                        format!(
-                            "{target:?} is not a pane, tab or workspace, nor snapshot or listener"
-                        ),
-                    )
-                })?;
-                workspace_actor(&ws.id)?
-                    .cast(WorkspaceMsg::DebugPanic)
-                    .is_ok()
-            }
-        }
-    };
-    if !sent {
-        return Err(WireError::new(
-            ErrorCode::Unavailable,
-            "that actor is not running",
-        ));
-    }
     Ok(Done {})
 }

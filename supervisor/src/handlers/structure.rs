@@ -1,6 +1,6 @@
 //! Workspaces and tabs: made, set, closed.
 
-use crate::server::ServerMsg;
+use crate::messages::ServerMsg;
 use crate::worktree::requests::{self as worktrees, Closing};
 use signaltty_actors::ActorError;
 use signaltty_actors::workspace::{PaneSpec, WorkspaceMsg};
