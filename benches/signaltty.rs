@@ -694,7 +694,9 @@ fn synthetic_snapshot(panes: usize) -> Snapshot {
         }
         let mut tab = TabRecord::new(tab_id.clone(), "wbench", ids[0].clone());
         tab.layout = layout;
-        snapshot.workspaces[0].tabs.push(tab_id.clone());
+        snapshot.workspaces[0]
+            .tabs
+            .push(signaltty_types::id::TabId::trusted(tab_id.clone()));
         snapshot.tabs.push(tab);
         for id in ids {
             let mut pane = SavedPane::new(id, "wbench", tab_id.clone());

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use signaltty_persistence::{NotificationRecord, TabRecord, WorkspaceRecord};
 use signaltty_types::PaneRecord;
+use signaltty_types::id::{PaneId, TabId};
 
 use crate::error::ActorError;
 
@@ -64,10 +65,10 @@ pub fn program_name(argv: &[String]) -> String {
 pub struct Model {
     /// In creation order, which is display order.
     pub workspaces: Vec<WorkspaceRecord>,
-    pub tabs: HashMap<String, TabRecord>,
+    pub tabs: HashMap<TabId, TabRecord>,
     /// Shared with the published copies, so publishing the model copies
     /// each pane's pointer, not its record.
-    pub panes: HashMap<String, Arc<PaneView>>,
+    pub panes: HashMap<PaneId, Arc<PaneView>>,
     /// Newest last, at most [`signaltty_persistence::MAX_NOTIFICATIONS`].
     pub notifications: Vec<NotificationRecord>,
 }
@@ -98,7 +99,7 @@ impl Model {
     /// place it in; returns the view it replaced.
     pub fn upsert_pane(&mut self, mut view: PaneView) -> (Arc<PaneView>, Option<Arc<PaneView>>) {
         let id = view.record.id.clone();
-        let placed = match self.panes.get(&id) {
+        let placed = match self.panes.get(&*id) {
             Some(before) => Some(before.record.tab_id.clone()),
             None => self
                 .tabs
@@ -128,13 +129,15 @@ impl Model {
     }
 
     fn drain_panes(&mut self, doomed: impl Fn(&PaneRecord) -> bool) -> Vec<Arc<PaneView>> {
-        let ids: Vec<String> = self
+        let ids: Vec<PaneId> = self
             .panes
             .values()
             .filter(|p| doomed(&p.record))
             .map(|p| p.record.id.clone())
             .collect();
-        ids.iter().filter_map(|id| self.panes.remove(id)).collect()
+        ids.iter()
+            .filter_map(|id| self.panes.remove(&**id))
+            .collect()
     }
 
     /// The tabs of a workspace in its display order.
@@ -142,7 +145,7 @@ impl Model {
         &'a self,
         workspace: &'a WorkspaceRecord,
     ) -> impl Iterator<Item = &'a TabRecord> {
-        workspace.tabs.iter().filter_map(|id| self.tabs.get(id))
+        workspace.tabs.iter().filter_map(|id| self.tabs.get(&**id))
     }
 
     /// The panes of a tab in layout order.
@@ -216,7 +219,7 @@ mod tests {
         let mut model = Model::default();
         for id in ids {
             model.panes.insert(
-                id.to_string(),
+                PaneId::trusted(*id),
                 Arc::new(PaneView {
                     record: PaneRecord::new(*id, "w", "t"),
                     state: PaneState::Live,

@@ -104,9 +104,9 @@ pub fn observe(before: Option<Lifecycle>, view: &PaneView, model: &Model) {
         .iter()
         .find(|w| w.id == record.workspace_id)
         .map(|w| w.name.clone())
-        .unwrap_or_else(|| record.workspace_id.clone());
+        .unwrap_or_else(|| record.workspace_id.to_string());
     let _ = notifier.cast(NotifierMsg::Changed(Box::new(PaneChange {
-        pane: record.id.clone(),
+        pane: record.id.to_string(),
         workspace,
         outcome,
         pane_title: record.title.clone(),

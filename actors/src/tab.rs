@@ -15,6 +15,7 @@ use crate::names;
 use crate::pane::{PaneActor, PaneArgs, PaneContext, PaneMsg, PaneStart};
 use crate::snapshot::{SnapshotMsg, publish};
 use crate::supervision::Children;
+use signaltty_types::id::PaneId;
 
 /// A pane to create: what the workspace resolved from a request.
 #[derive(Debug, Clone)]
@@ -30,7 +31,7 @@ pub struct NewPane {
 /// Where a new pane goes: next to `pane`, in `direction`.
 #[derive(Debug, Clone)]
 pub struct SplitAt {
-    pub pane: Option<String>,
+    pub pane: Option<PaneId>,
     pub direction: Direction,
 }
 
@@ -38,11 +39,11 @@ pub enum TabMsg {
     NewPane {
         pane: NewPane,
         split: SplitAt,
-        reply: RpcReplyPort<Result<String, ActorError>>,
+        reply: RpcReplyPort<Result<PaneId, ActorError>>,
     },
     /// Close a pane; answers whether the tab is now empty.
     ClosePane {
-        pane: String,
+        pane: PaneId,
         reply: RpcReplyPort<Result<bool, ActorError>>,
     },
     /// Stop every pane (the tab is being closed).
@@ -50,7 +51,7 @@ pub enum TabMsg {
     /// A title chosen by the user.
     Rename(String, RpcReplyPort<()>),
     /// Makes a pane of this tab its active pane.
-    Focus(String, RpcReplyPort<Result<(), ActorError>>),
+    Focus(PaneId, RpcReplyPort<Result<(), ActorError>>),
     /// Sets the ratio of the split at `path`; answers it as clamped.
     SetRatio {
         path: Vec<Branch>,
@@ -61,22 +62,22 @@ pub enum TabMsg {
     /// this tab or one of them (the other tab of the swap does the same);
     /// the splits and ratios stay. The tab supervises whichever came in.
     Swap {
-        a: String,
-        b: String,
+        a: PaneId,
+        b: PaneId,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     /// Lets a pane go, running, to another tab: it leaves the layout (a
     /// last pane stays until the tab closes). Answers whether the tab is
     /// now empty.
     Release {
-        pane: String,
+        pane: PaneId,
         reply: RpcReplyPort<Result<bool, ActorError>>,
     },
     /// Takes over a running pane let go by another tab, beside
     /// `split.pane` (else the active pane), or where the layout already
     /// holds it; it becomes the active pane.
     Adopt {
-        pane: String,
+        pane: PaneId,
         split: SplitAt,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
@@ -98,7 +99,7 @@ pub struct TabActor;
 
 pub struct Tab {
     record: TabRecord,
-    panes: Children,
+    panes: Children<PaneId>,
     context: PaneContext,
 }
 
@@ -218,7 +219,7 @@ impl Tab {
         myself: &ActorRef<TabMsg>,
         new: NewPane,
         split: SplitAt,
-    ) -> Result<String, ActorError> {
+    ) -> Result<PaneId, ActorError> {
         let target = self.split_target(split.pane)?;
         let record = pane_record(&self.record.workspace_id, &self.record.id, &new);
         let id = record.id.clone();
@@ -247,7 +248,7 @@ impl Tab {
 
     /// The pane a new one goes beside: `pane`, else the active pane, else
     /// the last; it must be in this tab.
-    fn split_target(&self, pane: Option<String>) -> Result<String, ActorError> {
+    fn split_target(&self, pane: Option<PaneId>) -> Result<PaneId, ActorError> {
         let target = pane
             .or_else(|| self.record.active_pane_id.clone())
             .or_else(|| {
@@ -255,7 +256,7 @@ impl Tab {
                     .layout
                     .pane_ids()
                     .last()
-                    .map(|id| id.to_string())
+                    .map(|id| PaneId::trusted(*id))
             })
             .ok_or_else(|| ActorError::BadRequest("the tab has no pane to split".into()))?;
         if !self.record.layout.contains(&target) {
@@ -294,7 +295,7 @@ impl Tab {
             && !self.record.layout.contains(active)
         {
             let other = if active == a { b } else { a };
-            self.record.active_pane_id = Some(other.to_string());
+            self.record.active_pane_id = Some(PaneId::trusted(other));
         }
         self.publish();
         Ok(())
@@ -309,7 +310,7 @@ impl Tab {
             return Ok(true);
         };
         if self.record.active_pane_id.as_deref() == Some(pane) {
-            self.record.active_pane_id = layout.pane_ids().first().map(|id| id.to_string());
+            self.record.active_pane_id = layout.pane_ids().first().map(|id| PaneId::trusted(*id));
         }
         self.record.layout = layout;
         self.publish();
@@ -332,7 +333,7 @@ impl Tab {
             self.record.layout = layout;
         }
         self.take_over(myself, pane, &actor);
-        self.record.active_pane_id = Some(pane.to_string());
+        self.record.active_pane_id = Some(PaneId::trusted(pane));
         self.publish();
         Ok(())
     }
@@ -340,14 +341,14 @@ impl Tab {
     /// Becomes the supervisor of a running pane (ractor moves the link).
     fn take_over(&mut self, myself: &ActorRef<TabMsg>, id: &str, actor: &ActorRef<PaneMsg>) {
         actor.get_cell().link(myself.get_cell());
-        self.panes.add(actor.get_id(), id.to_string());
+        self.panes.add(actor.get_id(), PaneId::trusted(id));
     }
 
     async fn close_pane(&mut self, pane_id: &str) -> Result<bool, ActorError> {
         if !self.record.layout.contains(pane_id) {
             return Err(ActorError::NoSuchPane(pane_id.to_string()));
         }
-        self.panes.closing(pane_id);
+        self.panes.closing(&PaneId::trusted(pane_id));
         if let Some(pane) = names::lookup::<PaneMsg>(&names::pane(pane_id)) {
             pane.stop_and_wait(Some("closed".into()), None)
                 .await
@@ -359,7 +360,8 @@ impl Tab {
         let empty = match remaining {
             Some(layout) => {
                 if self.record.active_pane_id.as_deref() == Some(pane_id) {
-                    self.record.active_pane_id = layout.pane_ids().first().map(|id| id.to_string());
+                    self.record.active_pane_id =
+                        layout.pane_ids().first().map(|id| PaneId::trusted(*id));
                 }
                 self.record.layout = layout;
                 self.publish();
@@ -367,15 +369,15 @@ impl Tab {
             }
             None => true,
         };
-        publish(SnapshotMsg::RemovePane(pane_id.to_string()));
+        publish(SnapshotMsg::RemovePane(PaneId::trusted(pane_id)));
         Ok(empty)
     }
 
-    fn focus(&mut self, pane: String) -> Result<(), ActorError> {
+    fn focus(&mut self, pane: PaneId) -> Result<(), ActorError> {
         if !self.record.layout.contains(&pane) {
-            return Err(ActorError::NoSuchPane(pane));
+            return Err(ActorError::NoSuchPane(pane.into()));
         }
-        if self.record.active_pane_id.as_deref() != Some(pane.as_str()) {
+        if self.record.active_pane_id.as_ref() != Some(&pane) {
             self.record.active_pane_id = Some(pane);
             self.publish();
         }
@@ -392,7 +394,7 @@ impl Tab {
         Ok(ratio)
     }
 
-    async fn replace_with_tombstone(&mut self, myself: &ActorRef<TabMsg>, pane_id: &str) {
+    async fn replace_with_tombstone(&mut self, myself: &ActorRef<TabMsg>, pane_id: &PaneId) {
         let (record, tail) = match crate::snapshot::last_pane(pane_id).await {
             Some(last) => last,
             None => {

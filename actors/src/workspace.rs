@@ -15,6 +15,7 @@ use crate::pane::{PaneArgs, PaneContext, PaneStart};
 use crate::snapshot::{self, SnapshotMsg, publish};
 use crate::supervision::Children;
 use crate::tab::{self, NewPane, SplitAt, TabActor, TabArgs, TabMsg};
+use signaltty_types::id::{PaneId, TabId};
 
 /// How long a workspace waits for one of its tabs to answer.
 const TAB_CALL_MS: u64 = 15_000;
@@ -36,23 +37,23 @@ pub enum WorkspaceMsg {
     NewTab {
         title: Option<String>,
         pane: PaneSpec,
-        reply: RpcReplyPort<Result<(String, String), ActorError>>,
+        reply: RpcReplyPort<Result<(TabId, PaneId), ActorError>>,
     },
     /// A new pane in `tab` (or the active tab, or a new one when there is
     /// none), splitting `split.pane` (or the tab's active pane).
     NewPane {
-        tab: Option<String>,
+        tab: Option<TabId>,
         split: SplitAt,
         pane: PaneSpec,
-        reply: RpcReplyPort<Result<String, ActorError>>,
+        reply: RpcReplyPort<Result<PaneId, ActorError>>,
     },
     ClosePane {
-        tab: String,
-        pane: String,
+        tab: TabId,
+        pane: PaneId,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     CloseTab {
-        tab: String,
+        tab: TabId,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     /// Stop every tab (the workspace is being closed).
@@ -63,8 +64,8 @@ pub enum WorkspaceMsg {
     /// (if given) its active pane, and the workspace becomes the one used
     /// last.
     Focus {
-        tab: Option<String>,
-        pane: Option<String>,
+        tab: Option<TabId>,
+        pane: Option<PaneId>,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     SetAutoResume(bool, RpcReplyPort<()>),
@@ -73,27 +74,27 @@ pub enum WorkspaceMsg {
     /// Trades the places of two panes of this workspace, each given with
     /// its tab (tmux swap-pane); both keep running.
     SwapPanes {
-        a: (String, String),
-        b: (String, String),
+        a: (TabId, PaneId),
+        b: (TabId, PaneId),
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     /// Moves a running pane from tab `from` into tab `to`, beside
     /// `split.pane` (tmux join-pane); it becomes the active pane and `to`
     /// the active tab. A tab left empty closes: answers whether `from` did.
     MovePane {
-        pane: String,
-        from: String,
-        to: String,
+        pane: PaneId,
+        from: TabId,
+        to: TabId,
         split: SplitAt,
         reply: RpcReplyPort<Result<bool, ActorError>>,
     },
     /// Moves a running pane out of tab `from` into a new tab of its own,
     /// which becomes the active tab (tmux break-pane); answers its id.
     BreakPane {
-        pane: String,
-        from: String,
+        pane: PaneId,
+        from: TabId,
         title: Option<String>,
-        reply: RpcReplyPort<Result<String, ActorError>>,
+        reply: RpcReplyPort<Result<TabId, ActorError>>,
     },
     Republish,
     /// Fault injection: panic inside this handler.
@@ -112,7 +113,7 @@ pub struct WorkspaceActor;
 
 pub struct Workspace {
     record: WorkspaceRecord,
-    tabs: Children,
+    tabs: Children<TabId>,
     context: PaneContext,
 }
 
@@ -165,7 +166,7 @@ impl Actor for WorkspaceActor {
                     let _ = reply.send(ws.close_tab(&tab).await);
                 }
                 WorkspaceMsg::CloseAll(reply) => {
-                    let tabs: Vec<String> = ws.record.tabs.clone();
+                    let tabs: Vec<TabId> = ws.record.tabs.clone();
                     for tab in tabs {
                         ws.stop_tab(&tab).await;
                     }
@@ -306,8 +307,8 @@ impl Workspace {
         myself: &ActorRef<WorkspaceMsg>,
         title: Option<String>,
         spec: PaneSpec,
-    ) -> Result<(String, String), ActorError> {
-        let tab_id = names::new_id();
+    ) -> Result<(TabId, PaneId), ActorError> {
+        let tab_id = TabId::trusted(names::new_id());
         let title = title.unwrap_or_else(|| format!("Tab {}", self.record.tabs.len() + 1));
         let new = self.new_pane_from(spec);
         let pane = tab::pane_record(&self.record.id, &tab_id, &new);
@@ -338,10 +339,10 @@ impl Workspace {
     async fn new_pane(
         &mut self,
         myself: &ActorRef<WorkspaceMsg>,
-        tab: Option<String>,
+        tab: Option<TabId>,
         split: SplitAt,
         spec: PaneSpec,
-    ) -> Result<String, ActorError> {
+    ) -> Result<PaneId, ActorError> {
         let tab = tab
             .or_else(|| self.record.active_tab_id.clone())
             .or_else(|| self.record.tabs.last().cloned());
@@ -349,7 +350,7 @@ impl Workspace {
             return self.new_tab(myself, None, spec).await.map(|(_, pane)| pane);
         };
         if !self.record.tabs.contains(&tab) {
-            return Err(ActorError::NoSuchTab(tab));
+            return Err(ActorError::NoSuchTab(tab.into()));
         }
         let actor = tab_actor(&tab)?;
         let pane = self.new_pane_from(spec);
@@ -361,9 +362,9 @@ impl Workspace {
         .map_err(|e| ActorError::Unavailable(e.to_string()))?
     }
 
-    async fn close_pane(&mut self, tab: &str, pane: &str) -> Result<(), ActorError> {
+    async fn close_pane(&mut self, tab: &TabId, pane: &PaneId) -> Result<(), ActorError> {
         let actor = tab_actor(tab)?;
-        let pane = pane.to_string();
+        let pane = pane.clone();
         let empty = ractor::call_t!(
             actor,
             |reply| TabMsg::ClosePane { pane, reply },
@@ -376,24 +377,24 @@ impl Workspace {
         Ok(())
     }
 
-    async fn close_tab(&mut self, tab: &str) -> Result<(), ActorError> {
+    async fn close_tab(&mut self, tab: &TabId) -> Result<(), ActorError> {
         if !self.record.tabs.iter().any(|t| t == tab) {
             return Err(ActorError::NoSuchTab(tab.to_string()));
         }
         self.stop_tab(tab).await;
         self.record.tabs.retain(|t| t != tab);
-        if self.record.active_tab_id.as_deref() == Some(tab) {
+        if self.record.active_tab_id.as_ref() == Some(tab) {
             self.record.active_tab_id = self.record.tabs.last().cloned();
         }
         self.publish();
-        publish(SnapshotMsg::RemoveTab(tab.to_string()));
+        publish(SnapshotMsg::RemoveTab(tab.clone()));
         Ok(())
     }
 
-    async fn focus(&mut self, tab: Option<String>, pane: Option<String>) -> Result<(), ActorError> {
+    async fn focus(&mut self, tab: Option<TabId>, pane: Option<PaneId>) -> Result<(), ActorError> {
         if let Some(tab) = &tab {
             if !self.record.tabs.contains(tab) {
-                return Err(ActorError::NoSuchTab(tab.clone()));
+                return Err(ActorError::NoSuchTab(tab.to_string()));
             }
             if let Some(pane) = pane {
                 let actor = tab_actor(tab)?;
@@ -416,8 +417,8 @@ impl Workspace {
 
     async fn swap_panes(
         &mut self,
-        (a_tab, a): (String, String),
-        (b_tab, b): (String, String),
+        (a_tab, a): (TabId, PaneId),
+        (b_tab, b): (TabId, PaneId),
     ) -> Result<(), ActorError> {
         let first = self.tab_of_mine(&a_tab)?;
         let second = self.tab_of_mine(&b_tab)?;
@@ -434,9 +435,9 @@ impl Workspace {
 
     async fn move_pane(
         &mut self,
-        pane: &str,
-        from: &str,
-        to: &str,
+        pane: &PaneId,
+        from: &TabId,
+        to: &TabId,
         split: SplitAt,
     ) -> Result<bool, ActorError> {
         let source = self.tab_of_mine(from)?;
@@ -447,7 +448,7 @@ impl Workspace {
             let _ = tab_adopt(&source, pane, here()).await;
             return Err(e);
         }
-        self.record.active_tab_id = Some(to.to_string());
+        self.record.active_tab_id = Some(to.clone());
         if empty {
             self.close_tab(from).await?;
         } else {
@@ -459,15 +460,15 @@ impl Workspace {
     async fn break_pane(
         &mut self,
         myself: &ActorRef<WorkspaceMsg>,
-        pane: &str,
-        from: &str,
+        pane: &PaneId,
+        from: &TabId,
         title: Option<String>,
-    ) -> Result<String, ActorError> {
+    ) -> Result<TabId, ActorError> {
         let source = self.tab_of_mine(from)?;
-        let tab_id = names::new_id();
+        let tab_id = TabId::trusted(names::new_id());
         let record = TabRecord {
             title: title.unwrap_or_else(|| format!("Tab {}", self.record.tabs.len() + 1)),
-            ..TabRecord::new(tab_id.clone(), self.record.id.clone(), pane)
+            ..TabRecord::new(tab_id.clone(), self.record.id.clone(), pane.clone())
         };
         let empty = tab_release(&source, pane).await?;
         let adopted = match self
@@ -505,7 +506,7 @@ impl Workspace {
     }
 
     /// Stops a tab and its panes, on purpose.
-    async fn stop_tab(&mut self, tab: &str) {
+    async fn stop_tab(&mut self, tab: &TabId) {
         self.tabs.closing(tab);
         if let Ok(actor) = tab_actor(tab) {
             let _ = ractor::call_t!(actor, TabMsg::CloseAll, TAB_CALL_MS);
@@ -542,20 +543,24 @@ fn here() -> SplitAt {
     }
 }
 
-async fn tab_swap(tab: &ActorRef<TabMsg>, a: &str, b: &str) -> Result<(), ActorError> {
-    let (a, b) = (a.to_string(), b.to_string());
+async fn tab_swap(tab: &ActorRef<TabMsg>, a: &PaneId, b: &PaneId) -> Result<(), ActorError> {
+    let (a, b) = (a.clone(), b.clone());
     ractor::call_t!(tab, |reply| TabMsg::Swap { a, b, reply }, TAB_CALL_MS)
         .map_err(|e| ActorError::Unavailable(e.to_string()))?
 }
 
-async fn tab_release(tab: &ActorRef<TabMsg>, pane: &str) -> Result<bool, ActorError> {
-    let pane = pane.to_string();
+async fn tab_release(tab: &ActorRef<TabMsg>, pane: &PaneId) -> Result<bool, ActorError> {
+    let pane = pane.clone();
     ractor::call_t!(tab, |reply| TabMsg::Release { pane, reply }, TAB_CALL_MS)
         .map_err(|e| ActorError::Unavailable(e.to_string()))?
 }
 
-async fn tab_adopt(tab: &ActorRef<TabMsg>, pane: &str, split: SplitAt) -> Result<(), ActorError> {
-    let pane = pane.to_string();
+async fn tab_adopt(
+    tab: &ActorRef<TabMsg>,
+    pane: &PaneId,
+    split: SplitAt,
+) -> Result<(), ActorError> {
+    let pane = pane.clone();
     ractor::call_t!(
         tab,
         |reply| TabMsg::Adopt { pane, split, reply },

@@ -118,9 +118,10 @@ fn look_cpu(panes: usize) -> f64 {
             watched: false,
             command: None,
         };
-        model
-            .panes
-            .insert(format!("p{n}"), std::sync::Arc::new(view));
+        model.panes.insert(
+            signaltty_types::id::PaneId::trusted(format!("p{n}")),
+            std::sync::Arc::new(view),
+        );
     }
     let config = HibernateConfig {
         after: Some("168h".parse().expect("a window")),

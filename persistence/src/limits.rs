@@ -185,7 +185,9 @@ mod tests {
 
     use super::*;
     use crate::layout::{Direction, Layout, MAX_LAYOUT_DEPTH};
-    use crate::snapshot::{MAX_NOTIFICATIONS, NotificationRecord, TabRecord, WorkspaceRecord};
+    use crate::snapshot::{
+        MAX_NOTIFICATIONS, NotificationRecord, TabId, TabRecord, WorkspaceRecord,
+    };
     use crate::{MAX_ID_LEN, MAX_SNAPSHOT_BYTES};
 
     #[test]
@@ -214,7 +216,7 @@ mod tests {
     fn enforce_limits_cuts_and_says_what() {
         let mut snapshot = Snapshot::empty();
         let mut ws = WorkspaceRecord::new("w", "n".repeat(MAX_NAME_BYTES * 4));
-        ws.tabs = vec!["t".into()];
+        ws.tabs = vec![TabId::trusted("t")];
         snapshot.workspaces.push(ws);
         snapshot.tabs.push(TabRecord::new("t", "w", "p"));
         let mut pane = SavedPane::new("p", "w", "t");
@@ -321,8 +323,8 @@ mod tests {
         for t in 0..tabs {
             let ws = &mut snapshot.workspaces[t];
             let tab_id = id('t', t);
-            ws.tabs.push(tab_id.clone());
-            ws.active_tab_id = Some(tab_id.clone());
+            ws.tabs.push(TabId::trusted(tab_id.clone()));
+            ws.active_tab_id = Some(TabId::trusted(tab_id.clone()));
             let pane_ids: Vec<String> = (0..panes_per_tab)
                 .map(|p| id('p', t * panes_per_tab + p))
                 .collect();

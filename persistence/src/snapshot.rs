@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use signaltty_types::id::{PaneId, TabId, WorkspaceId};
 pub use signaltty_types::layout::{Branch, Direction, Layout, MAX_RATIO, MIN_RATIO};
 use signaltty_types::pane::{AgentRecord, PaneRecord, RecordedKind};
 pub use signaltty_types::pane::{ProcessRecord, PtySize, WorktreeRecord};
@@ -71,7 +72,7 @@ impl Snapshot {
                 .as_deref()
                 .is_some_and(|id| tab.layout.contains(id));
             if !active_ok {
-                tab.active_pane_id = tab.layout.pane_ids().first().map(|id| (*id).to_owned());
+                tab.active_pane_id = tab.layout.pane_ids().first().map(|id| PaneId::trusted(*id));
             }
         }
         for ws in &mut self.workspaces {
@@ -124,7 +125,7 @@ impl Snapshot {
 
     /// Every pane id, for [`crate::StateDir::sweep`]'s live set.
     pub fn pane_ids(&self) -> std::collections::HashSet<String> {
-        self.panes.iter().map(|p| p.id.clone()).collect()
+        self.panes.iter().map(|p| p.id.to_string()).collect()
     }
 }
 
@@ -141,15 +142,15 @@ pub struct ServerInfo {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkspaceRecord {
-    pub id: String,
+    pub id: WorkspaceId,
     pub name: String,
     #[serde(default)]
     pub cwd: String,
     /// Tab ids in display order.
     #[serde(default)]
-    pub tabs: Vec<String>,
+    pub tabs: Vec<TabId>,
     #[serde(default)]
-    pub active_tab_id: Option<String>,
+    pub active_tab_id: Option<TabId>,
     /// Resume this workspace's RESUMABLE agent panes by themselves on start.
     #[serde(default)]
     pub auto_resume: bool,
@@ -186,13 +187,13 @@ where
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TabRecord {
-    pub id: String,
-    pub workspace_id: String,
+    pub id: TabId,
+    pub workspace_id: WorkspaceId,
     #[serde(default)]
     pub title: String,
     pub layout: Layout,
     #[serde(default)]
-    pub active_pane_id: Option<String>,
+    pub active_pane_id: Option<PaneId>,
 }
 
 /// A pane as saved. It converts to and from the live model's
@@ -200,9 +201,9 @@ pub struct TabRecord {
 /// [`SavedPane::into_live`]); the agent's kind is kept as text here.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SavedPane {
-    pub id: String,
-    pub workspace_id: String,
-    pub tab_id: String,
+    pub id: PaneId,
+    pub workspace_id: WorkspaceId,
+    pub tab_id: TabId,
     #[serde(default)]
     pub title: String,
     /// A title the user chose: output from the pane cannot rename it.
@@ -260,7 +261,7 @@ impl WorkspaceRecord {
     /// A workspace with no tabs yet.
     pub fn new(id: impl Into<String>, name: impl Into<String>) -> WorkspaceRecord {
         WorkspaceRecord {
-            id: id.into(),
+            id: WorkspaceId::trusted(id),
             name: name.into(),
             cwd: String::new(),
             tabs: Vec::new(),
@@ -283,11 +284,11 @@ impl TabRecord {
     ) -> TabRecord {
         let pane_id = pane_id.into();
         TabRecord {
-            id: id.into(),
-            workspace_id: workspace_id.into(),
+            id: TabId::trusted(id),
+            workspace_id: WorkspaceId::trusted(workspace_id),
             title: String::new(),
             layout: Layout::pane(pane_id.clone()),
-            active_pane_id: Some(pane_id),
+            active_pane_id: Some(PaneId::trusted(pane_id)),
         }
     }
 }

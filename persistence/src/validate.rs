@@ -156,11 +156,11 @@ mod tests {
         layout.split("a", "b", Direction::Right, 0.5).unwrap();
         Snapshot {
             workspaces: vec![WorkspaceRecord {
-                id: "w1".into(),
+                id: WorkspaceId::trusted("w1"),
                 name: "api".into(),
                 cwd: "/tmp".into(),
-                tabs: vec!["t1".into(), "t2".into()],
-                active_tab_id: Some("t1".into()),
+                tabs: vec![TabId::trusted("t1"), TabId::trusted("t2")],
+                active_tab_id: Some(TabId::trusted("t1")),
                 auto_resume: false,
                 created_at: 0,
                 last_used_at: 0,
@@ -169,15 +169,15 @@ mod tests {
             }],
             tabs: vec![
                 TabRecord {
-                    id: "t1".into(),
-                    workspace_id: "w1".into(),
+                    id: TabId::trusted("t1"),
+                    workspace_id: WorkspaceId::trusted("w1"),
                     title: String::new(),
                     layout,
-                    active_pane_id: Some("a".into()),
+                    active_pane_id: Some(PaneId::trusted("a")),
                 },
                 TabRecord {
-                    id: "t2".into(),
-                    workspace_id: "w1".into(),
+                    id: TabId::trusted("t2"),
+                    workspace_id: WorkspaceId::trusted("w1"),
                     title: String::new(),
                     layout: Layout::pane("c"),
                     active_pane_id: None,
@@ -254,16 +254,16 @@ mod tests {
     #[test]
     fn bad_ids() {
         let mut s = sample();
-        s.panes[2].id = "../../etc/passwd".into();
+        s.panes[2].id = PaneId::trusted("../../etc/passwd");
         s.tabs[1].layout = Layout::pane("../../etc/passwd");
         assert_mentions(&err_of(&s), &["pane", "../../etc/passwd", "allowed"]);
 
         let mut s = sample();
-        s.workspaces[0].id = String::new();
+        s.workspaces[0].id = WorkspaceId::trusted("");
         assert_mentions(&err_of(&s), &["workspace", "empty"]);
 
         let mut s = sample();
-        s.tabs[0].id = "x".repeat(65);
+        s.tabs[0].id = TabId::trusted("x".repeat(65));
         assert_mentions(&err_of(&s), &["tab", "longer than 64"]);
     }
 
@@ -280,7 +280,7 @@ mod tests {
     #[test]
     fn broken_references() {
         let mut s = sample();
-        s.tabs[1].workspace_id = "w9".into();
+        s.tabs[1].workspace_id = WorkspaceId::trusted("w9");
         assert_mentions(&err_of(&s), &["tab \"t2\"", "\"w9\"", "does not exist"]);
 
         let mut s = sample();
@@ -288,15 +288,15 @@ mod tests {
         assert_mentions(&err_of(&s), &["tab \"t2\"", "does not list it"]);
 
         let mut s = sample();
-        s.workspaces[0].tabs.push("t7".into());
+        s.workspaces[0].tabs.push(TabId::trusted("t7"));
         assert_mentions(&err_of(&s), &["workspace \"w1\"", "unknown tab \"t7\""]);
 
         let mut s = sample();
-        s.panes[0].tab_id = "t9".into();
+        s.panes[0].tab_id = TabId::trusted("t9");
         assert_mentions(&err_of(&s), &["pane \"a\"", "tab \"t9\"", "does not exist"]);
 
         let mut s = sample();
-        s.panes[0].workspace_id = "w9".into();
+        s.panes[0].workspace_id = WorkspaceId::trusted("w9");
         assert_mentions(&err_of(&s), &["pane \"a\"", "workspace \"w9\""]);
     }
 
@@ -312,8 +312,8 @@ mod tests {
     #[test]
     fn normalize_fixes_dangling_active_ids_and_ratios() {
         let mut s = sample();
-        s.tabs[0].active_pane_id = Some("gone".into());
-        s.workspaces[0].active_tab_id = Some("gone".into());
+        s.tabs[0].active_pane_id = Some(PaneId::trusted("gone"));
+        s.workspaces[0].active_tab_id = Some(TabId::trusted("gone"));
         if let Layout::Split { ratio, .. } = &mut s.tabs[0].layout {
             *ratio = 1.0;
         }

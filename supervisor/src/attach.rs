@@ -124,7 +124,7 @@ pub async fn open(ctx: &Ctx, p: params::PaneAttach) -> Result<(AttachReply, Atta
         )))
     })?;
     let reply = AttachReply {
-        pane: view.record.id.clone(),
+        pane: view.record.id.to_string(),
         state: attached.status.state,
         exit_code: attached.status.exit_code,
         offset: attached.offset,

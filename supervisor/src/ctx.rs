@@ -95,7 +95,7 @@ pub(crate) fn actor<M: Message>(
 
 pub(crate) fn pane_actor(view: &PaneView) -> Result<ActorRef<PaneMsg>, WireError> {
     let id = &view.record.id;
-    actor(names::pane(id), ActorError::NoSuchPane(id.clone()))
+    actor(names::pane(id), ActorError::NoSuchPane(id.to_string()))
 }
 
 pub(crate) fn workspace_actor(id: &str) -> Result<ActorRef<WorkspaceMsg>, WireError> {

@@ -117,7 +117,7 @@ const COALESCE_EVENTS: Duration = Duration::from_millis(30);
 /// The pane id to follow, if the request names one.
 async fn filter(ctx: &Ctx, p: params::Events) -> Result<Option<String>, WireError> {
     match p.pane {
-        Some(query) => Ok(Some(find_pane(ctx, &query).await?.record.id)),
+        Some(query) => Ok(Some(find_pane(ctx, &query).await?.record.id.into())),
         None => Ok(None),
     }
 }
@@ -143,9 +143,9 @@ pub fn pane_events(change: &Change) -> Vec<PaneEvent> {
     };
     let event = |view: &PaneView, change: PaneChange| PaneEvent {
         at: *at,
-        pane: view.record.id.clone(),
-        workspace: view.record.workspace_id.clone(),
-        tab: view.record.tab_id.clone(),
+        pane: view.record.id.to_string(),
+        workspace: view.record.workspace_id.to_string(),
+        tab: view.record.tab_id.to_string(),
         change,
     };
     match (before.as_deref(), after.as_deref()) {

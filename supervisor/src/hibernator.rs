@@ -10,6 +10,7 @@
 //! last checks itself (its input box, its processes) and may refuse, and a
 //! pane that refused is asked again only after [`ASK_AGAIN`].
 
+use signaltty_types::id::PaneId;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -35,7 +36,7 @@ const SLEEP_MS: u64 = 30_000;
 /// Starts the task; it runs until the handle is aborted.
 pub fn spawn(model: ModelReader, config: HibernateConfig) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let mut asked: HashMap<String, Instant> = HashMap::new();
+        let mut asked: HashMap<PaneId, Instant> = HashMap::new();
         let mut tick = tokio::time::interval(LOOK_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -55,7 +56,7 @@ pub fn spawn(model: ModelReader, config: HibernateConfig) -> JoinHandle<()> {
 }
 
 /// Asks pane `id` to hibernate, off the loop.
-fn ask(id: String) {
+fn ask(id: PaneId) {
     let Some(pane) = names::lookup::<PaneMsg>(&names::pane(&id)) else {
         return;
     };
@@ -70,7 +71,7 @@ fn ask(id: String) {
 
 /// The panes to put to sleep now (`now`: ms since the epoch), by their
 /// window, then by the `keep-awake` cap, longest idle first.
-pub fn due(model: &Model, config: &HibernateConfig, now: u64) -> Vec<String> {
+pub fn due(model: &Model, config: &HibernateConfig, now: u64) -> Vec<PaneId> {
     let awake: Vec<&PaneView> = model
         .panes
         .values()
@@ -88,7 +89,7 @@ pub fn due(model: &Model, config: &HibernateConfig, now: u64) -> Vec<String> {
         .collect();
     idle.sort_by_key(|p| (p.record.lifecycle_at, p.record.id.clone()));
     let idle_for = |p: &PaneView| Duration::from_millis(now.saturating_sub(p.record.lifecycle_at));
-    let mut chosen: Vec<String> = idle
+    let mut chosen: Vec<PaneId> = idle
         .iter()
         .filter(|p| window(model, p, config).is_some_and(|w| idle_for(p) >= w))
         .map(|p| p.record.id.clone())
@@ -202,7 +203,7 @@ mod tests {
         assert!(none.is_empty());
     }
 
-    fn due_with_off(now: u64) -> Vec<String> {
+    fn due_with_off(now: u64) -> Vec<PaneId> {
         let panes = vec![claude("a", "w", Lifecycle::Idle, 0)];
         due(&model(panes, Vec::new()), &HibernateConfig::default(), now)
     }

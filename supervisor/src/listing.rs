@@ -50,7 +50,7 @@ fn listing(model: &Model) -> LsReply {
         .workspaces
         .iter()
         .map(|ws| LsWorkspace {
-            id: ws.id.clone(),
+            id: ws.id.to_string(),
             name: ws.name.clone(),
             cwd: ws.cwd.clone(),
             auto_resume: ws.auto_resume,
@@ -66,14 +66,14 @@ fn listing(model: &Model) -> LsReply {
             tabs: model
                 .tabs_of(ws)
                 .map(|tab| LsTab {
-                    id: tab.id.clone(),
+                    id: tab.id.to_string(),
                     title: tab.title.clone(),
                     layout: tab.layout.clone(),
                     panes: model.panes_of(tab).map(ls_pane).collect(),
-                    active_pane: tab.active_pane_id.clone(),
+                    active_pane: tab.active_pane_id.clone().map(Into::into),
                 })
                 .collect(),
-            active_tab: ws.active_tab_id.clone(),
+            active_tab: ws.active_tab_id.clone().map(Into::into),
             last_used_at: ws.last_used_at,
         })
         .collect();
@@ -83,7 +83,7 @@ fn listing(model: &Model) -> LsReply {
 pub(crate) fn ls_pane(view: &PaneView) -> LsPane {
     let record = &view.record;
     LsPane {
-        id: record.id.clone(),
+        id: record.id.to_string(),
         name: view.name(),
         title: record.title.clone(),
         cwd: record.cwd.clone(),

@@ -13,6 +13,7 @@ use signaltty_actors::snapshot::SnapshotStatus;
 use signaltty_persistence::WorktreeRecord;
 
 use crate::orphans::OrphanReport;
+use signaltty_types::id::WorkspaceId;
 
 pub enum ServerMsg {
     NewWorkspace {
@@ -21,15 +22,15 @@ pub enum ServerMsg {
         auto_resume: bool,
         /// The worktree `cwd` is, made for it.
         worktree: Option<WorktreeRecord>,
-        reply: RpcReplyPort<Result<String, ActorError>>,
+        reply: RpcReplyPort<Result<WorkspaceId, ActorError>>,
     },
     CloseWorkspace {
-        id: String,
+        id: WorkspaceId,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     /// A new name for a workspace; names stay unique.
     RenameWorkspace {
-        id: String,
+        id: WorkspaceId,
         name: String,
         reply: RpcReplyPort<Result<(), ActorError>>,
     },

@@ -59,7 +59,7 @@ pub fn end_in_background(panes: &[SavedPane], socket: &Path) -> watch::Receiver<
     let (report, follow) = watch::channel(OrphanReport::default());
     let sessions: Vec<(String, ProcessRecord)> = panes
         .iter()
-        .filter_map(|p| p.process.map(|process| (p.id.clone(), process)))
+        .filter_map(|p| p.process.map(|process| (p.id.to_string(), process)))
         .collect();
     let socket = socket.display().to_string();
     let started = thread::Builder::new()

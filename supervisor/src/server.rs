@@ -44,6 +44,7 @@ use crate::messages::{ServerMsg, ServerStatus};
 use crate::orphans::OrphanReport;
 use crate::restore::{self, Restore};
 use crate::worktree::{self, Worktrees};
+use signaltty_types::id::WorkspaceId;
 
 /// How long shutdown waits for each pane's last tail.
 const FLUSH_TAIL_MS: u64 = 2_000;
@@ -70,7 +71,7 @@ enum Role {
     Snapshot,
     Listener,
     Notifier,
-    Workspace(String),
+    Workspace(WorkspaceId),
 }
 
 pub struct ServerActor;
@@ -88,7 +89,7 @@ pub struct Server {
     started: Instant,
     children: HashMap<ActorId, Role>,
     /// Workspace ids and names, in creation order.
-    workspaces: Vec<(String, String)>,
+    workspaces: Vec<(WorkspaceId, String)>,
     shutting_down: bool,
     /// Bounds on clients, kept across listener restarts.
     client_limits: ClientLimits,
@@ -463,7 +464,7 @@ impl Server {
         name: String,
         (cwd, worktree): (String, Option<WorktreeRecord>),
         auto_resume: bool,
-    ) -> Result<String, ActorError> {
+    ) -> Result<WorkspaceId, ActorError> {
         let name = checked_name(name)?;
         if self.workspaces.iter().any(|(_, n)| *n == name) {
             return Err(ActorError::NameTaken(name));
@@ -474,7 +475,7 @@ impl Server {
                 "working directory {cwd} is not a directory; pass an existing one with --cwd"
             )));
         }
-        let id = names::new_id();
+        let id = WorkspaceId::trusted(names::new_id());
         let record = WorkspaceRecord {
             id: id.clone(),
             name: name.clone(),
@@ -501,7 +502,7 @@ impl Server {
         Ok(id)
     }
 
-    async fn close_workspace(&mut self, id: &str) -> Result<(), ActorError> {
+    async fn close_workspace(&mut self, id: &WorkspaceId) -> Result<(), ActorError> {
         let Some(index) = self.workspaces.iter().position(|(w, _)| w == id) else {
             return Err(ActorError::NoSuchWorkspace(id.to_string()));
         };
@@ -510,7 +511,7 @@ impl Server {
             let _ = ractor::call_t!(ws, WorkspaceMsg::CloseAll, 30_000);
             let _ = ws.stop_and_wait(Some("closed".into()), None).await;
         }
-        signaltty_actors::snapshot::publish(SnapshotMsg::RemoveWorkspace(id.to_string()));
+        signaltty_actors::snapshot::publish(SnapshotMsg::RemoveWorkspace(id.clone()));
         Ok(())
     }
 

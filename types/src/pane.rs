@@ -10,6 +10,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::agent::AgentKind;
+use crate::id::{PaneId, TabId, WorkspaceId};
 use crate::records::{Attention, Lifecycle, Millis};
 
 /// The size of a pane's terminal.
@@ -28,9 +29,9 @@ impl Default for PtySize {
 /// A pane: where it sits, what it runs and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PaneRecord {
-    pub id: String,
-    pub workspace_id: String,
-    pub tab_id: String,
+    pub id: PaneId,
+    pub workspace_id: WorkspaceId,
+    pub tab_id: TabId,
     pub title: String,
     /// A title the user chose: output from the pane cannot rename it.
     pub user_title: Option<String>,
@@ -74,9 +75,9 @@ impl PaneRecord {
         tab_id: impl Into<String>,
     ) -> PaneRecord {
         PaneRecord {
-            id: id.into(),
-            workspace_id: workspace_id.into(),
-            tab_id: tab_id.into(),
+            id: PaneId::trusted(id),
+            workspace_id: WorkspaceId::trusted(workspace_id),
+            tab_id: TabId::trusted(tab_id),
             title: String::new(),
             user_title: None,
             cwd: String::new(),

@@ -102,8 +102,8 @@ impl Axes for PaneRecord {
         }
         let notification = NotificationRecord {
             id: 0,
-            pane_id: Some(self.id.clone()),
-            workspace_id: Some(self.workspace_id.clone()),
+            pane_id: Some(self.id.to_string()),
+            workspace_id: Some(self.workspace_id.to_string()),
             title,
             body,
             severity,

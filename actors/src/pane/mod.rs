@@ -437,10 +437,10 @@ impl Pane {
 /// `restored`.
 fn child_env(record: &PaneRecord, socket: &Path, restored: bool) -> Vec<(String, String)> {
     let mut env = vec![
-        ("SIGNALTTY_PANE".to_string(), record.id.clone()),
+        ("SIGNALTTY_PANE".to_string(), record.id.to_string()),
         (
             "SIGNALTTY_WORKSPACE".to_string(),
-            record.workspace_id.clone(),
+            record.workspace_id.to_string(),
         ),
         ("SIGNALTTY_SOCKET".to_string(), socket.display().to_string()),
     ];

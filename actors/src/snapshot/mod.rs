@@ -30,6 +30,7 @@ use std::time::Duration;
 use ractor::{Actor, ActorProcessingErr, ActorRef, RpcReplyPort};
 use signaltty_persistence::{MAX_NOTIFICATIONS, NotificationRecord, TabRecord, WorkspaceRecord};
 use signaltty_types::PaneRecord;
+use signaltty_types::id::{PaneId, TabId, WorkspaceId};
 use tokio::sync::{mpsc, watch};
 
 use crate::model::{Model, PaneView};
@@ -79,24 +80,24 @@ pub enum SnapshotMsg {
     /// A pane's newest tail; it goes to the writer, and changes nothing a
     /// client lists.
     Tail {
-        pane_id: String,
+        pane_id: PaneId,
         text: String,
     },
     /// A closed workspace, with its tabs and panes.
-    RemoveWorkspace(String),
+    RemoveWorkspace(WorkspaceId),
     /// A closed tab, with its panes.
-    RemoveTab(String),
-    RemovePane(String),
+    RemoveTab(TabId),
+    RemovePane(PaneId),
     /// A new notification; the snapshot actor gives it its id.
     Notify(NotificationRecord),
     /// A pane was seen: its notifications are read.
-    MarkRead(String),
+    MarkRead(PaneId),
     /// Publish what was applied since the last publish.
     Publish,
     /// The current model, for actors rebuilding from it.
     Model(RpcReplyPort<Arc<Model>>),
     /// A pane's last record and tail, to rebuild it as a tombstone.
-    LastPane(String, RpcReplyPort<Option<(PaneRecord, Option<String>)>>),
+    LastPane(PaneId, RpcReplyPort<Option<(PaneRecord, Option<String>)>>),
     /// Write now, whatever the schedule says, and stop writing (shutdown).
     Flush(RpcReplyPort<Result<(), String>>),
     /// Fault injection: panic inside this handler.
@@ -142,7 +143,7 @@ pub struct SnapshotState {
     writer: mpsc::UnboundedSender<WriterMsg>,
     changes: tokio::sync::broadcast::Sender<Change>,
     /// Closed panes: a late record or tail for one of them is dropped.
-    closed_panes: HashSet<String>,
+    closed_panes: HashSet<PaneId>,
 }
 
 impl Actor for SnapshotActor {
@@ -244,6 +245,7 @@ impl SnapshotState {
             }
             SnapshotMsg::Tail { pane_id, text } => {
                 if !self.closed_panes.contains(&pane_id) {
+                    let pane_id = pane_id.into();
                     let _ = self.writer.send(WriterMsg::Tail { pane_id, text });
                 }
             }
@@ -293,7 +295,7 @@ impl SnapshotState {
     fn forget_panes(&mut self, panes: Vec<Arc<PaneView>>) {
         self.model_changed = true;
         let at = now_millis();
-        let ids: Vec<String> = panes.iter().map(|p| p.record.id.clone()).collect();
+        let ids: Vec<PaneId> = panes.iter().map(|p| p.record.id.clone()).collect();
         for pane in panes {
             self.tell(Change::Pane {
                 before: Some(pane),
@@ -302,7 +304,9 @@ impl SnapshotState {
             });
         }
         self.closed_panes.extend(ids.iter().cloned());
-        let _ = self.writer.send(WriterMsg::Forget(ids));
+        let _ = self.writer.send(WriterMsg::Forget(
+            ids.into_iter().map(String::from).collect(),
+        ));
     }
 
     fn notify(&mut self, mut record: NotificationRecord) {
@@ -374,13 +378,13 @@ pub async fn model() -> Option<Arc<Model>> {
 }
 
 /// A pane's last published record and tail, to rebuild it from.
-pub async fn last_pane(pane_id: &str) -> Option<(PaneRecord, Option<String>)> {
+pub async fn last_pane(pane_id: &PaneId) -> Option<(PaneRecord, Option<String>)> {
     let snapshot = crate::names::lookup::<SnapshotMsg>(crate::names::SNAPSHOT)?;
     ractor::call_t!(
         snapshot,
         SnapshotMsg::LastPane,
         CALL_TIMEOUT_MS,
-        pane_id.to_string()
+        pane_id.clone()
     )
     .ok()
     .flatten()

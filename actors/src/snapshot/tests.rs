@@ -48,7 +48,7 @@ async fn a_tail_goes_to_the_writer_and_wakes_no_client_a_record_does() {
     read::announce();
     actor
         .cast(SnapshotMsg::Tail {
-            pane_id: "p1".into(),
+            pane_id: signaltty_types::id::PaneId::trusted("p1"),
             text: "hello".into(),
         })
         .unwrap();

@@ -211,7 +211,7 @@ impl Writer {
         record: Box<PaneRecord>,
         reply: RpcReplyPort<Option<(PaneRecord, Option<String>)>>,
     ) {
-        let id = &record.id;
+        let id: &str = &record.id;
         let known = self
             .pending_tails
             .get(id)

@@ -9,7 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use signaltty_persistence::{
-    Direction, Layout, SavedAgent, SavedPane, Snapshot, StateDir, TabRecord, WorkspaceRecord,
+    Direction, Layout, SavedAgent, SavedPane, Snapshot, StateDir, TabId, TabRecord, WorkspaceRecord,
 };
 use tempfile::TempDir;
 
@@ -23,8 +23,8 @@ pub fn state_dir() -> (TempDir, StateDir) {
 /// samples can be told apart.
 pub fn sample(tag: &str) -> Snapshot {
     let mut ws = WorkspaceRecord::new("w1", "api");
-    ws.tabs = vec!["t1".into(), "t2".into()];
-    ws.active_tab_id = Some("t1".into());
+    ws.tabs = vec![TabId::trusted("t1"), TabId::trusted("t2")];
+    ws.active_tab_id = Some(TabId::trusted("t1"));
     let mut t1 = TabRecord::new("t1", "w1", "p1");
     t1.title = format!("tab {tag}");
     t1.layout

@@ -23,6 +23,7 @@ use crate::ctx::{
 use crate::input;
 use crate::messages::ServerMsg;
 use signaltty_adapters::AgentFacts;
+use signaltty_types::id::WorkspaceId;
 
 /// How long `agent.start` waits for the agent's prompt unless told.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -97,9 +98,9 @@ pub async fn start(ctx: &Ctx, p: params::AgentStart) -> Result<AgentStartReply, 
     }
     let view = find_pane(ctx, &pane).await?;
     Ok(AgentStartReply {
-        id: pane,
-        tab,
-        workspace,
+        id: pane.into(),
+        tab: tab.into(),
+        workspace: workspace.into(),
         kind: kind.as_str().to_string(),
         session_id: view
             .record
@@ -121,7 +122,7 @@ async fn pick_workspace(
     ctx: &Ctx,
     model: &Model,
     named: Option<&str>,
-) -> Result<String, WireError> {
+) -> Result<WorkspaceId, WireError> {
     if let Some(name) = named {
         return Ok(model
             .resolve_workspace(name)

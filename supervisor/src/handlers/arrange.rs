@@ -17,20 +17,21 @@ use signaltty_screen::MAX_TITLE_CHARS;
 
 use crate::ctx::{CALL_MS, Ctx, model, pane_actor, unavailable, wire_error, workspace_actor};
 use crate::messages::ServerMsg;
+use signaltty_types::id::{PaneId, TabId, WorkspaceId};
 
 /// What a rename or focus target turned out to be.
 enum Target {
     Workspace {
-        id: String,
+        id: WorkspaceId,
     },
     Tab {
-        id: String,
-        workspace: String,
+        id: TabId,
+        workspace: WorkspaceId,
     },
     Pane {
-        id: String,
-        tab: String,
-        workspace: String,
+        id: PaneId,
+        tab: TabId,
+        workspace: WorkspaceId,
     },
 }
 
@@ -45,7 +46,9 @@ impl Target {
 
     fn id(&self) -> &str {
         match self {
-            Target::Workspace { id } | Target::Tab { id, .. } | Target::Pane { id, .. } => id,
+            Target::Workspace { id } => id,
+            Target::Tab { id, .. } => id,
+            Target::Pane { id, .. } => id,
         }
     }
 }
@@ -203,9 +206,9 @@ pub async fn split_ratio(ctx: &Ctx, p: params::SplitRatio) -> Result<RatioReply,
 
 /// A pane, and the tab and workspace it is in.
 struct Placed {
-    id: String,
-    tab: String,
-    workspace: String,
+    id: PaneId,
+    tab: TabId,
+    workspace: WorkspaceId,
 }
 
 fn placed(model: &Model, query: &str) -> Result<Placed, WireError> {
@@ -264,10 +267,10 @@ pub async fn swap(ctx: &Ctx, p: params::PaneSwap) -> Result<SwapReply, WireError
     })
     .await?;
     Ok(SwapReply {
-        pane: a.id,
-        tab: b.tab,
-        with: b.id,
-        with_tab: a.tab,
+        pane: a.id.into(),
+        tab: b.tab.into(),
+        with: b.id.into(),
+        with_tab: a.tab.into(),
     })
 }
 
@@ -296,7 +299,10 @@ pub async fn break_out(ctx: &Ctx, p: params::PaneBreak) -> Result<BreakReply, Wi
         reply,
     })
     .await?;
-    Ok(BreakReply { pane: pane.id, tab })
+    Ok(BreakReply {
+        pane: pane.id.into(),
+        tab: tab.into(),
+    })
 }
 
 pub async fn move_pane(ctx: &Ctx, p: params::PaneMove) -> Result<MoveReply, WireError> {
@@ -340,9 +346,9 @@ pub async fn move_pane(ctx: &Ctx, p: params::PaneMove) -> Result<MoveReply, Wire
     })
     .await?;
     Ok(MoveReply {
-        pane: pane.id,
-        tab: to.id.clone(),
-        closed_tab: closed.then_some(pane.tab),
+        pane: pane.id.into(),
+        tab: to.id.to_string(),
+        closed_tab: closed.then_some(pane.tab.into()),
     })
 }
 

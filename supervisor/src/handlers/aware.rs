@@ -146,7 +146,7 @@ pub(crate) async fn wait_for(
         })?,
         None => met_rx.await,
     }
-    .map_err(|_| wire_error(ActorError::NoSuchPane(view.record.id.clone())))
+    .map_err(|_| wire_error(ActorError::NoSuchPane(view.record.id.to_string())))
 }
 
 fn condition(p: &params::PaneWait) -> Result<WaitFor, WireError> {

@@ -33,9 +33,12 @@ pub(crate) async fn debug_panic(ctx: &Ctx, p: params::DebugPanic) -> Result<Done
             if let Ok(view) = model.resolve_pane(target) {
                 pane_actor(view)?.cast(PaneMsg::DebugPanic).is_ok()
             } else if let Ok(tab) = model.resolve_tab(target) {
-                actor::<TabMsg>(names::tab(&tab.id), ActorError::NoSuchTab(tab.id.clone()))?
-                    .cast(TabMsg::DebugPanic)
-                    .is_ok()
+                actor::<TabMsg>(
+                    names::tab(&tab.id),
+                    ActorError::NoSuchTab(tab.id.to_string()),
+                )?
+                .cast(TabMsg::DebugPanic)
+                .is_ok()
             } else {
                 let ws = model.resolve_workspace(target).map_err(|_| {
                     WireError::new(

@@ -82,7 +82,7 @@ pub(crate) async fn pane_new(ctx: &Ctx, p: params::PaneNew) -> Result<IdReply, W
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(IdReply { id })
+    Ok(IdReply { id: id.into() })
 }
 
 pub(crate) async fn pane_send(ctx: &Ctx, p: params::PaneSend) -> Result<Done, WireError> {

@@ -53,7 +53,7 @@ pub(crate) async fn workspace_new(
     )
     .map_err(unavailable)?
     .map_err(wire_error)?;
-    Ok(IdReply { id })
+    Ok(IdReply { id: id.into() })
 }
 
 pub(crate) async fn workspace_set(ctx: &Ctx, p: params::WorkspaceSet) -> Result<Done, WireError> {
@@ -133,8 +133,8 @@ pub(crate) async fn tab_new(ctx: &Ctx, p: params::TabNew) -> Result<TabNewReply,
     .map_err(unavailable)?
     .map_err(wire_error)?;
     Ok(TabNewReply {
-        id: tab,
-        pane_id: pane,
+        id: tab.into(),
+        pane_id: pane.into(),
     })
 }
 

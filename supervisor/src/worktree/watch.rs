@@ -6,6 +6,7 @@
 //! one pane — and the pane is told what it found. A server nobody looks at
 //! runs no git at all; a change reaches clients as the pane's record does.
 
+use signaltty_types::id::PaneId;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,7 +42,7 @@ pub fn spawn(model: ModelReader, worktrees: Arc<Worktrees>) -> JoinHandle<()> {
 /// when each is (so a slow git never overlaps itself).
 async fn refresh(model: &ModelReader, worktrees: &Worktrees) {
     let model = model.now();
-    let panes: Vec<(String, WorktreeRecord)> = model
+    let panes: Vec<(PaneId, WorktreeRecord)> = model
         .panes
         .values()
         .filter_map(|p| Some((p.record.id.clone(), p.record.worktree.clone()?)))
@@ -57,7 +58,7 @@ async fn refresh(model: &ModelReader, worktrees: &Worktrees) {
     .await;
 }
 
-async fn look_if_shown(worktrees: &Worktrees, id: String, worktree: WorktreeRecord) {
+async fn look_if_shown(worktrees: &Worktrees, id: PaneId, worktree: WorktreeRecord) {
     let Some(pane) = names::lookup::<PaneMsg>(&names::pane(&id)) else {
         return;
     };
