@@ -1,9 +1,13 @@
-//! Keys and what they do: the key values the input parser produces, their
-//! names in the config file and the help, and the bindings table (tmux's
-//! defaults, each one replaceable under `[keys]`).
+//! Keys and what they do: the key values the input parser produces, which
+//! of the key names `signaltty_screen` reads (the one vocabulary, shared
+//! with `ctl send-keys`) the config file can bind, their names in the
+//! help, and the bindings table (tmux's defaults, each one replaceable
+//! under `[keys]`).
 
 use std::collections::BTreeMap;
 use std::fmt;
+
+use signaltty_screen::{KeyPress, NamedKey};
 
 use super::geometry::Towards;
 
@@ -54,62 +58,101 @@ impl Key {
         }
     }
 
-    /// Parses a key name: a character (`%`, `"`), `C-x`, `M-x`, or a named
-    /// key (`Left`, `PageUp`, `Tab`, `Enter`, `Space`, `Escape`, `F1`…).
-    pub fn parse(name: &str) -> Result<Key, String> {
-        let mut chars = name.chars();
-        if let (Some(c), None) = (chars.next(), chars.next()) {
-            return Ok(Key::Char(c));
-        }
-        if let Some((modifier, arrow)) = name.split_once('-')
-            && let Some(towards) = arrow_named(arrow)
-        {
-            match modifier {
-                "C" => return Ok(Key::CtrlArrow(towards)),
-                "M" => return Ok(Key::AltArrow(towards)),
-                _ => {}
+    /// Parses a key name with signaltty's one key vocabulary
+    /// ([`KeyPress::parse`], as `ctl send-keys` reads it: `C-a`, `^A`,
+    /// `ctrl+a`, `M-x`, `BTab`, `shift+tab`, `PageUp`, `ppage`, `F1`…),
+    /// then keeps it if it is a key the multiplexer tells apart.
+    pub fn parse(name: &str) -> Result<Key, KeyNameError> {
+        let press = KeyPress::parse(name).map_err(|_| KeyNameError::Unknown(name.to_string()))?;
+        Key::bindable(press).ok_or_else(|| match press.key {
+            NamedKey::Char(_) | NamedKey::Space if press.ctrl && !press.alt && !press.shift => {
+                KeyNameError::NotControl(name.to_string())
             }
+            _ => KeyNameError::NotBindable(name.to_string()),
+        })
+    }
+
+    /// The key a press is, as the input parser would tell it from a
+    /// terminal's bytes; `None` for a press it has no key of its own for
+    /// (Shift+Up, Ctrl+1), which a binding could never match.
+    fn bindable(press: KeyPress) -> Option<Key> {
+        let key = match press.key {
+            NamedKey::Space => NamedKey::Char(' '),
+            key => key,
+        };
+        match (key, press.shift, press.alt, press.ctrl) {
+            (NamedKey::Char(c), false, false, false) => Some(Key::Char(c)),
+            (NamedKey::Char(c), false, true, false) => Some(Key::Alt(c)),
+            (NamedKey::Char(c), false, false, true) => control_key(c),
+            (NamedKey::Tab, true, false, false) => Some(Key::BackTab),
+            (key, false, true, false) => arrow(key).map(Key::AltArrow),
+            (key, false, false, true) => arrow(key).map(Key::CtrlArrow),
+            (key, false, false, false) => Some(unmodified(key)),
+            _ => None,
         }
-        if let Some(rest) = name.strip_prefix("C-").or_else(|| name.strip_prefix("^")) {
-            return match single(rest).map(|c| c.to_ascii_lowercase()) {
-                Some(c @ ('a'..='z' | '@' | '[' | '\\' | ']' | '^' | '_')) => Ok(match c {
-                    'i' => Key::Tab,
-                    'm' => Key::Enter,
-                    '[' => Key::Escape,
-                    c => Key::Ctrl(c),
-                }),
-                Some(' ') => Ok(Key::Ctrl('@')),
-                _ => Err(format!(
-                    "{name:?} is not a control key; use C- and a letter or one of @[\\]^_"
-                )),
-            };
-        }
-        if let Some(rest) = name.strip_prefix("M-") {
-            return single(rest)
-                .map(Key::Alt)
-                .ok_or_else(|| format!("{name:?} is not a key; use M- and one character"));
-        }
-        if let Some(n) = name.strip_prefix('F').and_then(|n| n.parse::<u8>().ok())
-            && (1..=12).contains(&n)
-        {
-            return Ok(Key::F(n));
-        }
-        NAMED
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, key)| *key)
-            .ok_or_else(|| {
-                format!("{name:?} is not a key name; use a character, C-x, M-x, C-Left, M-Left, F1-F12 or one of Up Down Left Right Home End PageUp PageDown Insert Delete Tab BTab Enter Backspace Escape Space")
-            })
     }
 }
 
-fn arrow_named(name: &str) -> Option<Towards> {
-    ARROWS
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, towards)| *towards)
+fn arrow(key: NamedKey) -> Option<Towards> {
+    match key {
+        NamedKey::Up => Some(Towards::Up),
+        NamedKey::Down => Some(Towards::Down),
+        NamedKey::Left => Some(Towards::Left),
+        NamedKey::Right => Some(Towards::Right),
+        _ => None,
+    }
 }
+
+/// A key pressed alone.
+fn unmodified(key: NamedKey) -> Key {
+    match key {
+        NamedKey::Up => Key::Up,
+        NamedKey::Down => Key::Down,
+        NamedKey::Left => Key::Left,
+        NamedKey::Right => Key::Right,
+        NamedKey::Home => Key::Home,
+        NamedKey::End => Key::End,
+        NamedKey::PageUp => Key::PageUp,
+        NamedKey::PageDown => Key::PageDown,
+        NamedKey::Insert => Key::Insert,
+        NamedKey::Delete => Key::Delete,
+        NamedKey::Tab => Key::Tab,
+        NamedKey::Enter => Key::Enter,
+        NamedKey::Backspace => Key::Backspace,
+        NamedKey::Escape => Key::Escape,
+        NamedKey::F(n) => Key::F(n),
+        NamedKey::Space => Key::Char(' '),
+        NamedKey::Char(c) => Key::Char(c),
+    }
+}
+
+/// Control with `c`, as [`Key::from_byte`] names the byte a terminal sends
+/// for it: `C-i` is Tab, `C-m` Enter, `C-[` Escape, `C-Space` `C-@`;
+/// `None` for a character Control makes no key of (`C-1`).
+fn control_key(c: char) -> Option<Key> {
+    match c.to_ascii_lowercase() {
+        'i' => Some(Key::Tab),
+        'm' => Some(Key::Enter),
+        '[' => Some(Key::Escape),
+        ' ' => Some(Key::Ctrl('@')),
+        c @ ('a'..='z' | '@' | '\\' | ']' | '^' | '_') => Some(Key::Ctrl(c)),
+        _ => None,
+    }
+}
+
+/// A key name under `[keys]` that binds nothing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyNameError {
+    #[error("{0:?} is not a key name; use {BINDABLE}")]
+    Unknown(String),
+    #[error("{0:?} is not a control key; use C- and a letter or one of @[\\]^_")]
+    NotControl(String),
+    #[error("{0:?} is a key the multiplexer does not tell apart; use {BINDABLE}")]
+    NotBindable(String),
+}
+
+/// The keys a binding can name, for the errors.
+const BINDABLE: &str = "a character, C-x, M-x, C-Left, M-Left, F1-F12 or one of Up Down Left Right Home End PageUp PageDown Insert Delete Tab BTab Enter Backspace Escape Space";
 
 fn arrow_name(towards: Towards) -> &'static str {
     ARROWS
@@ -125,14 +168,7 @@ const ARROWS: [(&str, Towards); 4] = [
     ("Right", Towards::Right),
 ];
 
-fn single(s: &str) -> Option<char> {
-    let mut chars = s.chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) => Some(c),
-        _ => None,
-    }
-}
-
+/// How the help and the hints print the named keys (each parses back).
 const NAMED: [(&str, Key); 16] = [
     ("Up", Key::Up),
     ("Down", Key::Down),
@@ -576,7 +612,89 @@ mod tests {
         assert_eq!(Key::parse("C-m").unwrap(), Key::Enter);
         assert_eq!(Key::parse("escape").unwrap(), Key::Escape);
         assert!(Key::parse("C-1").is_err());
-        assert!(Key::parse("Banana").unwrap_err().contains("not a key name"));
+        assert!(
+            Key::parse("Banana")
+                .unwrap_err()
+                .to_string()
+                .contains("not a key name")
+        );
+    }
+
+    /// `[keys]` reads names as `ctl send-keys` does: the multiplexer's
+    /// spellings and the screen's own name the same key.
+    #[test]
+    fn both_vocabularies_name_the_same_key() {
+        let same = [
+            (Key::BackTab, &["BTab", "btab", "shift+tab", "S-Tab"][..]),
+            (Key::PageUp, &["PageUp", "ppage", "pgup", "pageup"]),
+            (Key::PageDown, &["PageDown", "npage", "pgdn"]),
+            (Key::Insert, &["Insert", "ic"]),
+            (Key::Delete, &["Delete", "dc", "del"]),
+            (Key::Backspace, &["Backspace", "bspace"]),
+            (Key::Escape, &["Escape", "esc", "C-["]),
+            (Key::Enter, &["Enter", "return", "C-m"]),
+            (Key::Tab, &["Tab", "C-i"]),
+            (Key::Char(' '), &["Space", "space", " "]),
+            (
+                Key::Ctrl('a'),
+                &["C-a", "C-A", "^A", "^a", "ctrl+a", "control+a"],
+            ),
+            (Key::Ctrl('@'), &["C-@", "C- ", "ctrl+space"]),
+            (Key::Ctrl(']'), &["C-]", "ctrl+]"]),
+            (Key::Alt('x'), &["M-x", "alt+x", "meta+x"]),
+            (Key::Alt('+'), &["M-+", "alt++"]),
+            (Key::Alt('-'), &["M--", "alt+-"]),
+            (
+                Key::CtrlArrow(Towards::Left),
+                &["C-Left", "C-left", "ctrl+left"],
+            ),
+            (Key::AltArrow(Towards::Up), &["M-Up", "alt+up"]),
+            (Key::F(5), &["F5", "f5"]),
+            (Key::Char('%'), &["%"]),
+        ];
+        for (key, names) in same {
+            for name in names {
+                assert_eq!(Key::parse(name), Ok(key), "{name:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn presses_the_multiplexer_cannot_tell_apart_are_refused() {
+        for name in ["S-Up", "C-Home", "C-M-a", "M-Enter", "shift+a", "C-Tab"] {
+            let err = Key::parse(name).unwrap_err();
+            assert_eq!(err, KeyNameError::NotBindable(name.to_string()), "{name}");
+        }
+        for name in ["C-1", "ctrl+%"] {
+            let err = Key::parse(name).unwrap_err();
+            assert_eq!(err, KeyNameError::NotControl(name.to_string()), "{name}");
+        }
+    }
+
+    #[test]
+    fn every_key_the_help_prints_parses_back() {
+        let bindings = Bindings::default();
+        for action in Action::all() {
+            for key in bindings.keys_of(action) {
+                assert_eq!(Key::parse(&key.to_string()), Ok(key), "{key}");
+            }
+        }
+        for key in [
+            Key::Home,
+            Key::End,
+            Key::PageDown,
+            Key::Insert,
+            Key::Delete,
+            Key::BackTab,
+            Key::Enter,
+            Key::Backspace,
+            Key::Escape,
+            Key::F(12),
+            Key::Alt('x'),
+            Key::Ctrl('_'),
+        ] {
+            assert_eq!(Key::parse(&key.to_string()), Ok(key), "{key}");
+        }
     }
 
     #[test]

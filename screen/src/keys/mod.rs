@@ -1,6 +1,8 @@
 //! Named keys, as scripts write them (`enter`, `shift+tab`, `ctrl+c`,
-//! tmux's `C-c` and `BTab` too), and the bytes a program reading a terminal
-//! gets for each, in the modes it asked for.
+//! tmux's `C-c`, `^C` and `BTab` too), and the bytes a program reading a
+//! terminal gets for each, in the modes it asked for. [`KeyPress::parse`]
+//! is signaltty's one reader of key names: `ctl send-keys` sends what it
+//! reads, and the multiplexer binds its `[keys]` on it.
 //!
 //! The encoding is xterm's, which every agent CLI reads, unless the program
 //! asked for the kitty keyboard protocol or modifyOtherKeys (`modern`):
@@ -63,7 +65,7 @@ impl fmt::Display for UnknownKey {
             f,
             "{:?} is not a key; use enter, esc, tab, backspace, space, up, down, left, right, \
              home, end, pageup, pagedown, insert, delete, f1-f12 or one character, with \
-             ctrl+, alt+ or shift+ before it (tmux's C-x, M-x and BTab work too)",
+             ctrl+, alt+ or shift+ before it (tmux's C-x, ^X, M-x and BTab work too)",
             self.0
         )
     }
@@ -102,8 +104,10 @@ const NAMES: &[(&str, NamedKey)] = &[
 
 impl KeyPress {
     /// Parses `name`: a key, after any of `ctrl+`, `alt+`, `shift+` (also
-    /// `C-`, `M-`, `S-`, and `BTab` for Shift+Tab). Names are
-    /// case-insensitive except a single character, which is itself.
+    /// tmux's `C-`, `M-`, `S-`, a leading `^` for Ctrl, and `BTab` for
+    /// Shift+Tab). Names are case-insensitive except a single character,
+    /// which is itself. This is the one key vocabulary: `ctl send-keys`
+    /// and the multiplexer's `[keys]` both read names with it.
     pub fn parse(name: &str) -> Result<KeyPress, UnknownKey> {
         let unknown = || UnknownKey(name.chars().take(MAX_KEY_NAME).collect());
         if name.is_empty() || name.len() > MAX_KEY_NAME {
@@ -115,7 +119,14 @@ impl KeyPress {
             alt: false,
             ctrl: false,
         };
-        let mut rest = name;
+        // tmux's caret notation, `^A` for `C-a`, only ever comes first.
+        let mut rest = match name.strip_prefix('^').filter(|after| !after.is_empty()) {
+            Some(after) => {
+                press.ctrl = true;
+                after
+            }
+            None => name,
+        };
         while let Some((modifier, after)) = split_modifier(rest) {
             match modifier {
                 Modifier::Ctrl => press.ctrl = true,
@@ -321,12 +332,12 @@ enum Modifier {
     Shift,
 }
 
-/// `ctrl+x` / `C-x` and friends: the modifier and what follows it. A lone
+/// `ctrl+x` / `C-x` and friends: the modifier and what follows it. The
+/// first `+` or `-` ends the modifier, so `M-+` is Alt with `+`; a lone
 /// `+` or `-` is a character, not a modifier.
 fn split_modifier(name: &str) -> Option<(Modifier, &str)> {
     let (head, rest) = name
-        .split_once('+')
-        .or_else(|| name.split_once('-'))
+        .split_once(['+', '-'])
         .filter(|(_, rest)| !rest.is_empty())?;
     let modifier = match head.to_ascii_lowercase().as_str() {
         "ctrl" | "control" | "c" => Modifier::Ctrl,
@@ -527,10 +538,54 @@ mod tests {
             ("+", b"+"),
             ("-", b"-"),
             ("ctrl++", b"+"),
+            ("^c", b"\x03"),
+            ("^C", b"\x03"),
+            ("^", b"^"),
+            ("^^", b"\x1e"),
+            ("M-+", b"\x1b+"),
+            ("M--", b"\x1b-"),
             ("é", "é".as_bytes()),
         ];
         for (name, want) in cases {
             assert_eq!(bytes(name), *want, "{name}");
+        }
+    }
+
+    /// `ctl send-keys` and the multiplexer's `[keys]` read names with this
+    /// one parser: tmux's spellings and the long ones are the same press.
+    #[test]
+    fn tmux_names_and_long_names_are_the_same_press() {
+        let same = [
+            ("C-a", "ctrl+a"),
+            ("^a", "control+a"),
+            ("^A", "C-A"),
+            ("^[", "ctrl+["),
+            ("M-x", "alt+x"),
+            ("M-x", "meta+x"),
+            ("M-+", "alt++"),
+            ("M--", "alt+-"),
+            ("C-Left", "ctrl+left"),
+            ("M-Left", "alt+left"),
+            ("BTab", "shift+tab"),
+            ("BTab", "btab"),
+            ("S-Tab", "shift+tab"),
+            ("PageUp", "ppage"),
+            ("PageUp", "pgup"),
+            ("PageDown", "npage"),
+            ("PageDown", "pgdn"),
+            ("Insert", "ic"),
+            ("Delete", "dc"),
+            ("Delete", "del"),
+            ("Backspace", "bspace"),
+            ("Escape", "esc"),
+            ("Enter", "return"),
+            ("Space", "space"),
+            ("F5", "f5"),
+        ];
+        for (tmux, long) in same {
+            let press = KeyPress::parse(tmux);
+            assert!(press.is_ok(), "{tmux}");
+            assert_eq!(press, KeyPress::parse(long), "{tmux} = {long}");
         }
     }
 
