@@ -135,6 +135,40 @@ fn claude_hooks_set_lifecycle_attention_and_the_session_id() {
     assert!(notifications(&server, true).is_empty());
 }
 
+/// codex runs one notify program for every event, naming the event in the
+/// payload's `type`: its data file says so, and the server reports that
+/// event.
+#[test]
+fn codex_notify_reports_the_event_its_payload_names() {
+    let server = TestServer::start();
+    let ws = server.workspace("codex-notify", &[]);
+    let pane = server.ctl_ok(&["new", &ws, "--", "sleep", "1000"]);
+    server.ctl_ok(&["seen", &pane]);
+    let thread = "0f9e8d7c-6b5a-4c3d-8e2f-1a0b9c8d7e6f";
+    let turn = format!(
+        r#"{{"type":"agent-turn-complete","thread-id":"{thread}","turn-id":"1","input-messages":["go"],"last-assistant-message":"all done"}}"#
+    );
+    let out = hook(&server, "codex", "notify", &pane, turn.as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = server.pane(&pane).unwrap();
+    assert_eq!(listed["lifecycle"], "done");
+    assert_eq!(listed["attention"], "unread");
+    assert_eq!(listed["agent"]["kind"], "codex");
+    assert_eq!(listed["agent"]["session_id"], thread);
+
+    let out = hook(&server, "codex", "notify", &pane, br#"{"thread-id":"x"}"#);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("codex's notify payload has no \"type\"; nothing to report"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn attention_and_unread_notifications_survive_a_kill() {
     let mut server = TestServer::start();

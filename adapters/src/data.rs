@@ -106,6 +106,8 @@ struct AgentFile {
     #[serde(default, rename = "hook")]
     hooks: Vec<HookText>,
     #[serde(default)]
+    hook_relay: Option<HookRelayText>,
+    #[serde(default)]
     hook_config: Option<HookConfigText>,
     #[serde(default)]
     keys: Option<KeysText>,
@@ -138,6 +140,15 @@ struct KeysText {
     /// The version and how it was seen.
     #[allow(dead_code)] // for people
     checked: String,
+}
+
+/// `[hook_relay]`: the agent runs one hook for all its events and names
+/// the event in the payload's `type` (codex's `notify`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HookRelayText {
+    /// The event word that hook is installed with (`ctl hook KIND EVENT`).
+    event: String,
 }
 
 /// `[hook_config]`: where `signaltty hooks install` writes.
@@ -354,6 +365,10 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         return Err("a package marker must be at least 3 characters".into());
     }
     let resume_keeps = resume_keeps(&launch, resume.as_ref())?;
+    let hook_relay = file
+        .hook_relay
+        .map(|relay| hook_relay(relay, &file.hooks))
+        .transpose()?;
     let hook_config = file
         .hook_config
         .map(|config| hook_config(config, !file.hooks.is_empty()))
@@ -374,6 +389,7 @@ pub(crate) fn parse(kind: AgentKind, text: &str) -> Result<AdapterSpec, String> 
         resume_subcommand: launch.resume_subcommand,
         resume_keeps,
         hooks: file.hooks.into_iter().map(hook_rule).collect(),
+        hook_relay,
         hook_config,
         process_names: file.process_names,
         package_markers: file.package_markers,
@@ -581,6 +597,22 @@ fn needs(text: NeedsText) -> AgentNeeds {
     }
 }
 
+/// The relay's event word, checked: a word that is none of the events it
+/// relays (which must be listed, since a relayed event is looked up there).
+fn hook_relay(text: HookRelayText, hooks: &[HookText]) -> Result<String, String> {
+    check_word("hook_relay.event", &text.event)?;
+    if hooks.is_empty() {
+        return Err("hook_relay needs [[hook]] events to relay".into());
+    }
+    if hooks.iter().any(|hook| hook.event == text.event) {
+        return Err(format!(
+            "hook_relay.event {:?} is also a [[hook]] event; a relay names none of its own",
+            text.event
+        ));
+    }
+    Ok(text.event)
+}
+
 fn hook_config(text: HookConfigText, has_events: bool) -> Result<HookConfig, String> {
     let format = match text.format {
         HookFormatText::SettingsHooks => HookFormat::SettingsHooks,
@@ -762,9 +794,18 @@ mod tests {
             ),
         ];
         let text = bundled(AgentKind::Claude).unwrap();
+        let relay = |event: &str| format!("[hook_relay]\nevent = \"{event}\"\n\n[[hook]]");
+        let relays = [
+            ("[[hook]]", relay("Stop"), "also a [[hook]] event"),
+            ("[[hook]]", relay("a b"), "hook_relay.event"),
+        ];
+        let cases = cases
+            .into_iter()
+            .map(|(this, that, needle)| (this, that.to_string(), needle))
+            .chain(relays);
         for (this, that, needle) in cases {
             assert!(text.contains(this), "{this}");
-            let err = parse(AgentKind::Claude, &text.replacen(this, that, 1)).unwrap_err();
+            let err = parse(AgentKind::Claude, &text.replacen(this, &that, 1)).unwrap_err();
             assert!(err.contains(needle), "{needle}: {err}");
         }
     }

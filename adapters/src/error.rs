@@ -33,6 +33,15 @@ pub enum AdapterError {
         known: String,
     },
 
+    /// The payload of a hook that reports every event (the kind's
+    /// `[hook_relay]`) named no event.
+    #[error("{kind}'s {relay} payload has no \"type\"; nothing to report")]
+    NoRelayedEvent {
+        kind: AgentKind,
+        /// The relay's event word, from the kind's data file.
+        relay: &'static str,
+    },
+
     /// A session id that does not follow its kind's rule.
     #[error("invalid {kind} session id \"{id_shown}\": {rule}")]
     InvalidSessionId {

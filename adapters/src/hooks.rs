@@ -5,7 +5,9 @@
 //! hooks.json, opencode's plugin events); that command is
 //! `signaltty ctl hook KIND EVENT`. Each kind's data file (`agents/
 //! <kind>.toml`, `[[hook]]`) says what each event means: what the agent is
-//! doing now, and whether the user has to look.
+//! doing now, and whether the user has to look; and, for an agent that
+//! runs one hook for all its events (`[hook_relay]`), that the event is
+//! the one its payload names.
 
 use crate::error::{AdapterError, shown};
 use crate::kind::AgentKind;
@@ -47,6 +49,22 @@ pub(crate) struct HookRule {
     /// (lowercase), first match first: Claude Code's one `Notification`
     /// asks for a permission or says it is back at its prompt.
     pub(crate) by_message: Vec<(String, HookEffect)>,
+}
+
+/// The event a hook of `kind` reports: `event` itself, or, where `event`
+/// is the kind's relay (one hook for every event: codex's `notify`), the
+/// event the payload names in `type` (`payload_type`).
+pub fn hook_event<'a>(
+    kind: AgentKind,
+    event: &'a str,
+    payload_type: Option<&'a str>,
+) -> Result<&'a str, AdapterError> {
+    match kind.spec().hook_relay.as_deref() {
+        Some(relay) if relay == event => {
+            payload_type.ok_or(AdapterError::NoRelayedEvent { kind, relay })
+        }
+        _ => Ok(event),
+    }
 }
 
 /// What `event` of `kind` means, or what its message makes it mean (Claude
@@ -141,6 +159,25 @@ mod tests {
         )
         .unwrap();
         assert_eq!(asks.needs, Some(Permission));
+    }
+
+    /// codex's one notify program reports every event; its data file says
+    /// so (`[hook_relay]`), and the event is the one its payload names.
+    #[test]
+    fn a_relay_reports_the_event_its_payload_names() {
+        let turn = hook_event(AgentKind::Codex, "notify", Some("agent-turn-complete"));
+        assert_eq!(turn, Ok("agent-turn-complete"));
+        let err = hook_event(AgentKind::Codex, "notify", None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "codex's notify payload has no \"type\"; nothing to report"
+        );
+        // Any other event, and any other kind's `notify`, is itself; the
+        // payload's `type` is not looked at.
+        let stop = hook_event(AgentKind::Codex, "Stop", Some("agent-turn-complete"));
+        assert_eq!(stop, Ok("Stop"));
+        let claude = hook_event(AgentKind::Claude, "notify", Some("Stop"));
+        assert_eq!(claude, Ok("notify"));
     }
 
     #[test]

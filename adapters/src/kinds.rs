@@ -170,6 +170,9 @@ pub(crate) struct AdapterSpec {
     pub(crate) resume_keeps: ResumeKeeps,
     /// What each of its hook events means (see `hooks.rs`).
     pub(crate) hooks: Vec<HookRule>,
+    /// The event word of a hook that reports every event, naming it in
+    /// its payload's `type` (see `hooks.rs`).
+    pub(crate) hook_relay: Option<String>,
     /// Where it reads its hook configuration (see `hook_config.rs`).
     pub(crate) hook_config: Option<HookConfig>,
     /// Basenames its running process shows as its executable or argv[0],
@@ -207,6 +210,7 @@ impl AdapterSpec {
             resume_subcommand: Vec::new(),
             resume_keeps: ResumeKeeps::default(),
             hooks: Vec::new(),
+            hook_relay: None,
             hook_config: None,
             process_names: Vec::new(),
             package_markers: Vec::new(),

@@ -52,7 +52,8 @@
 //! * `argv.rs` — reading a command line: `env` prefixes, basenames, options.
 //! * `detect.rs`, `resume.rs`, `launch.rs` — the three operations.
 //! * `secrets.rs` — [`without_secrets`].
-//! * `hooks.rs` — what a hook event means ([`hook_effect`]);
+//! * `hooks.rs` — which event a hook reports ([`hook_event`]) and what it
+//!   means ([`hook_effect`]);
 //!   `hook_config.rs` — where an agent reads its hooks ([`hook_config`]),
 //!   for `signaltty hooks install`.
 //! * `rules.rs` — screen rules; `discover.rs` — the session store readers;
@@ -79,7 +80,7 @@ pub use detect::{ProcessFacts, detect, detect_process};
 pub use discover::{AgentProcess, Discovered, discover_session, store_env_names};
 pub use error::AdapterError;
 pub use hook_config::{HookConfig, HookFormat, ProjectRoot, hook_config, hook_events};
-pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect, hooks_report};
+pub use hooks::{AgentActivity, AgentNeeds, HookEffect, hook_effect, hook_event, hooks_report};
 pub use kind::{AgentFacts, AgentKind};
 pub use launch::{LaunchPlan, plan_launch};
 pub use resume::{ResumeCommand, resume_argv};

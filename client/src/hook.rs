@@ -4,8 +4,10 @@
 //! The payload is untrusted: at most [`MAX_PAYLOAD`] bytes, a JSON object
 //! whose known fields must have the right types (a field of the wrong type
 //! is an error, not ignored), unknown fields ignored. Only the session id,
-//! a message (cut to what the server keeps) and (for codex) the event type
-//! are taken from it; the server's adapter decides what the event means.
+//! a message (cut to what the server keeps) and the payload's `type` are
+//! taken from it; the server's adapter decides which event it was (an
+//! agent's data file may say its one hook names the event in `type`) and
+//! what the event means.
 
 use std::io::Read;
 
@@ -32,6 +34,7 @@ struct HookPayload {
     /// Codex's notify.
     #[serde(default, rename = "thread-id")]
     thread_id: Option<String>,
+    /// The event, where one hook reports them all (Codex's notify).
     #[serde(default, rename = "type")]
     event_type: Option<String>,
     #[serde(default, rename = "last-assistant-message")]
@@ -60,18 +63,10 @@ pub fn request(
             Err(e) => bail!("the hook payload is not the JSON object an agent hook sends: {e}"),
         }
     };
-    let event = if agent == "codex" && event == "notify" {
-        match payload.event_type.clone() {
-            Some(kind) => kind,
-            None => bail!("codex's notify payload has no \"type\"; nothing to report"),
-        }
-    } else {
-        event.to_string()
-    };
     Ok(params::PaneHook {
         pane: pane.to_string().into(),
         agent: AgentKind::from_word(agent).map_err(crate::client::ClientError::BadParams)?,
-        event: event.into(),
+        event: event.to_string().into(),
         session_id: payload
             .session_id
             .or(payload.session_id_camel)
@@ -87,6 +82,7 @@ pub fn request(
                 message
             })
             .map(Into::into),
+        payload_type: payload.event_type.map(Into::into),
     })
 }
 
@@ -103,13 +99,17 @@ mod tests {
         assert_eq!(req.event, "Notification");
     }
 
+    /// Which event a `type` names is the server's to say (codex's data
+    /// file makes its `notify` report it); the hook only passes it on.
     #[test]
-    fn codex_notify_reads_its_event_from_the_payload() {
+    fn a_codex_notify_payload_passes_its_type_on() {
         let json =
             br#"{"type":"agent-turn-complete","thread-id":"t1","last-assistant-message":"done"}"#;
         let req = request("codex", "notify", "p1", &mut &json[..]).unwrap();
-        assert_eq!(req.event, "agent-turn-complete");
+        assert_eq!(req.event, "notify");
+        assert_eq!(req.payload_type.as_deref(), Some("agent-turn-complete"));
         assert_eq!(req.session_id.as_deref(), Some("t1"));
+        assert_eq!(req.message.as_deref(), Some("done"));
     }
 
     #[test]

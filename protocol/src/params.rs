@@ -335,6 +335,10 @@ pub struct PaneHook {
     pub session_id: Option<Text<field::SessionId>>,
     #[serde(default)]
     pub message: Option<Text<field::HookMessage>>,
+    /// The payload's `type`: where an agent runs one hook for all its
+    /// events (its data file's `[hook_relay]`), the event it reports.
+    #[serde(default)]
+    pub payload_type: Option<Text<field::HookEvent>>,
 }
 
 /// → [`super::ExplainReply`]: a pane's agent kind, state and why; or,

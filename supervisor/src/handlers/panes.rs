@@ -258,13 +258,15 @@ pub(crate) async fn pane_seen(ctx: &Ctx, p: params::Pane) -> Result<Done, WireEr
 
 pub(crate) async fn pane_hook(ctx: &Ctx, p: params::PaneHook) -> Result<Done, WireError> {
     let kind = p.agent;
-    let effect = adapters::hook_effect(kind, &p.event, p.message.as_deref()).map_err(bad_params)?;
+    let event =
+        adapters::hook_event(kind, &p.event, p.payload_type.as_deref()).map_err(bad_params)?;
+    let effect = adapters::hook_effect(kind, event, p.message.as_deref()).map_err(bad_params)?;
     let view = find_pane(ctx, &p.pane).await?;
     ractor::call_t!(
         pane_actor(&view)?,
         |reply| PaneMsg::Hook {
             kind,
-            event: p.event.plain(),
+            event: event.to_string(),
             effect,
             session_id: p.session_id.plain(),
             message: p.message.plain(),
