@@ -76,6 +76,30 @@ fn output_nobody_watches_and_a_bell_raise_unread_and_seen_clears_it() {
     assert_eq!(terminal.wait_exit(), 0);
 }
 
+/// Reports `event` of `agent` with `payload`, which ends a turn of
+/// session `session`: the pane shows the turn done and unread, and knows
+/// the agent and its session.
+fn hook_ends_turn(
+    server: &TestServer,
+    agent: &str,
+    event: &str,
+    pane: &str,
+    payload: &str,
+    session: &str,
+) {
+    let out = hook(server, agent, event, pane, payload.as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = server.pane(pane).unwrap();
+    assert_eq!(listed["lifecycle"], "done");
+    assert_eq!(listed["attention"], "unread");
+    assert_eq!(listed["agent"]["kind"], agent);
+    assert_eq!(listed["agent"]["session_id"], session);
+}
+
 #[test]
 fn claude_hooks_set_lifecycle_attention_and_the_session_id() {
     let server = TestServer::start();
@@ -86,17 +110,7 @@ fn claude_hooks_set_lifecycle_attention_and_the_session_id() {
     let stop = format!(
         r#"{{"session_id":"{session}","transcript_path":"/home/u/.claude/projects/x/{session}.jsonl","cwd":"/home/u/x","hook_event_name":"Stop","stop_hook_active":false}}"#
     );
-    let out = hook(&server, "claude", "Stop", &pane, stop.as_bytes());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let listed = server.pane(&pane).unwrap();
-    assert_eq!(listed["lifecycle"], "done");
-    assert_eq!(listed["attention"], "unread");
-    assert_eq!(listed["agent"]["kind"], "claude");
-    assert_eq!(listed["agent"]["session_id"], session);
+    hook_ends_turn(&server, "claude", "Stop", &pane, &stop, session);
 
     let ask = format!(
         r#"{{"session_id":"{session}","hook_event_name":"Notification","message":"Claude needs your permission to use Bash"}}"#
@@ -148,17 +162,7 @@ fn codex_notify_reports_the_event_its_payload_names() {
     let turn = format!(
         r#"{{"type":"agent-turn-complete","thread-id":"{thread}","turn-id":"1","input-messages":["go"],"last-assistant-message":"all done"}}"#
     );
-    let out = hook(&server, "codex", "notify", &pane, turn.as_bytes());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let listed = server.pane(&pane).unwrap();
-    assert_eq!(listed["lifecycle"], "done");
-    assert_eq!(listed["attention"], "unread");
-    assert_eq!(listed["agent"]["kind"], "codex");
-    assert_eq!(listed["agent"]["session_id"], thread);
+    hook_ends_turn(&server, "codex", "notify", &pane, &turn, thread);
 
     let out = hook(&server, "codex", "notify", &pane, br#"{"thread-id":"x"}"#);
     assert_eq!(out.status.code(), Some(1));
