@@ -55,6 +55,11 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Ui { workspace }) => up::open_mux(cli, workspace.as_deref()),
         Some(Command::Sessions) => sessions::run(cli),
+        Some(Command::Web(web)) => signaltty_web::run(
+            cli,
+            web,
+            &signaltty_persistence::StateDir::resolve_path(cli.state_dir.clone(), cli.session.as_ref())?,
+        ),
         Some(Command::Hooks(cmd)) => hooks_install::run(cmd, &mut std::io::stdout().lock()),
         Some(Command::Bridge) => bridge::run(cli),
         Some(Command::Completions { shell }) => docs::completions(*shell, cli.json),

@@ -131,6 +131,9 @@ pub enum Command {
     },
     /// Every session, running or only saved, with its counts
     Sessions,
+    /// Serve every pane to a browser or a phone: a live dashboard and
+    /// terminals, behind a login token (see docs/web.md)
+    Web(Web),
     /// Wire an agent's hooks to signaltty (`ctl hook`) in its own config
     #[command(subcommand)]
     Hooks(HooksCmd),
@@ -203,6 +206,35 @@ pub struct Up {
     /// Start empty; the saved snapshot is set aside in archive/, not deleted
     #[arg(long)]
     pub no_restore: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Web {
+    #[command(subcommand)]
+    pub command: Option<WebCmd>,
+    /// The address to listen on: loopback, or anything else only with
+    /// --insecure-http
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7681")]
+    pub listen: std::net::SocketAddr,
+    /// View only: no keystrokes, resizes or requests reach any pane
+    #[arg(long)]
+    pub read_only: bool,
+    /// Serve plain HTTP on an address other than loopback (unsafe beyond a
+    /// network of your own: prefer an SSH tunnel, Tailscale serve or a TLS
+    /// reverse proxy)
+    #[arg(long)]
+    pub insecure_http: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebCmd {
+    /// Print the login token (made on first use)
+    Token {
+        /// Replace it with a new one: every session of the old one ends
+        #[arg(long)]
+        rotate: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
