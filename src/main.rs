@@ -58,7 +58,10 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         Some(Command::Web(web)) => signaltty_web::run(
             cli,
             web,
-            &signaltty_persistence::StateDir::resolve_path(cli.state_dir.clone(), cli.session.as_ref())?,
+            &signaltty_persistence::StateDir::resolve_path(
+                cli.state_dir.clone(),
+                cli.session.as_ref(),
+            )?,
         ),
         Some(Command::Hooks(cmd)) => hooks_install::run(cmd, &mut std::io::stdout().lock()),
         Some(Command::Bridge) => bridge::run(cli),

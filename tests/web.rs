@@ -160,7 +160,11 @@ fn web_token(server: &TestServer, flags: &[&str]) -> String {
         .args(flags)
         .output()
         .expect("signaltty web token");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
     assert_eq!(token.len(), 64, "{token:?}");
     assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
@@ -171,7 +175,12 @@ type Socket = WebSocket<TcpStream>;
 
 /// Opens a WebSocket at `path` with these headers; the refusal's status
 /// when the upgrade is refused.
-fn socket(web: &Web, path: &str, origin: Option<&str>, cookie: Option<&str>) -> Result<Socket, u16> {
+fn socket(
+    web: &Web,
+    path: &str,
+    origin: Option<&str>,
+    cookie: Option<&str>,
+) -> Result<Socket, u16> {
     let mut request = format!("ws://{}{path}", web.addr)
         .into_client_request()
         .expect("request");
@@ -197,7 +206,11 @@ fn socket(web: &Web, path: &str, origin: Option<&str>, cookie: Option<&str>) -> 
 
 /// Reads messages until `found` says yes; panics at the deadline or if
 /// the socket closes first.
-fn read_until<T>(socket: &mut Socket, what: &str, mut found: impl FnMut(&Message) -> Option<T>) -> T {
+fn read_until<T>(
+    socket: &mut Socket,
+    what: &str,
+    mut found: impl FnMut(&Message) -> Option<T>,
+) -> T {
     let deadline = Instant::now() + DEADLINE;
     loop {
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
@@ -243,7 +256,10 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
     // send the browser to the login page, unknown paths do not exist.
     assert_eq!(http(&web, "GET", "/api/session", &[], "").status, 401);
     let page = http(&web, "GET", "/", &[], "");
-    assert_eq!((page.status, page.header("location")), (303, Some("/login")));
+    assert_eq!(
+        (page.status, page.header("location")),
+        (303, Some("/login"))
+    );
     let page = http(&web, "GET", &format!("/pane/{first}"), &[], "");
     assert_eq!(page.status, 303);
     assert_eq!(http(&web, "GET", "/login", &[], "").status, 200);
@@ -261,7 +277,10 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
     let page = http(&web, "GET", "/", &[("Cookie", &cookie)], "");
     assert_eq!(page.status, 200);
     assert!(page.body.contains("dashboard.js"), "{}", page.body);
-    assert_eq!(http(&web, "GET", "/nope", &[("Cookie", &cookie)], "").status, 404);
+    assert_eq!(
+        http(&web, "GET", "/nope", &[("Cookie", &cookie)], "").status,
+        404
+    );
 
     // Another site's page: its Origin is its own, and nothing it sends
     // is taken, not even with the cookie.
@@ -272,21 +291,39 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
         &web,
         "POST",
         "/login",
-        &[("Origin", evil), ("Content-Type", "application/x-www-form-urlencoded")],
+        &[
+            ("Origin", evil),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ],
         &format!("token={token}"),
     );
     assert_eq!(foreign_login.status, 403);
-    assert_eq!(http(&web, "POST", "/logout", &[("Cookie", &cookie)], "").status, 403);
-    assert_eq!(socket(&web, "/ws/events", Some(evil), Some(&cookie)).err(), Some(403));
     assert_eq!(
-        socket(&web, &format!("/ws/pane/{first}"), Some(evil), Some(&cookie)).err(),
+        http(&web, "POST", "/logout", &[("Cookie", &cookie)], "").status,
+        403
+    );
+    assert_eq!(
+        socket(&web, "/ws/events", Some(evil), Some(&cookie)).err(),
         Some(403)
     );
-    assert_eq!(socket(&web, "/ws/events", None, Some(&cookie)).err(), Some(403));
+    assert_eq!(
+        socket(
+            &web,
+            &format!("/ws/pane/{first}"),
+            Some(evil),
+            Some(&cookie)
+        )
+        .err(),
+        Some(403)
+    );
+    assert_eq!(
+        socket(&web, "/ws/events", None, Some(&cookie)).err(),
+        Some(403)
+    );
 
     // The dashboard lists the pane, and a new one as soon as it exists.
-    let mut events = socket(&web, "/ws/events", Some(&origin(&web)), Some(&cookie))
-        .expect("the events socket");
+    let mut events =
+        socket(&web, "/ws/events", Some(&origin(&web)), Some(&cookie)).expect("the events socket");
     read_until(&mut events, "the first pane listed", |m| {
         listing_ids(m).filter(|ids| ids.contains(&first))
     });
@@ -296,8 +333,13 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
     });
 
     // A pane: its screen, then what is typed through the page comes back.
-    let mut pane = socket(&web, &format!("/ws/pane/{first}"), Some(&origin(&web)), Some(&cookie))
-        .expect("the pane socket");
+    let mut pane = socket(
+        &web,
+        &format!("/ws/pane/{first}"),
+        Some(&origin(&web)),
+        Some(&cookie),
+    )
+    .expect("the pane socket");
     read_until(&mut pane, "the attach reply", |m| match m {
         Message::Text(text) => {
             let said: Value = serde_json::from_str(text.as_str()).expect("json");
@@ -317,7 +359,8 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
     });
     let mut input = vec![11u8];
     input.extend_from_slice(b"echo web-$((6*7))\r");
-    pane.send(Message::Binary(input.into())).expect("send input");
+    pane.send(Message::Binary(input.into()))
+        .expect("send input");
     let mut output = String::new();
     read_until(&mut pane, "the command's output", |m| match m {
         Message::Binary(bytes) if matches!(bytes.first(), Some(1 | 2)) => {
@@ -326,9 +369,58 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
         }
         _ => None,
     });
-    // Named keys go through pane.send_keys.
-    pane.send(Message::Text(r#"{"keys":["ctrl+c"]}"#.into()))
-        .expect("send keys");
+    // Actions are posted, with the session and from this site only.
+    let action = format!("/api/pane/{first}");
+    let json = ("Content-Type", "application/json");
+    let keys = r#"{"action":"keys","keys":["ctrl+c"]}"#;
+    let own = origin(&web);
+    let answer = http(&web, "POST", &action, &[("Origin", &own), json], keys);
+    assert_eq!(answer.status, 401, "no cookie");
+    let answer = http(
+        &web,
+        "POST",
+        &action,
+        &[("Origin", evil), ("Cookie", &cookie), json],
+        keys,
+    );
+    assert_eq!(answer.status, 403, "another site");
+    let answer = http(
+        &web,
+        "POST",
+        &action,
+        &[("Origin", &own), ("Cookie", &cookie), json],
+        keys,
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let nonsense = r#"{"action":"shutdown"}"#;
+    let answer = http(
+        &web,
+        "POST",
+        &action,
+        &[("Origin", &own), ("Cookie", &cookie), json],
+        nonsense,
+    );
+    assert_eq!(answer.status, 422, "{}", answer.body);
+    let big = format!(r#"{{"action":"prompt","text":"{}"}}"#, "x".repeat(200_000));
+    let answer = http(
+        &web,
+        "POST",
+        &action,
+        &[("Origin", &own), ("Cookie", &cookie), json],
+        &big,
+    );
+    assert_eq!(answer.status, 413, "a body beyond the bound");
+    let shell = r#"{"action":"prompt","text":"hello"}"#;
+    let answer = http(
+        &web,
+        "POST",
+        &action,
+        &[("Origin", &own), ("Cookie", &cookie), json],
+        shell,
+    );
+    assert_eq!(answer.status, 422, "a shell is no agent: {}", answer.body);
+    // A text message on the pane's socket is no way in.
+    pane.send(Message::Text(keys.into())).expect("send text");
 
     // A new token ends every session: requests at once, open sockets soon.
     let rotated = web_token(&server, &["--rotate"]);
@@ -339,8 +431,10 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
     );
     assert_eq!(login(&web, &token).status, 401, "the old token is refused");
     for (socket, name) in [(&mut events, "events"), (&mut pane, "pane")] {
-        wait_for(&format!("the {name} socket to close"), DEADLINE, || {
-            match socket.read() {
+        wait_for(
+            &format!("the {name} socket to close"),
+            DEADLINE,
+            || match socket.read() {
                 Ok(Message::Close(_)) | Err(tungstenite::Error::ConnectionClosed) => Some(()),
                 Err(tungstenite::Error::Io(e))
                     if matches!(
@@ -352,8 +446,8 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
                 }
                 Ok(_) => None,
                 Err(_) => Some(()),
-            }
-        });
+            },
+        );
     }
     let fresh = session(&web, &rotated);
     assert_eq!(
@@ -393,8 +487,13 @@ fn a_read_only_web_server_sends_nothing_to_a_pane() {
     server.wait_output(&pane_id, "ready-for-input");
     let web = start_web(&server, &["--read-only"]);
     let cookie = session(&web, &web_token(&server, &[]));
-    let mut pane = socket(&web, &format!("/ws/pane/{pane_id}"), Some(&origin(&web)), Some(&cookie))
-        .expect("the pane socket");
+    let mut pane = socket(
+        &web,
+        &format!("/ws/pane/{pane_id}"),
+        Some(&origin(&web)),
+        Some(&cookie),
+    )
+    .expect("the pane socket");
     read_until(&mut pane, "the attach reply", |m| match m {
         Message::Text(text) => {
             let said: Value = serde_json::from_str(text.as_str()).expect("json");
@@ -405,7 +504,8 @@ fn a_read_only_web_server_sends_nothing_to_a_pane() {
     });
     let mut input = vec![11u8];
     input.extend_from_slice(b"echo typed-$((6*7))\r");
-    pane.send(Message::Binary(input.into())).expect("send input");
+    pane.send(Message::Binary(input.into()))
+        .expect("send input");
     let refusal = |m: &Message| match m {
         Message::Text(text) => {
             let said: Value = serde_json::from_str(text.as_str()).expect("json");
@@ -418,13 +518,28 @@ fn a_read_only_web_server_sends_nothing_to_a_pane() {
     pane.send(Message::Binary(vec![12u8, 0, 10, 0, 20].into()))
         .expect("send a resize");
     read_until(&mut pane, "the resize refused", refusal);
-    pane.send(Message::Text(r#"{"keys":["enter"]}"#.into()))
-        .expect("send keys");
-    read_until(&mut pane, "the keys refused", refusal);
+    let cookie_header = ("Cookie", cookie.as_str());
+    let own = origin(&web);
+    let answer = http(
+        &web,
+        "POST",
+        &format!("/api/pane/{pane_id}"),
+        &[
+            ("Origin", &own),
+            cookie_header,
+            ("Content-Type", "application/json"),
+        ],
+        r#"{"action":"keys","keys":["enter"]}"#,
+    );
+    assert_eq!(answer.status, 422);
+    assert!(answer.body.contains("read-only"), "{}", answer.body);
     // The refusals came after the decisions: had anything been sent, the
     // shell would have run it by the time the pane is read again.
     let screen = server.ctl_ok(&["read", &pane_id]);
-    assert!(!screen.contains("typed-42") && !screen.contains("typed-"), "{screen}");
+    assert!(
+        !screen.contains("typed-42") && !screen.contains("typed-"),
+        "{screen}"
+    );
     let size = server.pane(&pane_id).expect("the pane");
     assert_eq!(size["state"], "LIVE");
 }
@@ -441,7 +556,12 @@ fn listening_beyond_loopback_needs_tls_or_a_word_of_warning() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
-    for needed in ["SSH tunnel", "Tailscale serve", "reverse proxy", "--insecure-http"] {
+    for needed in [
+        "SSH tunnel",
+        "Tailscale serve",
+        "reverse proxy",
+        "--insecure-http",
+    ] {
         assert!(stderr.contains(needed), "{needed}: {stderr}");
     }
     assert!(out.stdout.is_empty(), "nothing served");

@@ -22,6 +22,7 @@
 //!   signals.
 //! - `mux`: the multiplexer.
 
+pub mod alert_rule;
 mod attach;
 pub mod cli;
 pub mod client;

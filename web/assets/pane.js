@@ -41,9 +41,60 @@ function send(kind, bytes) {
   socket.send(frame);
 }
 
-function sendKeys(keys) {
-  if (!socket || socket.readyState !== WebSocket.OPEN || readOnly) return;
-  socket.send(JSON.stringify({ keys }));
+// An action for the pane (keys by name, a dialog's choice, a prompt, a
+// resume or respawn), posted as the dashboard posts them; its outcome.
+async function act(action) {
+  if (readOnly) return;
+  const answer = await fetch("/api/pane/" + encodeURIComponent(paneId), {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(action),
+  }).catch((e) => null);
+  if (!answer) { outcome({ ok: false, message: "the web server cannot be reached" }); return; }
+  if (answer.status === 401) { location.href = "/login"; return; }
+  outcome(await answer.json().catch(() => ({ ok: false, message: "HTTP " + answer.status })));
+}
+
+function sendKeys(keys) { act({ action: "keys", keys }); }
+
+function outcome(said) {
+  const node = document.getElementById("outcome");
+  node.className = said.ok ? "outcome" : "outcome error";
+  // Keys say nothing when they went through; the rest say what came of it.
+  node.textContent = said.ok && said.message === "sent" ? "" : said.message;
+  if (!said.ok && said.code === "BUSY") document.getElementById("prompt-queue").checked = true;
+}
+
+// What the dashboard's listing says of this pane: its dialog's choices,
+// whether it takes prompts, whether it can be brought back.
+function drawAnswer(pane) {
+  const choices = document.getElementById("choices");
+  const dialog = pane && pane.dialog;
+  choices.replaceChildren();
+  if (dialog) {
+    for (const choice of dialog.choices) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "choice" + (choice.number === dialog.selected ? " selected" : "");
+      button.textContent = choice.number + ". " + choice.label;
+      button.addEventListener("click", () => act({ action: "choose", number: choice.number, label: choice.label }));
+      choices.append(button);
+    }
+  }
+  const live = pane && pane.state === "LIVE";
+  document.getElementById("prompt").hidden = !(live && pane.agent);
+  document.getElementById("revive").hidden = !pane || live;
+  document.getElementById("answer").hidden = readOnly || !pane;
+}
+
+function follow() {
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const listing = new WebSocket(scheme + location.host + "/ws/events");
+  listing.onmessage = (event) => {
+    const said = JSON.parse(event.data);
+    drawAnswer((said.panes || []).find((p) => p.id === paneId));
+  };
+  listing.onclose = () => setTimeout(follow, 2000);
 }
 
 function takePane() {
@@ -68,6 +119,15 @@ term.attachCustomKeyEventHandler((event) => {
   return true;
 });
 document.getElementById("take").addEventListener("click", takePane);
+document.getElementById("prompt").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = document.getElementById("prompt-text");
+  if (!text.value.trim()) return;
+  act({ action: "prompt", text: text.value, queue: document.getElementById("prompt-queue").checked });
+  text.value = "";
+});
+document.getElementById("resume").addEventListener("click", () => act({ action: "resume" }));
+document.getElementById("respawn").addEventListener("click", () => act({ action: "respawn" }));
 window.addEventListener("resize", () => { if (taken) takePane(); });
 for (const button of document.querySelectorAll("#keys button")) {
   button.addEventListener("click", () => { sendKeys([button.dataset.keys]); term.focus(); });
@@ -128,3 +188,4 @@ function connect() {
 }
 
 connect();
+follow();

@@ -30,7 +30,10 @@ pub fn file(name: &str) -> Option<(&'static str, &'static [u8])> {
         "vendor/xterm.js" => (JS, include_bytes!("../assets/vendor/xterm.js")),
         "vendor/xterm.css" => (CSS, include_bytes!("../assets/vendor/xterm.css")),
         "vendor/addon-fit.js" => (JS, include_bytes!("../assets/vendor/addon-fit.js")),
-        "vendor/VERSION" => ("text/plain; charset=utf-8", include_bytes!("../assets/vendor/VERSION")),
+        "vendor/VERSION" => (
+            "text/plain; charset=utf-8",
+            include_bytes!("../assets/vendor/VERSION"),
+        ),
         _ => return None,
     })
 }

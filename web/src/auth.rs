@@ -69,9 +69,8 @@ impl Sessions {
         let Some(current) = current else {
             return false;
         };
-        self.by_id.retain(|_, s| {
-            &s.token == current && now.duration_since(s.created) < SESSION_LIFETIME
-        });
+        self.by_id
+            .retain(|_, s| &s.token == current && now.duration_since(s.created) < SESSION_LIFETIME);
         self.by_id.contains_key(id)
     }
 

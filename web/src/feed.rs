@@ -2,15 +2,19 @@
 //! `subscribe` stream says something a listing shows changed (never on a
 //! timer), and handed to every dashboard socket through a watch channel.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use signaltty_client::alert_rule::AlertRule;
 use signaltty_client::client::{Client, ClientError, Endpoint};
-use signaltty_protocol::{PaneState, method, params};
+use signaltty_protocol::{LsReply, PaneState, method, params};
 use tokio::sync::{mpsc, watch};
 
-use crate::listing::Listing;
+use crate::listing::{Listing, NumberedAlert};
+
+/// How many alerts a listing carries, for a page that missed a push.
+const RECENT_ALERTS: usize = 20;
 
 /// How long a client waits for one answer of the server.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
@@ -93,6 +97,7 @@ async fn refresh(
     mut changes: mpsc::Receiver<Change>,
     publish: watch::Sender<Arc<String>>,
 ) {
+    let mut alerting = Alerting::default();
     while let Some(change) = changes.recv().await {
         let listing = match change {
             Change::Lost(why) => Listing::unavailable(why, read_only),
@@ -105,7 +110,10 @@ async fn refresh(
                 }
                 let endpoint = endpoint.clone();
                 match tokio::task::spawn_blocking(move || fetch(&endpoint, read_only)).await {
-                    Ok(Ok(listing)) => listing,
+                    Ok(Ok((mut listing, ls))) => {
+                        listing.alerts = alerting.after(ls);
+                        listing
+                    }
                     Ok(Err(e)) => Listing::unavailable(e.to_string(), read_only),
                     Err(e) => Listing::unavailable(e.to_string(), read_only),
                 }
@@ -115,8 +123,38 @@ async fn refresh(
     }
 }
 
+/// The alerts of the listings so far: the multiplexer's rule, numbered.
+#[derive(Default)]
+struct Alerting {
+    rule: AlertRule,
+    before: Option<LsReply>,
+    recent: VecDeque<NumberedAlert>,
+    numbered: u64,
+}
+
+impl Alerting {
+    /// Notes the alerts of `ls` (none for the first listing) and gives
+    /// the latest [`RECENT_ALERTS`].
+    fn after(&mut self, ls: LsReply) -> Vec<NumberedAlert> {
+        if let Some(before) = &self.before {
+            for alert in self.rule.decide(before, &ls, None, Instant::now()) {
+                self.numbered += 1;
+                if self.recent.len() == RECENT_ALERTS {
+                    self.recent.pop_front();
+                }
+                self.recent.push_back(NumberedAlert {
+                    number: self.numbered,
+                    alert,
+                });
+            }
+        }
+        self.before = Some(ls);
+        self.recent.iter().cloned().collect()
+    }
+}
+
 /// `ls`, and the screen of every pane with a process.
-fn fetch(endpoint: &Endpoint, read_only: bool) -> Result<Listing, ClientError> {
+fn fetch(endpoint: &Endpoint, read_only: bool) -> Result<(Listing, LsReply), ClientError> {
     let mut client = Client::connect(endpoint)?;
     client.set_timeout(REQUEST_TIMEOUT)?;
     let ls = client.request::<method::Ls>(params::Empty {})?;
@@ -135,7 +173,7 @@ fn fetch(endpoint: &Endpoint, read_only: bool) -> Result<Listing, ClientError> {
             }
         }
     }
-    Ok(Listing::new(&ls, &screens, read_only))
+    Ok((Listing::new(&ls, &screens, read_only), ls))
 }
 
 fn render(listing: &Listing) -> Arc<String> {

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -18,6 +18,7 @@ use serde::Deserialize;
 use signaltty_client::client::Endpoint;
 use tokio::sync::watch;
 
+use crate::actions::{self, Action, Outcome};
 use crate::assets;
 use crate::auth::{COOKIE, LoginLimit, SESSION_LIFETIME, Sessions};
 use crate::token::{Token, TokenFile};
@@ -71,6 +72,24 @@ impl App {
     }
 }
 
+/// Why a read-only web server did nothing.
+pub const READ_ONLY: &str = "this web server is read-only (--read-only): it sends nothing to panes";
+
+impl App {
+    /// Does what a page asked of `pane`, unless this server is
+    /// read-only.
+    pub async fn act(&self, pane: &str, action: Action) -> Outcome {
+        if self.read_only {
+            return Outcome::refused(READ_ONLY);
+        }
+        let endpoint = self.endpoint.clone();
+        let pane = pane.to_string();
+        tokio::task::spawn_blocking(move || actions::run(&endpoint, &pane, action))
+            .await
+            .unwrap_or_else(|e| Outcome::refused(e.to_string()))
+    }
+}
+
 /// A poisoned lock only means a handler panicked while holding it; the
 /// maps it guards are still whole.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -86,6 +105,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/logout", post(logout))
         .route("/pane/{id}", get(pane_page))
         .route("/api/session", get(session_status))
+        .route("/api/pane/{id}", post(pane_action))
         .route("/ws/events", get(events_socket))
         .route("/ws/pane/{id}", get(pane_socket))
         .route("/assets/{*file}", get(asset))
@@ -200,6 +220,33 @@ async fn session_status(State(app): State<Arc<App>>, headers: HeaderMap) -> Resp
         Some(_) => StatusCode::NO_CONTENT.into_response(),
         None => unauthorized(),
     }
+}
+
+/// An [`Action`] posted by a page of this site with a session; its
+/// [`Outcome`] as JSON (422 when the server refused it).
+async fn pane_action(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    action: Result<axum::Json<Action>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    if !same_origin(&headers) {
+        return forbidden();
+    }
+    if app.session(&headers).is_none() {
+        return unauthorized();
+    }
+    let action = match action {
+        Ok(axum::Json(action)) => action,
+        Err(rejection) => return rejection.into_response(),
+    };
+    let outcome = app.act(&id, action).await;
+    let status = if outcome.ok {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    (status, axum::Json(outcome)).into_response()
 }
 
 async fn login_page() -> Response {
@@ -370,13 +417,25 @@ mod tests {
 
     #[test]
     fn only_a_page_of_this_site_is_its_origin() {
-        let ok = headers(&[("host", "127.0.0.1:7681"), ("origin", "http://127.0.0.1:7681")]);
+        let ok = headers(&[
+            ("host", "127.0.0.1:7681"),
+            ("origin", "http://127.0.0.1:7681"),
+        ]);
         assert!(same_origin(&ok));
-        let proxied = headers(&[("host", "box.tail.ts.net"), ("origin", "https://box.tail.ts.net")]);
+        let proxied = headers(&[
+            ("host", "box.tail.ts.net"),
+            ("origin", "https://box.tail.ts.net"),
+        ]);
         assert!(same_origin(&proxied));
         for foreign in [
-            headers(&[("host", "127.0.0.1:7681"), ("origin", "http://evil.example")]),
-            headers(&[("host", "127.0.0.1:7681"), ("origin", "http://127.0.0.1:7682")]),
+            headers(&[
+                ("host", "127.0.0.1:7681"),
+                ("origin", "http://evil.example"),
+            ]),
+            headers(&[
+                ("host", "127.0.0.1:7681"),
+                ("origin", "http://127.0.0.1:7682"),
+            ]),
             headers(&[("host", "127.0.0.1:7681"), ("origin", "null")]),
             headers(&[("host", "127.0.0.1:7681")]),
             headers(&[("origin", "http://127.0.0.1:7681")]),
@@ -391,6 +450,9 @@ mod tests {
         assert_eq!(session_cookie(&h), Some("abc"));
         let h = headers(&[("cookie", "a=1"), ("cookie", "signaltty_session=x")]);
         assert_eq!(session_cookie(&h), Some("x"));
-        assert_eq!(session_cookie(&headers(&[("cookie", "xsignaltty_session=1")])), None);
+        assert_eq!(
+            session_cookie(&headers(&[("cookie", "xsignaltty_session=1")])),
+            None
+        );
     }
 }

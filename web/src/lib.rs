@@ -1,7 +1,8 @@
 //! `signaltty web`: every pane in a browser and on a phone.
 //!
 //! This crate owns the web app: its HTTP routes and their checks
-//! ([`http`]), the login token ([`token`]), sessions and the login limit
+//! ([`http`]), what a page may ask of a pane ([`actions`]), a blocked
+//! agent's dialog read as buttons ([`dialog`]), the login token ([`token`]), sessions and the login limit
 //! ([`auth`]), where it may listen ([`listen`]), the dashboard's listing
 //! ([`listing`], fed by [`feed`]), the WebSockets that carry it and an
 //! attached pane (`sockets`), and the pages with their scripts and the
@@ -16,8 +17,10 @@
 //! process and end with it. It uses `anyhow` at the command line's edge
 //! only, as the client crate does.
 
+pub mod actions;
 mod assets;
 pub mod auth;
+pub mod dialog;
 pub mod feed;
 pub mod http;
 pub mod listen;

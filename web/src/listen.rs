@@ -48,7 +48,10 @@ mod tests {
         assert!(!check(at("[::1]:80"), false).unwrap());
         assert!(!check(at("127.3.4.5:80"), false).unwrap());
         let err = check(at("0.0.0.0:7681"), false).unwrap_err().to_string();
-        assert!(err.contains("SSH tunnel") && err.contains("--insecure-http"), "{err}");
+        assert!(
+            err.contains("SSH tunnel") && err.contains("--insecure-http"),
+            "{err}"
+        );
         assert!(!err.contains('\n'));
         assert!(check(at("192.168.1.2:7681"), true).unwrap());
         assert!(check(at("[::]:7681"), false).is_err());

@@ -4,7 +4,10 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
+use signaltty_client::alert_rule::Alert;
 use signaltty_protocol::{Attention, Lifecycle, LsPane, LsReply, LsWorktree, PaneState};
+
+use crate::dialog::Dialog;
 
 /// Lines of each pane's screen the dashboard shows.
 pub const SCREEN_LINES: usize = 6;
@@ -21,6 +24,17 @@ pub struct Listing {
     pub workspaces: Vec<WorkspaceView>,
     /// Every pane, the one that needs the user most first.
     pub panes: Vec<PaneView>,
+    /// The latest alerts, oldest first: a page notifies for those newer
+    /// than any it has seen.
+    pub alerts: Vec<NumberedAlert>,
+}
+
+/// An alert with its number in this web server's run, from 1.
+#[derive(Debug, Clone, Serialize)]
+pub struct NumberedAlert {
+    pub number: u64,
+    #[serde(flatten)]
+    pub alert: Alert,
 }
 
 #[derive(Debug, Serialize)]
@@ -49,6 +63,8 @@ pub struct PaneView {
     pub cwd: String,
     /// The last lines of its screen with anything on them.
     pub lines: Vec<String>,
+    /// A blocked agent's dialog, its choices to press.
+    pub dialog: Option<Dialog>,
 }
 
 impl Listing {
@@ -58,6 +74,7 @@ impl Listing {
             read_only,
             workspaces: Vec::new(),
             panes: Vec::new(),
+            alerts: Vec::new(),
         }
     }
 
@@ -94,11 +111,13 @@ impl Listing {
             read_only,
             workspaces,
             panes,
+            alerts: Vec::new(),
         }
     }
 }
 
 fn pane_view(pane: &LsPane, workspace: &str, tab: &str, screen: Option<&String>) -> PaneView {
+    let blocked = need(pane.lifecycle, pane.attention) == 0;
     PaneView {
         id: pane.id.clone(),
         name: pane.name.clone(),
@@ -114,6 +133,9 @@ fn pane_view(pane: &LsPane, workspace: &str, tab: &str, screen: Option<&String>)
         worktree: pane.worktree.clone(),
         cwd: pane.cwd.clone(),
         lines: screen.map(|text| last_lines(text)).unwrap_or_default(),
+        dialog: screen
+            .filter(|_| blocked)
+            .and_then(|text| Dialog::read(text)),
     }
 }
 
@@ -122,7 +144,9 @@ fn pane_view(pane: &LsPane, workspace: &str, tab: &str, screen: Option<&String>)
 /// unread output, then one at work, then the rest.
 pub fn need(lifecycle: Lifecycle, attention: Attention) -> u8 {
     match (lifecycle, attention) {
-        (Lifecycle::Blocked, _) | (_, Attention::PermissionRequired | Attention::InputRequired) => 0,
+        (Lifecycle::Blocked, _) | (_, Attention::PermissionRequired | Attention::InputRequired) => {
+            0
+        }
         (Lifecycle::Failed, _) | (_, Attention::Error) => 1,
         (Lifecycle::Done, _) => 2,
         (_, Attention::Warning | Attention::Unread) => 3,
@@ -171,7 +195,10 @@ mod tests {
         .unwrap();
         let screens = HashMap::from([(
             "a".to_string(),
-            format!("{}\nlast   \n\n\n", (1..=9).map(|i| format!("l{i}\n")).collect::<String>()),
+            format!(
+                "{}\nlast   \n\n\n",
+                (1..=9).map(|i| format!("l{i}\n")).collect::<String>()
+            ),
         )]);
         let listing = Listing::new(&ls, &screens, false);
         let order: Vec<&str> = listing.panes.iter().map(|p| p.id.as_str()).collect();

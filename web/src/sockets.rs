@@ -5,18 +5,16 @@
 //! per frame of the server, its kind byte and then its payload (the
 //! snapshot first, then output, sizes and states). The page sends binary
 //! messages of the same shape, [`frame::INPUT`] or [`frame::RESIZE`]
-//! only, and text messages `{"keys":["esc"]}` that become
-//! `pane.send_keys` (so a key is encoded as the pane's program asked).
+//! only; its actions (keys by name, a prompt) go to `POST /api/pane/ID`
+//! like the dashboard's.
 //! Both sockets end when the session's token is rotated.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
-use serde::Deserialize;
 use serde_json::json;
-use signaltty_client::client::{Client, ClientError, Connection, Endpoint, connect_stream};
+use signaltty_client::client::{ClientError, Connection, connect_stream};
 use signaltty_protocol::{
     AttachReply, CatchUp, MAX_LINE, Method, Request, Response, frame, method, params,
 };
@@ -24,7 +22,7 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::sync::{mpsc, watch};
 
-use crate::http::App;
+use crate::http::{App, READ_ONLY};
 use crate::token::Token;
 
 /// The close code of a socket whose session ended (a token rotation).
@@ -140,12 +138,6 @@ async fn attach(app: &App, pane: String) -> Result<Attached, AttachError> {
     })
 }
 
-/// What the page may say in a text message.
-#[derive(Deserialize)]
-struct PageRequest {
-    keys: Vec<String>,
-}
-
 /// Bridges pane `id` and the page, until either leaves or the session
 /// ends.
 pub async fn pane(app: Arc<App>, mut socket: WebSocket, token: Token, id: String) {
@@ -211,11 +203,9 @@ pub async fn pane(app: Arc<App>, mut socket: WebSocket, token: Token, id: String
                         }
                     }
                 }
-                Some(Ok(Message::Text(text))) => {
-                    let answer = keys(&app, &id, text.as_str()).await;
-                    if let Err(why) = answer
-                        && refuse(&mut socket, &why).await.is_err()
-                    {
+                Some(Ok(Message::Text(_))) => {
+                    let why = "a page sends its actions to POST /api/pane/ID, not on this socket";
+                    if refuse(&mut socket, why).await.is_err() {
                         return;
                     }
                 }
@@ -241,7 +231,9 @@ impl Drop for AbortOnDrop {
 async fn refuse(socket: &mut WebSocket, why: &str) -> Result<(), axum::Error> {
     socket
         .send(Message::Text(
-            json!({"type": "refused", "message": why}).to_string().into(),
+            json!({"type": "refused", "message": why})
+                .to_string()
+                .into(),
         ))
         .await
 }
@@ -256,8 +248,6 @@ async fn read_frame(reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>) -> 
     reader.read_exact(&mut message[1..]).await.ok()?;
     Some(Bytes::from(message))
 }
-
-const READ_ONLY: &str = "this web server is read-only (--read-only): it sends nothing to panes";
 
 /// The frame a page's binary message asks for: keystrokes, or a size
 /// when the user takes the pane; nothing else, and nothing when
@@ -274,32 +264,6 @@ fn input_frame(message: &[u8], read_only: bool) -> Result<Vec<u8>, &'static str>
         },
         _ => Err("a page may send only input and resize frames"),
     }
-}
-
-/// Presses the keys a text message names, with `pane.send_keys`.
-async fn keys(app: &App, pane: &str, text: &str) -> Result<(), String> {
-    if app.read_only {
-        return Err(READ_ONLY.into());
-    }
-    let asked: PageRequest =
-        serde_json::from_str(text).map_err(|e| format!("not a request of this page: {e}"))?;
-    let params = params::PaneSendKeys {
-        pane: pane.to_string().into(),
-        keys: asked.keys.into_iter().map(Into::into).collect(),
-    };
-    let endpoint = app.endpoint.clone();
-    tokio::task::spawn_blocking(move || request::<method::PaneSendKeys>(&endpoint, params))
-        .await
-        .map_err(|e| e.to_string())?
-        .map(drop)
-        .map_err(|e| e.to_string())
-}
-
-/// One request on a connection of its own.
-pub fn request<M: Method>(endpoint: &Endpoint, params: M::Params) -> Result<M::Reply, ClientError> {
-    let mut client = Client::connect(endpoint)?;
-    client.set_timeout(Duration::from_secs(30))?;
-    client.request::<M>(params)
 }
 
 #[cfg(test)]
@@ -321,6 +285,9 @@ mod tests {
         assert!(input_frame(&[frame::OUTPUT, b'x'], false).is_err());
         assert!(input_frame(b"", false).is_err());
         assert_eq!(input_frame(b"\x0bls\r", true), Err(READ_ONLY));
-        assert_eq!(input_frame(&[frame::RESIZE, 0, 24, 0, 80], true), Err(READ_ONLY));
+        assert_eq!(
+            input_frame(&[frame::RESIZE, 0, 24, 0, 80], true),
+            Err(READ_ONLY)
+        );
     }
 }

@@ -105,9 +105,7 @@ impl TokenFile {
     pub fn load_or_create(&self) -> Result<Token, TokenError> {
         create_private_dir(&self.dir).map_err(TokenError::Dir)?;
         match self.read() {
-            Err(TokenError::Io { source, .. })
-                if source.kind() == std::io::ErrorKind::NotFound =>
-            {
+            Err(TokenError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 self.write_new()
             }
             other => other,
@@ -158,7 +156,9 @@ impl TokenFile {
     fn write_new(&self) -> Result<Token, TokenError> {
         let token = Token::random()?;
         let path = self.path();
-        let fresh = self.dir.join(format!(".{TOKEN_FILE}.{}", std::process::id()));
+        let fresh = self
+            .dir
+            .join(format!(".{TOKEN_FILE}.{}", std::process::id()));
         let io = |action, source| TokenError::Io {
             action,
             path: path.clone(),

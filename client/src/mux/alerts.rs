@@ -2,11 +2,12 @@
 //! pane they are not looking at needs them.
 //!
 //! One job: from the listing before and after a change and the focused
-//! pane, decide which panes alert ([`Alerts::decide`], pure but for the
-//! per-pane memory it keeps), then word them for the outer terminal (BEL,
+//! pane, decide which panes alert (by the rule the web app shares,
+//! [`crate::alert_rule`]), then word them for the outer terminal (BEL,
 //! OSC 9, OSC 777) or the desktop (`notify-send`). A pane alerts when its
 //! lifecycle *enters* blocked, done or failed — never for new lines, never
-//! for the focused pane, and at most once per [`PANE_INTERVAL`], so an
+//! for the focused pane, and at most once per
+//! [`PANE_INTERVAL`](crate::alert_rule::PANE_INTERVAL), so an
 //! agent flapping between working and blocked rings once. A program's own
 //! BEL is passed on at most once per [`BELL_INTERVAL`].
 //!
@@ -14,31 +15,25 @@
 //! reaped (and killed after [`DESKTOP_TIMEOUT`]) on a thread of its own,
 //! with at most [`DESKTOP_AT_ONCE`] running.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use signaltty_protocol::{Lifecycle, LsPane};
+pub use crate::alert_rule::Alert;
+use crate::alert_rule::AlertRule;
 
 use super::Mux;
 use super::keys::Action;
 use super::view::View;
 
-/// The least time between two alerts of one pane.
-pub const PANE_INTERVAL: Duration = Duration::from_secs(5);
 /// The least time between two program bells passed to the terminal.
 pub const BELL_INTERVAL: Duration = Duration::from_secs(1);
 /// How long `notify-send` may run before it is killed.
 const DESKTOP_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many `notify-send`s may run at once; more are dropped.
 const DESKTOP_AT_ONCE: usize = 4;
-/// Caps, in characters, on what an alert says.
-const MAX_NAME: usize = 80;
-const MAX_PLACE: usize = 120;
-const MAX_MESSAGE: usize = 200;
 
 /// A way to alert, as `[alerts] via` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,23 +104,10 @@ impl AlertsConfig {
     }
 }
 
-/// One pane that needs the user, worded and cleaned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Alert {
-    pub pane: String,
-    /// `claude needs you`, `tests is done`, `build failed (exit 3)`.
-    pub headline: String,
-    /// `api › agents`: its workspace and tab.
-    pub place: String,
-    /// What the agent said last, if anything.
-    pub message: Option<String>,
-}
-
 /// What alerts remember between listings.
 #[derive(Debug, Default)]
 pub struct Alerts {
-    /// When each pane last alerted.
-    alerted: HashMap<String, Instant>,
+    rule: AlertRule,
     /// The last alert, for the jump key.
     pub last: Option<Alert>,
     last_bell: Option<Instant>,
@@ -134,9 +116,8 @@ pub struct Alerts {
 
 impl Alerts {
     /// The panes of `after` whose lifecycle entered blocked, done or
-    /// failed since `before`, except `focused` and any that alerted less
-    /// than [`PANE_INTERVAL`] before `now`. A pane `before` did not have
-    /// never alerts: the first listing is not news.
+    /// failed since `before` (see [`AlertRule::decide`]); the last is
+    /// kept for the jump key.
     pub fn decide(
         &mut self,
         before: &View,
@@ -144,19 +125,7 @@ impl Alerts {
         focused: Option<&str>,
         now: Instant,
     ) -> Vec<Alert> {
-        self.alerted
-            .retain(|_, at| now.saturating_duration_since(*at) < PANE_INTERVAL);
-        let mut alerts = Vec::new();
-        for (ws, tab, pane) in panes(after) {
-            if Some(pane.id.as_str()) == focused || !entered(before, pane) {
-                continue;
-            }
-            if self.alerted.contains_key(&pane.id) {
-                continue;
-            }
-            self.alerted.insert(pane.id.clone(), now);
-            alerts.push(word(ws, tab, pane));
-        }
+        let alerts = self.rule.decide(&before.ls, &after.ls, focused, now);
         if let Some(last) = alerts.last() {
             self.last = Some(last.clone());
         }
@@ -185,62 +154,6 @@ impl Alerts {
         }
         Ok(())
     }
-}
-
-/// Every pane of a listing, with its workspace's name and tab's title.
-fn panes(view: &View) -> impl Iterator<Item = (&str, &str, &LsPane)> {
-    view.ls.workspaces.iter().flat_map(|ws| {
-        ws.tabs.iter().flat_map(move |tab| {
-            tab.panes
-                .iter()
-                .map(move |pane| (ws.name.as_str(), tab.title.as_str(), pane))
-        })
-    })
-}
-
-/// Whether `pane` (as listed now) just entered a state that needs the
-/// user.
-fn entered(before: &View, pane: &LsPane) -> bool {
-    let alerting = matches!(
-        pane.lifecycle,
-        Lifecycle::Blocked | Lifecycle::Done | Lifecycle::Failed
-    );
-    alerting
-        && before
-            .find_pane(&pane.id)
-            .is_some_and(|(_, _, was)| was.lifecycle != pane.lifecycle)
-}
-
-fn word(workspace: &str, tab: &str, pane: &LsPane) -> Alert {
-    let name = clean(&pane.name, MAX_NAME);
-    let name = if name.is_empty() {
-        pane.id.clone()
-    } else {
-        name
-    };
-    let headline = match (pane.lifecycle, pane.exit_code) {
-        (Lifecycle::Blocked, _) => format!("{name} needs you"),
-        (Lifecycle::Failed, Some(code)) => format!("{name} failed (exit {code})"),
-        (Lifecycle::Failed, None) => format!("{name} failed"),
-        _ => format!("{name} is done"),
-    };
-    Alert {
-        pane: pane.id.clone(),
-        headline,
-        place: clean(&format!("{workspace} › {tab}"), MAX_PLACE),
-        message: pane
-            .last_message
-            .as_deref()
-            .map(|m| clean(m, MAX_MESSAGE))
-            .filter(|m| !m.is_empty()),
-    }
-}
-
-/// Text from a pane (its name, what its agent said) made safe to put in
-/// an escape sequence or an argument: no control characters or escape
-/// sequences, no `;` (OSC 777's separator), at most `max` characters.
-fn clean(text: &str, max: usize) -> String {
-    signaltty_screen::sanitize(text, max).replace(';', ",")
 }
 
 /// What the terminal gets for `alerts`: one BEL for them all (a burst
@@ -398,7 +311,8 @@ impl Mux {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use signaltty_protocol::{LsReply, LsTab, LsWorkspace};
+    use crate::alert_rule::{MAX_NAME, PANE_INTERVAL, word};
+    use signaltty_protocol::{Lifecycle, LsPane, LsReply, LsTab, LsWorkspace};
 
     fn pane(id: &str, lifecycle: Lifecycle) -> LsPane {
         serde_json::from_value(serde_json::json!({
