@@ -11,7 +11,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{TestServer, wait_for};
+use support::browser::Browser;
+use support::{TestServer, agents, wait_for};
 use tungstenite::client::IntoClientRequest;
 use tungstenite::http::HeaderValue;
 use tungstenite::{Message, WebSocket};
@@ -572,4 +573,106 @@ fn listening_beyond_loopback_needs_tls_or_a_word_of_warning() {
     let dir = server.state_dir.join("web");
     assert_eq!(support::mode(&dir), 0o700);
     assert_eq!(support::mode(&dir.join("token")), 0o600);
+}
+
+/// Where the browser tests leave their screenshots (docs/ keeps copies).
+fn screenshot_dir() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("web-screenshots");
+    std::fs::create_dir_all(&dir).expect("the screenshot dir");
+    dir
+}
+
+/// Logs `browser` in through the login page, as a person would.
+fn log_in(browser: &mut Browser, web: &Web, token: &str) {
+    browser.open(&format!("{}/login", origin(web)));
+    browser.eval("document.getElementById('token').focus()");
+    browser.type_text(token);
+    browser.press("Enter", 13, 0);
+    browser.wait_for("the dashboard", "location.pathname === '/' && document.getElementById('panes') !== null");
+}
+
+/// What xterm.js shows of the pane, row by row.
+const XTERM_TEXT: &str = "(() => { const b = term.buffer.active; const rows = []; \
+     for (let i = 0; i < b.length; i++) { rows.push(b.getLine(i).translateToString(true)); } \
+     return rows.join('\\n'); })()";
+
+#[test]
+fn in_a_real_browser_a_blocked_agent_comes_first_is_answered_and_panes_are_typed_into() {
+    let (server, root) = agents::server_with_agents(&[("claude", agents::CLAUDE_STAND_IN)]);
+    let home = root.join("home");
+    let workspace = server.workspace("w", &[]);
+    let shell = server.new_sh(&workspace, "echo shell-here; exec sh");
+    let claude = agents::idle_claude(&server, &workspace);
+    let web = start_web(&server, &[]);
+    let token = web_token(&server, &[]);
+    let shots = screenshot_dir();
+    let mut browser = Browser::start();
+    browser.viewport(1280, 800, false);
+
+    // The wrong token is refused, on the page.
+    browser.open(&format!("{}/login", origin(&web)));
+    browser.eval("document.getElementById('token').focus()");
+    browser.type_text("not-the-token");
+    browser.press("Enter", 13, 0);
+    browser.wait_for("the refusal", "document.body.innerText.includes('not the token')");
+
+    log_in(&mut browser, &web, &token);
+    server.ctl_ok(&["send", &claude, "permission", "--enter"]);
+    server.wait_pane(&claude, "blocked", |p| p["lifecycle"] == "blocked");
+    let first = format!(
+        "document.querySelector('.pane-card') && document.querySelector('.pane-card').dataset.pane === '{claude}' \
+         && document.querySelectorAll('.pane-card .choice').length === 3"
+    );
+    browser.wait_for("the blocked agent first, with its choices", &first);
+    let labels = browser.eval("[...document.querySelectorAll('.pane-card .choice')].map(b => b.textContent)");
+    assert_eq!(labels[0], "1. Yes", "{labels}");
+    assert_eq!(browser.eval("document.title"), "(1) signaltty");
+    browser.screenshot(&shots.join("dashboard-desktop.png"));
+
+    // A phone: everything fits across, nothing scrolls sideways.
+    browser.viewport(390, 844, true);
+    browser.open(&format!("{}/", origin(&web)));
+    browser.wait_for("the cards", "document.querySelectorAll('.pane-card').length === 2");
+    let fits = browser.eval("document.documentElement.scrollWidth <= window.innerWidth");
+    assert_eq!(fits, true, "the dashboard scrolls sideways on a phone");
+    browser.screenshot(&shots.join("dashboard-phone.png"));
+
+    // The dialog's first button: the agent goes on, the choices go.
+    browser.eval("document.querySelector('.pane-card .choice').click()");
+    server.wait_pane(&claude, "the agent going on", |p| p["lifecycle"] != "blocked");
+    browser.wait_for("the choices gone", "document.querySelectorAll('.pane-card .choice').length === 0");
+
+    // A pane, live: typed into through xterm.js, its output comes back.
+    browser.viewport(1280, 800, false);
+    browser.open(&format!("{}/pane/{shell}", origin(&web)));
+    browser.wait_for("the pane's screen", &format!("{XTERM_TEXT}.includes('shell-here')"));
+    browser.eval("term.focus()");
+    browser.type_text("echo browser-$((6*7))");
+    browser.press("Enter", 13, 0);
+    server.wait_output(&shell, "browser-42");
+    browser.wait_for("the output in the page", &format!("{XTERM_TEXT}.includes('browser-42')"));
+    browser.screenshot(&shots.join("pane-desktop.png"));
+    // Watching did not resize the pane for the person at the terminal.
+    let before = server.pane(&shell).expect("the shell pane");
+    browser.viewport(390, 844, true);
+    browser.open(&format!("{}/pane/{shell}", origin(&web)));
+    browser.wait_for("the pane on a phone", &format!("{XTERM_TEXT}.includes('browser-42')"));
+    browser.wait_for("the phone's keys", "!document.getElementById('keys').hidden");
+    browser.screenshot(&shots.join("pane-phone.png"));
+    let after = server.pane(&shell).expect("the shell pane");
+    assert_eq!((&before["rows"], &before["cols"]), (&after["rows"], &after["cols"]));
+
+    // A prompt from the agent's page, as `agent prompt` sends it.
+    browser.viewport(1280, 800, false);
+    browser.open(&format!("{}/pane/{claude}", origin(&web)));
+    browser.wait_for("the prompt box", "!document.getElementById('prompt').hidden");
+    browser.eval("document.getElementById('prompt-text').focus()");
+    browser.type_text("write the tests");
+    browser.eval("document.getElementById('prompt').requestSubmit()");
+    wait_for("the prompt to reach the agent", DEADLINE, || {
+        agents::prompts(&home, &claude)
+            .contains(&"write the tests".to_string())
+            .then_some(())
+    });
+    browser.wait_for("the outcome", "document.getElementById('outcome').textContent === 'sent'");
 }

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod agents;
+pub mod browser;
 pub mod git;
 pub mod procs;
 pub mod sshd;
