@@ -588,7 +588,10 @@ fn log_in(browser: &mut Browser, web: &Web, token: &str) {
     browser.eval("document.getElementById('token').focus()");
     browser.type_text(token);
     browser.press("Enter", 13, 0);
-    browser.wait_for("the dashboard", "location.pathname === '/' && document.getElementById('panes') !== null");
+    browser.wait_for(
+        "the dashboard",
+        "location.pathname === '/' && document.getElementById('panes') !== null",
+    );
 }
 
 /// What xterm.js shows of the pane, row by row.
@@ -614,7 +617,10 @@ fn in_a_real_browser_a_blocked_agent_comes_first_is_answered_and_panes_are_typed
     browser.eval("document.getElementById('token').focus()");
     browser.type_text("not-the-token");
     browser.press("Enter", 13, 0);
-    browser.wait_for("the refusal", "document.body.innerText.includes('not the token')");
+    browser.wait_for(
+        "the refusal",
+        "document.body.innerText.includes('not the token')",
+    );
 
     log_in(&mut browser, &web, &token);
     server.ctl_ok(&["send", &claude, "permission", "--enter"]);
@@ -624,7 +630,8 @@ fn in_a_real_browser_a_blocked_agent_comes_first_is_answered_and_panes_are_typed
          && document.querySelectorAll('.pane-card .choice').length === 3"
     );
     browser.wait_for("the blocked agent first, with its choices", &first);
-    let labels = browser.eval("[...document.querySelectorAll('.pane-card .choice')].map(b => b.textContent)");
+    let labels = browser
+        .eval("[...document.querySelectorAll('.pane-card .choice')].map(b => b.textContent)");
     assert_eq!(labels[0], "1. Yes", "{labels}");
     assert_eq!(browser.eval("document.title"), "(1) signaltty");
     browser.screenshot(&shots.join("dashboard-desktop.png"));
@@ -632,47 +639,80 @@ fn in_a_real_browser_a_blocked_agent_comes_first_is_answered_and_panes_are_typed
     // A phone: everything fits across, nothing scrolls sideways.
     browser.viewport(390, 844, true);
     browser.open(&format!("{}/", origin(&web)));
-    browser.wait_for("the cards", "document.querySelectorAll('.pane-card').length === 2");
+    browser.wait_for(
+        "the cards",
+        "document.querySelectorAll('.pane-card').length === 2",
+    );
     let fits = browser.eval("document.documentElement.scrollWidth <= window.innerWidth");
     assert_eq!(fits, true, "the dashboard scrolls sideways on a phone");
     browser.screenshot(&shots.join("dashboard-phone.png"));
 
     // The dialog's first button: the agent goes on, the choices go.
     browser.eval("document.querySelector('.pane-card .choice').click()");
-    server.wait_pane(&claude, "the agent going on", |p| p["lifecycle"] != "blocked");
-    browser.wait_for("the choices gone", "document.querySelectorAll('.pane-card .choice').length === 0");
+    server.wait_pane(&claude, "the agent going on", |p| {
+        p["lifecycle"] != "blocked"
+    });
+    browser.wait_for(
+        "the choices gone",
+        "document.querySelectorAll('.pane-card .choice').length === 0",
+    );
 
     // A pane, live: typed into through xterm.js, its output comes back.
     browser.viewport(1280, 800, false);
     browser.open(&format!("{}/pane/{shell}", origin(&web)));
-    browser.wait_for("the pane's screen", &format!("{XTERM_TEXT}.includes('shell-here')"));
+    browser.wait_for(
+        "the pane's screen",
+        &format!("{XTERM_TEXT}.includes('shell-here')"),
+    );
     browser.eval("term.focus()");
     browser.type_text("echo browser-$((6*7))");
     browser.press("Enter", 13, 0);
     server.wait_output(&shell, "browser-42");
-    browser.wait_for("the output in the page", &format!("{XTERM_TEXT}.includes('browser-42')"));
+    browser.wait_for(
+        "the output in the page",
+        &format!("{XTERM_TEXT}.includes('browser-42')"),
+    );
     browser.screenshot(&shots.join("pane-desktop.png"));
     // Watching did not resize the pane for the person at the terminal.
     let before = server.pane(&shell).expect("the shell pane");
     browser.viewport(390, 844, true);
     browser.open(&format!("{}/pane/{shell}", origin(&web)));
-    browser.wait_for("the pane on a phone", &format!("{XTERM_TEXT}.includes('browser-42')"));
-    browser.wait_for("the phone's keys", "!document.getElementById('keys').hidden");
+    browser.wait_for(
+        "the pane on a phone",
+        &format!("{XTERM_TEXT}.includes('browser-42')"),
+    );
+    browser.wait_for(
+        "the phone's keys",
+        "!document.getElementById('keys').hidden",
+    );
+    let prompt_shown = browser.eval("document.getElementById('prompt').offsetParent !== null");
+    assert_eq!(prompt_shown, false, "a shell's page offers no prompt box");
     browser.screenshot(&shots.join("pane-phone.png"));
     let after = server.pane(&shell).expect("the shell pane");
-    assert_eq!((&before["rows"], &before["cols"]), (&after["rows"], &after["cols"]));
+    assert_eq!(
+        (&before["rows"], &before["cols"]),
+        (&after["rows"], &after["cols"])
+    );
 
     // A prompt from the agent's page, as `agent prompt` sends it.
     browser.viewport(1280, 800, false);
     browser.open(&format!("{}/pane/{claude}", origin(&web)));
-    browser.wait_for("the prompt box", "!document.getElementById('prompt').hidden");
+    browser.wait_for(
+        "the prompt box",
+        "!document.getElementById('prompt').hidden",
+    );
     browser.eval("document.getElementById('prompt-text').focus()");
     browser.type_text("write the tests");
     browser.eval("document.getElementById('prompt').requestSubmit()");
+    let outcome = browser.wait_for(
+        "an outcome",
+        "document.getElementById('outcome').textContent",
+    );
+    assert_eq!(outcome, "sent", "the prompt's outcome");
+    // A bracketed paste (the stand-in asked for one), as `agent prompt`.
     wait_for("the prompt to reach the agent", DEADLINE, || {
         agents::prompts(&home, &claude)
-            .contains(&"write the tests".to_string())
+            .contains(&"\x1b[200~write the tests\x1b[201~".to_string())
             .then_some(())
     });
-    browser.wait_for("the outcome", "document.getElementById('outcome').textContent === 'sent'");
 }

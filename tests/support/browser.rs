@@ -71,6 +71,12 @@ impl Browser {
         let port = devtools_port(&mut child);
         let page = page_socket(port);
         let (page, _) = tungstenite::connect(page.as_str()).expect("attach to the page");
+        // A page that never answers fails the test instead of hanging it.
+        if let MaybeTlsStream::Plain(stream) = page.get_ref() {
+            stream
+                .set_read_timeout(Some(DEADLINE))
+                .expect("a read timeout on the DevTools socket");
+        }
         let mut browser = Browser {
             child,
             page,
@@ -110,7 +116,10 @@ impl Browser {
     /// Goes to `url` and waits for the page to have loaded.
     pub fn open(&mut self, url: &str) {
         self.call("Page.navigate", json!({"url": url}));
-        self.wait_for(&format!("{url} to load"), "document.readyState === 'complete'");
+        self.wait_for(
+            &format!("{url} to load"),
+            "document.readyState === 'complete'",
+        );
     }
 
     /// The value of `expression` (awaited if it is a promise).
@@ -129,7 +138,9 @@ impl Browser {
     pub fn wait_for(&mut self, what: &str, expression: &str) -> Value {
         let deadline = Instant::now() + DEADLINE;
         loop {
-            let value = self.eval(&format!("(() => {{ try {{ return {expression}; }} catch (e) {{ return null; }} }})()"));
+            let value = self.eval(&format!(
+                "(() => {{ try {{ return {expression}; }} catch (e) {{ return null; }} }})()"
+            ));
             let truthy = match &value {
                 Value::Null => false,
                 Value::Bool(b) => *b,
@@ -140,10 +151,11 @@ impl Browser {
             if truthy {
                 return value;
             }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what} ({expression})"
-            );
+            if Instant::now() >= deadline {
+                let page =
+                    self.eval("location.href + ': ' + document.body.innerText.slice(0, 600)");
+                panic!("timed out waiting for {what} ({expression}); the page: {page}");
+            }
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -174,7 +186,10 @@ impl Browser {
             "Emulation.setDeviceMetricsOverride",
             json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}),
         );
-        self.call("Emulation.setTouchEmulationEnabled", json!({"enabled": mobile}));
+        self.call(
+            "Emulation.setTouchEmulationEnabled",
+            json!({"enabled": mobile}),
+        );
     }
 
     /// A PNG of what the page shows now, written to `path`.
@@ -219,18 +234,40 @@ fn page_socket(port: u16) -> String {
 }
 
 fn list_pages(port: u16) -> Option<String> {
-    use std::io::{Read, Write};
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    let request = format!("GET /json/list HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).ok()?;
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).ok()?;
-    let body = raw.split_once("\r\n\r\n")?.1;
-    let targets: Value = serde_json::from_str(body).ok()?;
+    let body = http_get(port, "/json/list")?;
+    let targets: Value = serde_json::from_slice(&body).ok()?;
     targets
         .as_array()?
         .iter()
         .find(|t| t["type"] == "page")
         .and_then(|t| t["webSocketDebuggerUrl"].as_str())
         .map(str::to_string)
+}
+
+/// The body of a GET to Chromium's DevTools HTTP server, which keeps the
+/// connection open whatever the request asks: read to `Content-Length`.
+fn http_get(port: u16, path: &str) -> Option<Vec<u8>> {
+    use std::io::{Read, Write};
+    let stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    (&stream).write_all(request.as_bytes()).ok()?;
+    let mut reader = BufReader::new(stream);
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).ok()?;
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    Some(body)
 }

@@ -119,8 +119,8 @@ function toggles() {
   const notify = document.getElementById("notify");
   const sound = document.getElementById("sound");
   const show = () => {
-    notify.textContent = settings.notify ? "🔔 on" : "🔕 off";
-    sound.textContent = settings.sound ? "♪ on" : "♪ off";
+    notify.textContent = settings.notify ? "alerts on" : "alerts off";
+    sound.textContent = settings.sound ? "sound on" : "sound off";
   };
   notify.addEventListener("click", async () => {
     if (!settings.notify && "Notification" in window && Notification.permission !== "granted") {

@@ -52,16 +52,17 @@ async function act(action) {
   }).catch((e) => null);
   if (!answer) { outcome({ ok: false, message: "the web server cannot be reached" }); return; }
   if (answer.status === 401) { location.href = "/login"; return; }
-  outcome(await answer.json().catch(() => ({ ok: false, message: "HTTP " + answer.status })));
+  const said = await answer.json().catch(() => ({ ok: false, message: "HTTP " + answer.status }));
+  outcome(said, action.action === "keys");
 }
 
 function sendKeys(keys) { act({ action: "keys", keys }); }
 
-function outcome(said) {
+function outcome(said, quietIfSent) {
   const node = document.getElementById("outcome");
   node.className = said.ok ? "outcome" : "outcome error";
   // Keys say nothing when they went through; the rest say what came of it.
-  node.textContent = said.ok && said.message === "sent" ? "" : said.message;
+  node.textContent = said.ok && quietIfSent ? "" : said.message;
   if (!said.ok && said.code === "BUSY") document.getElementById("prompt-queue").checked = true;
 }
 

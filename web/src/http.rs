@@ -116,7 +116,10 @@ pub fn router(app: Arc<App>) -> Router {
 }
 
 /// Headers on every answer: no framing by another site, no sniffing, no
-/// referrer, scripts and styles from here only, nothing cached.
+/// referrer to other sites, scripts and styles from here only, nothing
+/// cached. `same-origin`, not `no-referrer`: under `no-referrer` a browser
+/// sends `Origin: null` on its own form POSTs, which the Origin check
+/// (rightly) refuses.
 async fn security_headers(mut response: Response) -> Response {
     let headers = response.headers_mut();
     let set = [
@@ -128,7 +131,7 @@ async fn security_headers(mut response: Response) -> Response {
         ),
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "no-referrer"),
+        (header::REFERRER_POLICY, "same-origin"),
     ];
     for (name, value) in set {
         headers.insert(name, HeaderValue::from_static(value));
