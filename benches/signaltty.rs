@@ -34,10 +34,14 @@ mod hibernate;
 mod memory;
 #[path = "support/mux.rs"]
 mod mux;
+#[path = "support/procfs.rs"]
+mod procfs;
 #[path = "support/slow_disk.rs"]
 mod slow_disk;
 #[path = "support/throughput.rs"]
 mod throughput;
+#[path = "support/tmux.rs"]
+mod tmux;
 const ROWS: u16 = 50;
 const COLS: u16 = 200;
 
@@ -98,7 +102,7 @@ fn main() {
     let section: Option<fn(&Scale, &Path, &mut Report)> = match only.as_deref() {
         Some("detection") => Some(|scale, dir, report| detection(dir, scale.idle, report)),
         Some("memory") => {
-            Some(|scale, dir, report| memory::memory(scale, dir, tmux_installed(), report))
+            Some(|scale, dir, report| memory::memory(scale, dir, tmux::installed(), report))
         }
         Some("slowdisk") => Some(slow_disk::listings),
         Some("restore") => Some(restores),
@@ -113,7 +117,7 @@ fn main() {
     }
     let log = work.path().join("colored.log");
     write_coloured_log(&log, scale.log_mib << 20);
-    let has_tmux = tmux_installed();
+    let has_tmux = tmux::installed();
     if only.as_deref() == Some("throughput") {
         throughput::throughput(&scale, &log, work.path(), has_tmux, &mut report);
     } else if only.as_deref() != Some("mux") {
@@ -166,8 +170,8 @@ fn server_figures(scale: &Scale, log: &Path, dir: &Path, has_tmux: bool, report:
         eprintln!("memory with {panes} idle shells");
         let server = Server::start(dir, &format!("mem{panes}"));
         spawn_idle_panes(&server, panes, &["/bin/sh"]);
-        report.memory(panes, rss_kib(server.pid()));
-        report.threads(panes, proc_status(server.pid(), "Threads"));
+        report.memory(panes, procfs::rss_kib(server.pid()));
+        report.threads(panes, procfs::proc_status(server.pid(), "Threads"));
     }
 
     let idle_panes = scale.pane_counts[1].max(1);
@@ -257,40 +261,6 @@ fn open_pty() -> portable_pty::PtyPair {
             pixel_height: 0,
         })
         .expect("pty")
-}
-
-fn tmux_installed() -> bool {
-    Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn tmux(socket: &str, args: &[&str]) -> Command {
-    let mut command = Command::new("tmux");
-    command.args(["-L", socket, "-f", "/dev/null"]).args(args);
-    command
-}
-
-/// Starts a detached tmux session of the benchmark's size running `command`.
-fn tmux_session(socket: &str, name: &str, command: &str) -> bool {
-    let (cols, rows) = (COLS.to_string(), ROWS.to_string());
-    tmux(
-        socket,
-        &[
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-x",
-            &cols,
-            "-y",
-            &rows,
-            command,
-        ],
-    )
-    .status()
-    .is_ok_and(|s| s.success())
 }
 
 /// A tmux client attached to session `name`, in a PTY of its own.
@@ -389,17 +359,8 @@ impl Drop for Viewer {
 fn time_tmux_flood(socket: &str, go: &Path) -> f64 {
     let start = Instant::now();
     std::fs::write(go, "").expect("go");
-    let _ = tmux(socket, &["wait-for", "done"]).status();
+    tmux::run(socket, &["wait-for", "done"]);
     start.elapsed().as_secs_f64()
-}
-
-/// The pid of the tmux server on `socket`.
-fn tmux_pid(socket: &str) -> u32 {
-    tmux(socket, &["display-message", "-p", "#{pid}"])
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
-        .unwrap_or(0)
 }
 
 /// CPU seconds of a server and its client.
@@ -559,12 +520,12 @@ fn keystrokes_raw(count: usize) -> Vec<f64> {
 
 fn keystrokes_tmux(count: usize) -> Vec<f64> {
     let socket = format!("sttk{}", std::process::id());
-    tmux_session(&socket, "k", "cat");
+    tmux::session(&socket, "k", COLS, ROWS, "cat");
     let mut viewer = tmux_client(&socket, "k");
     std::thread::sleep(Duration::from_millis(500));
     let samples = keystrokes(&mut viewer, count);
     drop(viewer);
-    let _ = tmux(&socket, &["kill-server"]).status();
+    tmux::kill_server(&socket);
     samples
 }
 
@@ -758,23 +719,6 @@ fn restore_time(dir: &Path, panes: usize) -> f64 {
         .unwrap_or(0);
     assert_eq!(restored, panes, "every pane restored");
     seconds
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    proc_status(pid, "VmRSS")
-}
-
-/// A number from `/proc/<pid>/status` (`VmRSS` in KiB, `Threads`), 0 if
-/// it cannot be read.
-fn proc_status(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
-                .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn cpu_ticks(pid: u32) -> u64 {

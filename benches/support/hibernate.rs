@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{Report, Server, cpu_ticks, percentile, rss_kib};
+use super::procfs::rss_kib;
+use super::{Report, Server, cpu_ticks, percentile};
 
 /// Agents put to sleep, and what each holds.
 const AGENTS: usize = 20;

@@ -17,12 +17,19 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::{Bar, Report, Scale, Server, bar_chart, rss_kib, tmux, tmux_pid};
+use super::procfs::{Settle, rss_kib, settled_rss};
+use super::{Bar, Report, Scale, Server, bar_chart, tmux};
 
-/// How long panes sit still before their server's RSS is read the second
-/// time: longer than a quiet pane takes to freeze its screen (5 s), so
-/// what is measured is what a pane costs while nobody looks at it.
-const SETTLE: Duration = Duration::from_secs(8);
+/// When a server's RSS counts as settled: after 8 s, longer than a quiet
+/// pane takes to freeze its screen (5 s), so that what is measured is what
+/// a pane costs while nobody looks at it; then the first of two readings a
+/// second apart that differ by under 1%.
+const SETTLE: Settle = Settle {
+    first: Duration::from_secs(8),
+    every: Duration::from_secs(1),
+    readings: 30,
+    percent: 1,
+};
 
 /// When the first reading is taken after the last pane's output ended:
 /// before any screen freezes.
@@ -162,7 +169,7 @@ fn signaltty_rss(bin: &str, dir: &Path, case: Case, panes: usize) -> Rss {
     let first = Done::new(dir, &format!("{name}-1"));
     spawn_sized_panes(&server, case, &first, 0..1);
     first.wait(case, 1);
-    let one = settled_rss(server.pid());
+    let one = settled_rss(server.pid(), &SETTLE);
     let rest = Done::new(dir, &format!("{name}-n"));
     spawn_sized_panes(&server, case, &rest, 1..panes);
     let rss = readings(server.pid(), one, || rest.wait(case, panes - 1));
@@ -182,7 +189,7 @@ fn readings(pid: u32, one: u64, wait: impl FnOnce()) -> Rss {
     Rss {
         one,
         soon,
-        settled: settled_rss(pid),
+        settled: settled_rss(pid, &SETTLE),
     }
 }
 
@@ -222,55 +229,24 @@ fn tmux_rss(dir: &Path, case: Case, panes: usize) -> Rss {
     let socket = format!("sttmem{}", std::process::id());
     let name = format!("tmux{panes}x{}x{}{}", case.cols, case.rows, case.history);
     let first = Done::new(dir, &format!("{name}-1"));
-    let (cols, rows) = (case.cols.to_string(), case.rows.to_string());
-    let started = tmux(
-        &socket,
-        &[
-            "new-session",
-            "-d",
-            "-s",
-            "m",
-            "-x",
-            &cols,
-            "-y",
-            &rows,
-            &case.script(&first, false),
-        ],
-    )
-    .status()
-    .is_ok_and(|s| s.success());
+    let first_script = case.script(&first, false);
+    let started = tmux::session(&socket, "m", case.cols, case.rows, &first_script);
     assert!(started, "tmux session");
     first.wait(case, 1);
-    let pid = tmux_pid(&socket);
-    let one = settled_rss(pid);
+    let pid = tmux::server_pid(&socket).expect("the tmux server's pid");
+    let one = settled_rss(pid, &SETTLE);
     let rest = Done::new(dir, &format!("{name}-n"));
     let script = case.script(&rest, false);
     for _ in 1..panes {
-        let _ = tmux(&socket, &["new-window", "-d", "-t", "m", &script]).status();
+        tmux::new_window(&socket, "m", &script);
     }
     let rss = readings(pid, one, || rest.wait(case, panes - 1));
     eprintln!(
         "memory: tmux {one} KiB with one pane, {} KiB with {panes} soon after output, {} settled",
         rss.soon, rss.settled
     );
-    let _ = tmux(&socket, &["kill-server"]).status();
+    tmux::kill_server(&socket);
     rss
-}
-
-/// The RSS of `pid` once it has stopped changing: after [`SETTLE`], the
-/// first of two readings a second apart that differ by under 1%.
-fn settled_rss(pid: u32) -> u64 {
-    std::thread::sleep(SETTLE);
-    let mut last = rss_kib(pid);
-    for _ in 0..30 {
-        std::thread::sleep(Duration::from_secs(1));
-        let now = rss_kib(pid);
-        if now.abs_diff(last) * 100 <= last {
-            return now;
-        }
-        last = now;
-    }
-    last
 }
 
 impl Report {

@@ -9,21 +9,24 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::{
-    BIN, Report, Scale, Server, Viewer, cpu_seconds, cpu_ticks, time_tmux_flood, tmux, tmux_client,
-    tmux_pid, tmux_session, wait_file,
+    BIN, COLS, ROWS, Report, Scale, Server, Viewer, cpu_seconds, cpu_ticks, time_tmux_flood, tmux,
+    tmux_client, wait_file,
 };
 
 /// A tmux window of four panes (`flood`, cat, two idle) with a client on
 /// it, the `cat` pane focused.
 fn tmux_four_panes(socket: &str, flood: &str) -> Viewer {
-    assert!(tmux_session(socket, "m", flood), "tmux session");
+    assert!(
+        tmux::session(socket, "m", COLS, ROWS, flood),
+        "tmux session"
+    );
     for args in [
         &["split-window", "-h", "-t", "m:0.0", "cat"][..],
         &["split-window", "-v", "-t", "m:0.0", "sleep 100000"],
         &["split-window", "-v", "-t", "m:0.2", "sleep 100000"],
         &["select-pane", "-t", "m:0.2"],
     ] {
-        let _ = tmux(socket, args).status();
+        tmux::run(socket, args);
     }
     tmux_client(socket, "m")
 }
@@ -121,7 +124,8 @@ fn tmux_mux_flood(log: &Path, dir: &Path, round: usize) -> Flood {
     let flood = flood_script(log, &go, &format!("tmux -L {socket} wait-for -S done"));
     let viewer = tmux_four_panes(&socket, &flood);
     std::thread::sleep(Duration::from_millis(500));
-    let pids = (tmux_pid(&socket), viewer.pid());
+    let tmux_pid = tmux::server_pid(&socket).expect("the tmux server's pid");
+    let pids = (tmux_pid, viewer.pid());
     let before = (cpu_seconds(pids.0), cpu_seconds(pids.1));
     let seconds = time_tmux_flood(&socket, &go);
     let cpu = (
@@ -129,7 +133,7 @@ fn tmux_mux_flood(log: &Path, dir: &Path, round: usize) -> Flood {
         cpu_seconds(pids.1) - before.1,
     );
     drop(viewer);
-    let _ = tmux(&socket, &["kill-server"]).status();
+    tmux::kill_server(&socket);
     Flood { seconds, cpu }
 }
 
@@ -204,7 +208,7 @@ fn tmux_echo_during_flood(log: &Path, dir: &Path, count: usize) -> Vec<f64> {
     let samples = echo_samples(&mut viewer, count);
     let _ = std::fs::write(&stop, "");
     drop(viewer);
-    let _ = tmux(&socket, &["kill-server"]).status();
+    tmux::kill_server(&socket);
     samples
 }
 

@@ -20,8 +20,8 @@ use serde_json::json;
 use signaltty_screen::{Screen, Size};
 
 use super::{
-    Report, Scale, Server, Viewer, cpu_seconds, open_pty, time_tmux_flood, tmux, tmux_client,
-    tmux_session, wait_file,
+    COLS, ROWS, Report, Scale, Server, Viewer, cpu_seconds, open_pty, time_tmux_flood, tmux,
+    tmux_client, wait_file,
 };
 
 /// The systems in the order each round runs them.
@@ -47,10 +47,7 @@ pub(super) fn throughput(
 ) {
     eprintln!(
         "throughput: {} MiB of coloured text, {}x{}, {} alternating rounds",
-        scale.log_mib,
-        super::COLS,
-        super::ROWS,
-        scale.throughput_rounds
+        scale.log_mib, COLS, ROWS, scale.throughput_rounds
     );
     let bytes = (scale.log_mib << 20) as f64;
     let server = Server::start(dir, "tp");
@@ -146,8 +143,8 @@ impl Parser {
         let (chunks, received) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
         let thread = std::thread::spawn(move || {
             let size = Size {
-                rows: super::ROWS,
-                cols: super::COLS,
+                rows: ROWS,
+                cols: COLS,
             };
             // The server's scrollback (`SCROLLBACK_LINES`).
             let mut screen = Screen::new(size, 2_000);
@@ -246,7 +243,7 @@ fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
         go.display(),
         log.display()
     );
-    if !tmux_session(&socket, "b", &script) {
+    if !tmux::session(&socket, "b", COLS, ROWS, &script) {
         return f64::NAN;
     }
     let viewer = attached.then(|| {
@@ -256,7 +253,7 @@ fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
     });
     let seconds = time_tmux_flood(&socket, &go);
     drop(viewer);
-    let _ = tmux(&socket, &["kill-server"]).status();
+    tmux::kill_server(&socket);
     seconds
 }
 

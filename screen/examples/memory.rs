@@ -16,15 +16,22 @@
 
 #[path = "../tests/support/counting.rs"]
 mod counting;
+// Driving tmux and reading RSS, as the server's benchmark does: one copy,
+// in the benchmark's support.
+#[path = "../../benches/support/procfs.rs"]
+mod procfs;
+#[path = "../../benches/support/tmux.rs"]
+mod tmux;
 
 use std::hint::black_box;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use alacritty_terminal::event::VoidListener;
 use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::term::{Config, Term};
 use alacritty_terminal::vte::ansi::Processor;
+use procfs::{Settle, rss_kib, settled_rss};
 use signaltty_screen::{Screen, Size};
 
 const SCROLLBACK: usize = 2_000;
@@ -131,19 +138,7 @@ fn term_after(size: Size, output: &[u8]) -> Term<VoidListener> {
 }
 
 fn own_rss_kib() -> u64 {
-    rss_kib("self")
-}
-
-fn rss_kib(pid: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find(|line| line.starts_with("VmRSS:"))
-                .and_then(|line| line.split_whitespace().nth(1)?.parse().ok())
-        })
-        .unwrap_or(0)
+    rss_kib(std::process::id())
 }
 
 fn row(what: &str, size: Size, cost: Cost, tmux: Option<f64>) {
@@ -197,8 +192,9 @@ fn main() {
          \"seq\" = after `seq 1 12000` and a prompt, \"idle\" = a prompt only; \
          heap counts the 2 MiB vte reserves per parser and never touches"
     );
+    let has_tmux = tmux::installed();
     for size in SIZES {
-        let tmux = tmux_per_window(size, panes);
+        let tmux = tmux_per_window(size, panes, has_tmux);
         for name in STAGES {
             let Some(cost) = run_stage(name, size, panes) else {
                 continue;
@@ -253,74 +249,49 @@ struct TmuxCost {
     idle: Option<f64>,
 }
 
-fn tmux_per_window(size: Size, windows: usize) -> TmuxCost {
+fn tmux_per_window(size: Size, windows: usize, has_tmux: bool) -> TmuxCost {
+    let measure = |label, script| has_tmux.then(|| tmux_windows(label, size, windows, script))?;
     TmuxCost {
-        full: tmux_windows(
+        full: measure(
             "seq",
-            size,
-            windows,
             "seq 1 12000; tmux -L $SOCKET wait-for -S $DONE; exec cat",
         ),
-        idle: tmux_windows(
-            "idle",
-            size,
-            windows,
-            "tmux -L $SOCKET wait-for -S $DONE; exec cat",
-        ),
+        idle: measure("idle", "tmux -L $SOCKET wait-for -S $DONE; exec cat"),
     }
 }
+
+/// A tmux server's RSS counts as settled once it stops changing (it parses
+/// asynchronously): two readings 100 ms apart the same, or after 5 s.
+const SETTLE: Settle = Settle {
+    first: Duration::ZERO,
+    every: Duration::from_millis(100),
+    readings: 50,
+    percent: 0,
+};
 
 /// Starts a private tmux server with one window of `size`, measures its
 /// RSS, opens `windows` more running `script` (which signals when done),
 /// and returns the RSS growth per window in KiB.
 fn tmux_windows(label: &str, size: Size, windows: usize, script: &str) -> Option<f64> {
     let socket = format!("screenmem-{}-{label}-{}", std::process::id(), size.cols);
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null"])
-            .args(args)
-            .output()
-            .ok()
-            .filter(|out| out.status.success())
-    };
-    let (cols, rows) = (size.cols.to_string(), size.rows.to_string());
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        "m",
-        "-x",
-        &cols,
-        "-y",
-        &rows,
-        "exec cat",
-    ])?;
-    let pid = String::from_utf8(tmux(&["display", "-p", "#{pid}"])?.stdout).ok()?;
-    let pid = pid.trim().to_owned();
-    settle_rss(&pid);
-    let before = rss_kib(&pid);
-    for window in 0..windows {
-        let done = format!("done{window}");
-        let script = script.replace("$SOCKET", &socket).replace("$DONE", &done);
-        tmux(&["new-window", "-d", "-t", "m", &script])?;
-        tmux(&["wait-for", &done])?;
+    if !tmux::session(&socket, "m", size.cols, size.rows, "exec cat") {
+        return None;
     }
-    settle_rss(&pid);
-    let after = rss_kib(&pid);
-    tmux(&["kill-server"]);
-    Some(after.saturating_sub(before) as f64 / windows as f64)
+    let growth = windows_growth(&socket, windows, script);
+    tmux::kill_server(&socket);
+    growth
 }
 
-/// Waits until the server's RSS stops changing (it parses asynchronously).
-fn settle_rss(pid: &str) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    let mut last = rss_kib(pid);
-    while Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(100));
-        let now = rss_kib(pid);
-        if now == last {
-            return;
+fn windows_growth(socket: &str, windows: usize, script: &str) -> Option<f64> {
+    let pid = tmux::server_pid(socket)?;
+    let before = settled_rss(pid, &SETTLE);
+    for window in 0..windows {
+        let done = format!("done{window}");
+        let script = script.replace("$SOCKET", socket).replace("$DONE", &done);
+        if !(tmux::new_window(socket, "m", &script) && tmux::run(socket, &["wait-for", &done])) {
+            return None;
         }
-        last = now;
     }
+    let after = settled_rss(pid, &SETTLE);
+    Some(after.saturating_sub(before) as f64 / windows as f64)
 }
