@@ -15,7 +15,7 @@
 //! trim could give back whole. 100 panes that each ran `seq 1 12000`
 //! (`/tmp` script, 3 alternating rounds) held 169–257 KiB a pane 1 s after
 //! their output at 80x24 and 181–256 at 200x50; with the threshold pinned
-//! at 128 KiB, 78–81 and 86–93, and the spread was gone (BENCHMARKS.md,
+//! at 128 KiB, 78–81 and 86–93, and the spread was gone (docs/bench/HISTORY.md,
 //! "Large blocks mapped on their own", has the benchmark's figures).
 //!
 //! **Free pages go back once a screen freezes or lets go of much**
