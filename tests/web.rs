@@ -205,6 +205,18 @@ fn socket(
     }
 }
 
+/// A logged-in pane socket of this site and its first text message (the
+/// attach reply).
+fn pane_socket(web: &Web, cookie: &str, pane: &str) -> (Socket, Value) {
+    let path = format!("/ws/pane/{pane}");
+    let mut socket = socket(web, &path, Some(&origin(web)), Some(cookie)).expect("the pane socket");
+    let said = read_until(&mut socket, "the attach reply", |m| match m {
+        Message::Text(text) => Some(serde_json::from_str(text.as_str()).expect("json")),
+        _ => None,
+    });
+    (socket, said)
+}
+
 /// Reads messages until `found` says yes; panics at the deadline or if
 /// the socket closes first.
 fn read_until<T>(
@@ -334,22 +346,9 @@ fn a_browser_logs_in_watches_the_dashboard_and_types_into_a_pane() {
     });
 
     // A pane: its screen, then what is typed through the page comes back.
-    let mut pane = socket(
-        &web,
-        &format!("/ws/pane/{first}"),
-        Some(&origin(&web)),
-        Some(&cookie),
-    )
-    .expect("the pane socket");
-    read_until(&mut pane, "the attach reply", |m| match m {
-        Message::Text(text) => {
-            let said: Value = serde_json::from_str(text.as_str()).expect("json");
-            assert_eq!(said["type"], "attached", "{said}");
-            assert_eq!(said["reply"]["pane"], first.as_str());
-            Some(())
-        }
-        _ => None,
-    });
+    let (mut pane, said) = pane_socket(&web, &cookie, &first);
+    assert_eq!(said["type"], "attached", "{said}");
+    assert_eq!(said["reply"]["pane"], first.as_str());
     let mut seen = String::new();
     read_until(&mut pane, "the snapshot", |m| match m {
         Message::Binary(bytes) if bytes.first() == Some(&2) => {
@@ -488,21 +487,8 @@ fn a_read_only_web_server_sends_nothing_to_a_pane() {
     server.wait_output(&pane_id, "ready-for-input");
     let web = start_web(&server, &["--read-only"]);
     let cookie = session(&web, &web_token(&server, &[]));
-    let mut pane = socket(
-        &web,
-        &format!("/ws/pane/{pane_id}"),
-        Some(&origin(&web)),
-        Some(&cookie),
-    )
-    .expect("the pane socket");
-    read_until(&mut pane, "the attach reply", |m| match m {
-        Message::Text(text) => {
-            let said: Value = serde_json::from_str(text.as_str()).expect("json");
-            assert_eq!(said["read_only"], true, "{said}");
-            Some(())
-        }
-        _ => None,
-    });
+    let (mut pane, said) = pane_socket(&web, &cookie, &pane_id);
+    assert_eq!(said["read_only"], true, "{said}");
     let mut input = vec![11u8];
     input.extend_from_slice(b"echo typed-$((6*7))\r");
     pane.send(Message::Binary(input.into()))
