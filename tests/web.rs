@@ -6,11 +6,12 @@ mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::browser::Browser;
 use support::{TestServer, agents, wait_for};
 use tungstenite::client::IntoClientRequest;
@@ -22,7 +23,10 @@ const DEADLINE: Duration = Duration::from_secs(20);
 /// A running `signaltty web`, killed when dropped.
 struct Web {
     child: Child,
+    /// Where to reach it (loopback, when it listens on every address).
     addr: SocketAddr,
+    /// `http` or `https`.
+    scheme: String,
     /// What it printed after its address.
     _stdout: mpsc::Receiver<String>,
 }
@@ -37,7 +41,12 @@ impl Drop for Web {
 fn start_web(server: &TestServer, flags: &[&str]) -> Web {
     let mut child = server
         .command()
-        .args(["web", "--listen", "127.0.0.1:0"])
+        .arg("web")
+        .args(if flags.contains(&"--listen") {
+            &[][..]
+        } else {
+            &["--listen", "127.0.0.1:0"][..]
+        })
         .args(flags)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -56,14 +65,21 @@ fn start_web(server: &TestServer, flags: &[&str]) -> Web {
     let first = lines
         .recv_timeout(DEADLINE)
         .expect("signaltty web says where it listens");
-    let addr = first
-        .strip_prefix("signaltty web: listening on http://")
-        .and_then(|rest| rest.split('/').next())
-        .and_then(|addr| addr.parse().ok())
+    let (scheme, addr) = first
+        .strip_prefix("signaltty web: listening on ")
+        .and_then(|rest| rest.split_once("://"))
+        .and_then(|(scheme, rest)| Some((scheme, rest.split('/').next()?)))
+        .and_then(|(scheme, addr)| Some((scheme.to_string(), addr.parse::<SocketAddr>().ok()?)))
         .unwrap_or_else(|| panic!("no address in {first:?}"));
+    let addr = if addr.ip().is_unspecified() {
+        SocketAddr::from(([127, 0, 0, 1], addr.port()))
+    } else {
+        addr
+    };
     Web {
         child,
         addr,
+        scheme,
         _stdout: lines,
     }
 }
@@ -120,7 +136,7 @@ fn http(web: &Web, method: &str, path: &str, headers: &[(&str, &str)], body: &st
 }
 
 fn origin(web: &Web) -> String {
-    format!("http://{}", web.addr)
+    format!("{}://{}", web.scheme, web.addr)
 }
 
 fn login(web: &Web, token: &str) -> Answer {
@@ -701,4 +717,59 @@ fn in_a_real_browser_a_blocked_agent_comes_first_is_answered_and_panes_are_typed
             .contains(&"\x1b[200~write the tests\x1b[201~".to_string())
             .then_some(())
     });
+}
+
+#[test]
+fn over_tls_it_listens_beyond_loopback_its_cookie_is_secure_and_plain_http_gets_nothing() {
+    let server = TestServer::start_with(false, Vec::new());
+    let workspace = server.workspace("w", &[]);
+    server.new_sh(&workspace, "exec sh");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/web-tls");
+    let (cert, key) = (fixtures.join("cert.pem"), fixtures.join("key.pem"));
+    // Every address and no --insecure-http: TLS is what that needs.
+    let web = start_web(
+        &server,
+        &[
+            "--listen",
+            "0.0.0.0:0",
+            "--tls-cert",
+            cert.to_str().expect("a UTF-8 path"),
+            "--tls-key",
+            key.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    assert_eq!(web.scheme, "https");
+
+    // Plain HTTP on its port: the handshake fails, no page comes back.
+    let mut plain = TcpStream::connect(web.addr).expect("connect");
+    plain
+        .set_read_timeout(Some(DEADLINE))
+        .expect("a read timeout");
+    plain
+        .write_all(b"GET /login HTTP/1.1\r\nHost: x\r\n\r\n")
+        .expect("send");
+    let mut answer = Vec::new();
+    let _ = plain.read_to_end(&mut answer);
+    assert!(
+        !answer.starts_with(b"HTTP/"),
+        "{}",
+        String::from_utf8_lossy(&answer)
+    );
+
+    // A browser logs in over HTTPS; its session cookie is Secure.
+    let token = web_token(&server, &[]);
+    let mut browser = Browser::start();
+    log_in(&mut browser, &web, &token);
+    browser.wait_for(
+        "the pane's card",
+        "document.querySelectorAll('.pane-card').length === 1",
+    );
+    let cookies = browser.call("Network.getCookies", json!({}));
+    let session = cookies["cookies"]
+        .as_array()
+        .and_then(|all| all.first())
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(session["secure"], true, "{cookies}");
+    assert_eq!(session["httpOnly"], true, "{cookies}");
 }

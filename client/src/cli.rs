@@ -214,17 +214,24 @@ pub struct Web {
     #[command(subcommand)]
     pub command: Option<WebCmd>,
     /// The address to listen on: loopback, or anything else only with
-    /// --insecure-http
+    /// --tls-cert/--tls-key or --insecure-http
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7681")]
     pub listen: std::net::SocketAddr,
     /// View only: no keystrokes, resizes or requests reach any pane
     #[arg(long)]
     pub read_only: bool,
     /// Serve plain HTTP on an address other than loopback (unsafe beyond a
-    /// network of your own: prefer an SSH tunnel, Tailscale serve or a TLS
-    /// reverse proxy)
-    #[arg(long)]
+    /// network of your own: prefer TLS, an SSH tunnel, Tailscale serve or
+    /// a TLS reverse proxy)
+    #[arg(long, conflicts_with = "tls_cert")]
     pub insecure_http: bool,
+    /// Serve HTTPS with this PEM certificate chain (with --tls-key); then
+    /// any address may be listened on
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key of --tls-cert
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -60,6 +60,8 @@ impl Browser {
                 "--disable-sync",
                 "--disable-dev-shm-usage",
                 "--remote-debugging-port=0",
+                // The TLS test's certificate is self-signed.
+                "--ignore-certificate-errors",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")

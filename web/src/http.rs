@@ -8,19 +8,23 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use axum::Router;
+use axum::extract::connect_info::Connected;
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::IncomingStream;
 use serde::Deserialize;
 use signaltty_client::client::Endpoint;
+use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::actions::{self, Action, Outcome};
 use crate::assets;
 use crate::auth::{COOKIE, LoginLimit, SESSION_LIFETIME, Sessions};
+use crate::tls::TlsListener;
 use crate::token::{Token, TokenFile};
 
 /// The largest request body accepted (a login form is a few dozen bytes).
@@ -33,6 +37,8 @@ pub struct App {
     pub endpoint: Endpoint,
     pub token_file: TokenFile,
     pub read_only: bool,
+    /// Cookies carry `Secure`: the app is served over TLS.
+    secure: bool,
     sessions: Mutex<Sessions>,
     logins: Mutex<LoginLimit>,
     /// The dashboard's listing, newest last.
@@ -46,6 +52,7 @@ impl App {
         endpoint: Endpoint,
         token_file: TokenFile,
         read_only: bool,
+        secure: bool,
         listings: watch::Receiver<Arc<String>>,
         token: watch::Receiver<Option<Token>>,
     ) -> App {
@@ -53,6 +60,7 @@ impl App {
             endpoint,
             token_file,
             read_only,
+            secure,
             sessions: Mutex::new(Sessions::default()),
             logins: Mutex::new(LoginLimit::default()),
             listings,
@@ -113,6 +121,23 @@ pub fn router(app: Arc<App>) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(app)
+}
+
+/// The address a request came from (for the login limit), over plain
+/// TCP or TLS.
+#[derive(Clone, Copy, Debug)]
+pub struct Peer(pub SocketAddr);
+
+impl Connected<IncomingStream<'_, TcpListener>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, TcpListener>) -> Peer {
+        Peer(*stream.remote_addr())
+    }
+}
+
+impl Connected<IncomingStream<'_, TlsListener>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, TlsListener>) -> Peer {
+        Peer(*stream.remote_addr())
+    }
 }
 
 /// Headers on every answer: no framing by another site, no sniffing, no
@@ -263,7 +288,7 @@ struct LoginForm {
 
 async fn login(
     State(app): State<Arc<App>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     headers: HeaderMap,
     form: Result<axum::Form<LoginForm>, axum::extract::rejection::FormRejection>,
 ) -> Response {
@@ -312,15 +337,19 @@ async fn login(
             return (StatusCode::INTERNAL_SERVER_ERROR, format!("{e}\n")).into_response();
         }
     };
-    let cookie = format!(
-        "{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
-        SESSION_LIFETIME.as_secs()
-    );
+    let cookie = session_cookie_header(&id, SESSION_LIFETIME.as_secs(), app.secure);
     (
         StatusCode::SEE_OTHER,
         [(header::SET_COOKIE, cookie), (header::LOCATION, "/".into())],
     )
         .into_response()
+}
+
+/// The `Set-Cookie` value of a session (`Max-Age=0` ends it); `Secure`
+/// under TLS, so a browser never sends it in clear.
+fn session_cookie_header(id: &str, max_age: u64, secure: bool) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age}{secure}")
 }
 
 async fn logout(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
@@ -333,10 +362,7 @@ async fn logout(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     (
         StatusCode::SEE_OTHER,
         [
-            (
-                header::SET_COOKIE,
-                format!("{COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0"),
-            ),
+            (header::SET_COOKIE, session_cookie_header("", 0, app.secure)),
             (header::LOCATION, "/login".into()),
         ],
     )

@@ -3,7 +3,7 @@
 //! This crate owns the web app: its HTTP routes and their checks
 //! ([`http`]), what a page may ask of a pane ([`actions`]), a blocked
 //! agent's dialog read as buttons ([`dialog`]), the login token ([`token`]), sessions and the login limit
-//! ([`auth`]), where it may listen ([`listen`]), the dashboard's listing
+//! ([`auth`]), where it may listen ([`listen`]), TLS off loopback ([`tls`]), the dashboard's listing
 //! ([`listing`], fed by [`feed`]), the WebSockets that carry it and an
 //! attached pane (`sockets`), and the pages with their scripts and the
 //! vendored xterm.js, embedded in the binary (`assets`).
@@ -26,6 +26,7 @@ pub mod http;
 pub mod listen;
 pub mod listing;
 mod sockets;
+pub mod tls;
 pub mod token;
 
 use std::io::Write;
@@ -58,7 +59,11 @@ pub fn run(cli: &Cli, web: &Web, state_dir: &Path) -> Result<ExitCode> {
         writeln!(std::io::stdout(), "{}", token.as_str())?;
         return Ok(ExitCode::SUCCESS);
     }
-    if listen::check(web.listen, web.insecure_http)? {
+    let tls = match (&web.tls_cert, &web.tls_key) {
+        (Some(cert), Some(key)) => Some(tls::acceptor(cert, key)?),
+        _ => None,
+    };
+    if listen::check(web.listen, tls.is_some(), web.insecure_http)? {
         eprintln!("{}", listen::insecure_warning(web.listen));
     }
     let token = token_file.load_or_create()?;
@@ -80,25 +85,37 @@ pub fn run(cli: &Cli, web: &Web, state_dir: &Path) -> Result<ExitCode> {
             endpoint,
             token_file,
             web.read_only,
+            tls.is_some(),
             listings,
             tokens,
         ));
-        say_where(address, web.read_only);
-        axum::serve(
-            listener,
-            http::router(app).into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
-        .context("the web server failed")
+        say_where(address, tls.is_some(), web.read_only);
+        let router = http::router(app);
+        let served = match tls {
+            Some(tls) => {
+                let listener = tls::TlsListener::new(listener, tls)?;
+                let service = router.into_make_service_with_connect_info::<http::Peer>();
+                axum::serve(listener, service).await
+            }
+            None => {
+                let service = router.into_make_service_with_connect_info::<http::Peer>();
+                axum::serve(listener, service).await
+            }
+        };
+        served.context("the web server failed")
     })?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Where to point the browser, and how to log in. Never the token.
-fn say_where(address: SocketAddr, read_only: bool) {
+fn say_where(address: SocketAddr, tls: bool, read_only: bool) {
     let mode = if read_only { " (read-only)" } else { "" };
+    let scheme = if tls { "https" } else { "http" };
     let mut out = std::io::stdout();
-    let _ = writeln!(out, "signaltty web: listening on http://{address}/{mode}");
+    let _ = writeln!(
+        out,
+        "signaltty web: listening on {scheme}://{address}/{mode}"
+    );
     let _ = writeln!(
         out,
         "signaltty web: log in with the token `signaltty web token` prints"
