@@ -5,7 +5,7 @@
 //! with two SVG plots, to `$SIGNALTTY_BENCH_OUT` (default `target/bench`).
 //! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run;
 //! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half; `=throughput`,
-//! `=memory`, `=detection`, `=restore` or `=slowdisk` one section.
+//! `=memory`, `=detection`, `=restore`, `=slowdisk` or `=web` one section.
 //! `SIGNALTTY_BENCH_BASELINE=<path to another signaltty>` adds that build
 //! to every throughput round and memory case: a before and after under
 //! the same load.
@@ -42,6 +42,8 @@ mod slow_disk;
 mod throughput;
 #[path = "support/tmux.rs"]
 mod tmux;
+#[path = "support/web.rs"]
+mod web;
 const ROWS: u16 = 50;
 const COLS: u16 = 200;
 
@@ -120,12 +122,15 @@ fn main() {
     let has_tmux = tmux::installed();
     if only.as_deref() == Some("throughput") {
         throughput::throughput(&scale, &log, work.path(), has_tmux, &mut report);
+    } else if only.as_deref() == Some("web") {
+        web::web(&scale, &log, work.path(), &mut report);
     } else if only.as_deref() != Some("mux") {
         server_figures(&scale, &log, work.path(), has_tmux, &mut report);
         memory::memory(&scale, work.path(), has_tmux, &mut report);
         detection(work.path(), scale.idle, &mut report);
         slow_disk::listings(&scale, work.path(), &mut report);
         hibernate::hibernation(work.path(), &mut report);
+        web::web(&scale, &log, work.path(), &mut report);
     }
     if only.as_deref().is_none_or(|only| only == "mux") {
         mux::multiplexer(&scale, &log, work.path(), has_tmux, &mut report);
@@ -997,6 +1002,36 @@ impl Report {
             .insert("hibernation sleep ms".into(), json!(figures.sleep_ms));
         self.json
             .insert("hibernation wake ms".into(), json!(figures.wake_ms));
+    }
+
+    /// A flood's MB/s of each round with no client and with a web viewer,
+    /// and the bytes the viewer was sent per flood.
+    fn web_flood(&mut self, none: &[f64], watched: &[f64], received: usize) {
+        let ratios: Vec<f64> = watched.iter().zip(none).map(|(w, n)| w / n).collect();
+        self.lines.push(format!(
+            "flood with a web viewer vs none     {} (rounds: {})",
+            spread(&ratios, 2),
+            ratios
+                .iter()
+                .map(|r| format!("{r:.2}×"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
+        self.lines.push(format!(
+            "  MB/s with no client {}, with a web viewer {} (sent {:.1} MiB a flood)",
+            spread(none, 1),
+            spread(watched, 1),
+            received as f64 / (1 << 20) as f64
+        ));
+        self.json.insert("web flood ratio".into(), json!(ratios));
+    }
+
+    fn web_rss(&mut self, panes: usize, rss_kib: u64) {
+        self.lines.push(format!(
+            "web process RSS, {panes} panes listed  {:.1} MiB",
+            rss_kib as f64 / 1024.0
+        ));
+        self.json.insert("web RSS KiB".into(), json!(rss_kib));
     }
 
     /// `cpu`: the whole server's; `look`: the hibernator's look alone.

@@ -259,16 +259,39 @@ fn tmux_cat(log: &Path, dir: &Path, attached: bool) -> f64 {
 
 /// One flood through signaltty: its time, and the CPU the server and the
 /// attached client (if any) spent on it.
-struct Flood {
-    seconds: f64,
-    server_cpu: f64,
-    client_cpu: Option<f64>,
+pub(super) struct Flood {
+    pub(super) seconds: f64,
+    pub(super) server_cpu: f64,
+    pub(super) client_cpu: Option<f64>,
 }
 
 fn signaltty_cat(server: &Server, log: &Path, attached: bool) -> Flood {
+    flood_watched(server, log, &format!("attached-{attached}"), |pane| {
+        attached.then(|| {
+            let socket = server.socket.display().to_string();
+            let viewer = Viewer::run(
+                &[&server.bin, "attach", pane],
+                &[("SIGNALTTY_SOCKET", socket.as_str())],
+            );
+            std::thread::sleep(Duration::from_millis(300));
+            let pid = viewer.pid();
+            (viewer, pid)
+        })
+    })
+}
+
+/// `cat` of `log` in a new pane, timed, while what `watch` starts on the
+/// pane (if anything: a client and its pid) watches it; `tag` keeps its
+/// marker files apart from another flood's.
+pub(super) fn flood_watched<W>(
+    server: &Server,
+    log: &Path,
+    tag: &str,
+    watch: impl FnOnce(&str) -> Option<(W, u32)>,
+) -> Flood {
     let dir = server.socket.parent().unwrap_or(Path::new("/tmp"));
-    let go = dir.join(format!("stt-go-{attached}"));
-    let done = dir.join(format!("stt-done-{attached}"));
+    let go = dir.join(format!("stt-go-{tag}"));
+    let done = dir.join(format!("stt-done-{tag}"));
     let _ = std::fs::remove_file(&go);
     let _ = std::fs::remove_file(&done);
     let script = format!(
@@ -278,31 +301,23 @@ fn signaltty_cat(server: &Server, log: &Path, attached: bool) -> Flood {
         done.display()
     );
     let pane = server.new_pane(&["sh", "-c", &script]);
-    let viewer = attached.then(|| {
-        let socket = server.socket.display().to_string();
-        let viewer = Viewer::run(
-            &[&server.bin, "attach", &pane],
-            &[("SIGNALTTY_SOCKET", socket.as_str())],
-        );
-        std::thread::sleep(Duration::from_millis(300));
-        viewer
-    });
+    let watcher = watch(&pane);
     let server_before = cpu_seconds(server.pid());
-    let client_before = viewer.as_ref().map(|v| cpu_seconds(v.pid()));
+    let client_before = watcher.as_ref().map(|(_, pid)| cpu_seconds(*pid));
     let start = Instant::now();
     std::fs::write(&go, "").expect("go");
     wait_file(&done, Duration::from_secs(600));
     let seconds = start.elapsed().as_secs_f64();
-    let client_cpu = viewer
+    let client_cpu = watcher
         .as_ref()
         .zip(client_before)
-        .map(|(v, before)| cpu_seconds(v.pid()) - before);
+        .map(|((_, pid), before)| cpu_seconds(*pid) - before);
     let flood = Flood {
         seconds,
         server_cpu: cpu_seconds(server.pid()) - server_before,
         client_cpu,
     };
-    drop(viewer);
+    drop(watcher);
     server.call("pane.close", json!({"pane": pane}));
     flood
 }
