@@ -24,6 +24,9 @@ use tokio_rustls::server::TlsStream;
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// Finished handshakes waiting for the server to take them.
 const READY_BOUND: usize = 64;
+/// Handshakes under way at once; past it the accept loop waits, so
+/// stalled clients cannot pile up tasks (each ends within the timeout).
+const MAX_HANDSHAKES: usize = 128;
 
 /// Why the certificate or key cannot be used. (`reason`, not `source`:
 /// the message says it, and the binary prints sources after it.)
@@ -99,7 +102,11 @@ async fn accept_loop(
     acceptor: TlsAcceptor,
     ready: mpsc::Sender<(TlsStream<TcpStream>, SocketAddr)>,
 ) {
+    let handshakes = Arc::new(tokio::sync::Semaphore::new(MAX_HANDSHAKES));
     loop {
+        let Ok(permit) = Arc::clone(&handshakes).acquire_owned().await else {
+            return;
+        };
         let (stream, peer) = match tcp.accept().await {
             Ok(accepted) => accepted,
             // Out of descriptors and the like: wait, as axum's own loop does.
@@ -111,6 +118,7 @@ async fn accept_loop(
         let acceptor = acceptor.clone();
         let ready = ready.clone();
         tokio::spawn(async move {
+            let _permit = permit;
             let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream));
             // A failed or slow handshake (plain HTTP, a scanner) is dropped.
             if let Ok(Ok(tls)) = handshake.await {
