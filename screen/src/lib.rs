@@ -669,11 +669,12 @@ impl Screen {
     /// nearly so: tab cells are painted as spaces; the bottom row's
     /// soft-wrap flag cannot be set without scrolling; the title stack is
     /// not transferred; a pending wrap away from the last column, on a row
-    /// that already wraps, or on a stray spacer is not recreated, nor is a
-    /// cursor outside the scrolling region in origin mode (it lands on the
-    /// region's edge); a wide-character fragment next to another one in the
-    /// last column is painted blank; a wide char's second half takes the
-    /// wide char's colours; while the alternate screen is active, the
+    /// that already wraps, or on a stray spacer or wide char in the last
+    /// column is not recreated, nor is a cursor outside the scrolling
+    /// region in origin mode (it lands on the region's edge); a
+    /// wide-character fragment next to another one in the last column is
+    /// painted blank; a wide char's second half takes the wide char's
+    /// colours; while the alternate screen is active, the
     /// primary screen's DECSC slot is its cursor (what entering the
     /// alternate screen saved there, unless a resize moved the cursor);
     /// while the primary screen is active, what DECSC saved on the

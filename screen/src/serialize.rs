@@ -200,7 +200,8 @@ fn cursor(w: &mut Writer, grid: &Grid<Cell>, columns: usize, origin: Option<(usi
     };
     // Tab movement can leave the wrap pending away from the last column;
     // that cannot be written, so the position wins. So does a stray spacer
-    // in the last column, which rewriting would destroy.
+    // or a wide char pushed into the last column by insertion, which
+    // rewriting would destroy (neither can be written there).
     let row = &grid[cursor.point.line];
     let last = &row[Column(columns - 1)];
     let col = if last.flags.contains(Flags::WIDE_CHAR_SPACER) {
@@ -209,8 +210,9 @@ fn cursor(w: &mut Writer, grid: &Grid<Cell>, columns: usize, origin: Option<(usi
         columns.checked_sub(1)
     };
     let col = col.filter(|&col| {
-        !last.flags.contains(Flags::WIDE_CHAR_SPACER)
-            || row[Column(col)].flags.contains(Flags::WIDE_CHAR)
+        let spacer_alone = last.flags.contains(Flags::WIDE_CHAR_SPACER)
+            && !row[Column(col)].flags.contains(Flags::WIDE_CHAR);
+        !spacer_alone && !last.flags.contains(Flags::WIDE_CHAR)
     });
     match col {
         Some(col)

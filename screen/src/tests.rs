@@ -121,13 +121,14 @@ fn snapshot(screen: &Screen) -> Snapshot {
     }
     let cols = grid.columns();
     let row = &grid[Line(cursor.line.0)];
-    let stray_spacer = row[Column(cols - 1)]
-        .flags
-        .contains(Flags::WIDE_CHAR_SPACER)
+    let last = &row[Column(cols - 1)];
+    let stray_spacer = last.flags.contains(Flags::WIDE_CHAR_SPACER)
         && !row[Column(cols - 2)].flags.contains(Flags::WIDE_CHAR);
-    if cursor.column.0 + 1 != cols || stray_spacer {
-        // Left by tab movement, or on a stray spacer; not recreated
-        // (documented gap).
+    let wide_in_last = last.flags.contains(Flags::WIDE_CHAR);
+    if cursor.column.0 + 1 != cols || stray_spacer || wide_in_last {
+        // Left by tab movement, or on a stray spacer or a wide char that
+        // insertion pushed into the last column; not recreated (documented
+        // gap).
         pending_wrap = false;
     }
     if pending_wrap {
@@ -653,4 +654,33 @@ fn a_screen_holds_the_cells_it_shows() {
         "after scrolling: {} cells",
         held(&screen)
     );
+}
+
+/// Found by `replay_round_trips_full_screen_programs`: insertion pushes a
+/// wide char into the last column, and the cursor waits there to wrap.
+/// Recreating the pending wrap would write over the wide char, so the
+/// position wins and the wide char stays.
+#[test]
+fn round_trip_wide_char_inserted_into_the_last_column_under_a_pending_wrap() {
+    let tokens = [
+        "AAA AAa",
+        "A aaAA0Aaa",
+        "\r\n",
+        " Aa  0A0 ",
+        "e\u{301}",
+        "e\u{301}",
+        "\x1bM",
+        "日本",
+        "\x1b[?7l",
+        "\x1b[L",
+        "\x1b[4h",
+        "\x1b[3;2H",
+        "日本",
+        "\x1b[8;6H",
+        "\x1b[1;4r",
+        "stR\\tUWH?Xp",
+        ";!J&*:",
+        "\x1b[2M",
+    ];
+    assert_round_trip(Size { rows: 8, cols: 16 }, tokens.concat().as_bytes());
 }
