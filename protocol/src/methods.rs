@@ -124,6 +124,7 @@ methods! {
     PaneSeen = "pane.seen", crate::params::Pane => crate::Done;
     PaneHook = "pane.hook", crate::params::PaneHook => crate::Done;
     Shutdown = "shutdown", crate::params::Empty => crate::Done;
+    Upgrade = "upgrade", crate::params::Upgrade => crate::UpgradeReply;
     /// Fault injection: the target's actor panics. Only in debug builds
     /// (and with the `fault-injection` feature), and only on a server
     /// started with faults enabled.

@@ -190,6 +190,17 @@ pub struct DebugPanic {
     pub target: Text<field::Target>,
 }
 
+/// → [`super::UpgradeReply`], sent by the server that took over; an error
+/// (from the server that stays) if nothing changed.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Upgrade {
+    /// The program to hand over to; by default the one the server was
+    /// started from, looked up afresh (so the file `cargo install` just
+    /// replaced).
+    #[serde(default)]
+    pub binary: Option<Text<field::Binary>>,
+}
+
 /// → `{}`. The id is checked by the agent kind's adapter.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ReportSession {

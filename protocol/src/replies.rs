@@ -262,6 +262,31 @@ pub struct StatusReply {
     /// What the previous server left running, and what start did about it.
     #[serde(default)]
     pub orphans: OrphansStatusReply,
+    /// How many times this server process has handed itself over to a new
+    /// binary (`upgrade`): a client that lost its connection and finds the
+    /// same pid with a higher count knows it was an upgrade, not a crash,
+    /// and reconnects.
+    #[serde(default)]
+    pub upgrades: u32,
+}
+
+/// The result of `upgrade`, from the server that took over.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct UpgradeReply {
+    /// The version that was running, and the one that runs now.
+    pub from_version: String,
+    pub to_version: String,
+    /// The binary now running.
+    pub binary: String,
+    /// Panes whose processes were carried over, of all panes.
+    pub live_panes: usize,
+    pub panes: usize,
+    /// From the request to the new server answering.
+    pub millis: u64,
+    /// The same pid before and after: the processes stay its children.
+    pub pid: u32,
+    /// This server's handovers so far (see [`StatusReply::upgrades`]).
+    pub upgrades: u32,
 }
 
 /// Processes a dead server left running in its panes' sessions, found at

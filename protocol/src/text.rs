@@ -353,6 +353,8 @@ fields! {
     WorkspaceName = "the workspace name", MAX_NAME_BYTES;
     /// A working directory.
     Cwd = "the working directory (cwd)", MAX_PATH_BYTES;
+    /// The program a server hands itself over to.
+    Binary = "the binary", MAX_PATH_BYTES;
     WorktreeName = "the worktree name", MAX_NAME_BYTES;
     TabTitle = "the tab title", MAX_TITLE_BYTES, plain;
     PaneTitle = "the pane title", MAX_TITLE_BYTES, plain;

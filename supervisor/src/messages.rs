@@ -51,6 +51,8 @@ pub struct ServerStatus {
     pub restore_degraded: bool,
     /// What was left running by the previous server, and what was done.
     pub orphans: OrphanReport,
+    /// Handovers this process has been through (`upgrade`).
+    pub upgrades: u32,
 }
 
 pub enum ListenerMsg {

@@ -107,6 +107,8 @@ pub struct Server {
     worktree_watch: tokio::task::JoinHandle<()>,
     /// What puts idle agents to sleep (see `hibernator.rs`).
     hibernator: tokio::task::JoinHandle<()>,
+    /// Handovers this process has been through (`upgrade`).
+    upgrades: u32,
 }
 
 impl Drop for Server {
@@ -169,6 +171,7 @@ impl Actor for ServerActor {
             worktrees,
             worktree_watch,
             hibernator,
+            upgrades: 0,
         };
         server.spawn_snapshot(&myself, model).await?;
         server.spawn_notifier(&myself).await?;
@@ -560,6 +563,7 @@ impl Server {
             restore_note: self.restore_note.clone(),
             restore_degraded: self.restore_degraded,
             orphans: *self.orphans.borrow(),
+            upgrades: self.upgrades,
         }
     }
 }

@@ -122,6 +122,7 @@ pub async fn dispatch(ctx: &Ctx, call: Call) -> Reply<'_> {
         Call::Notifications(p) => answer::<method::Notifications>(notifications(ctx, p).await),
         Call::Next(_) => answer::<method::Next>(next(ctx).await),
         Call::Shutdown(_) => answer::<method::Shutdown>(shutdown(ctx)),
+        Call::Upgrade(p) => answer::<method::Upgrade>(upgrade(ctx, p).await),
         #[cfg(any(debug_assertions, feature = "fault-injection"))]
         Call::DebugPanic(p) => answer::<method::DebugPanic>(faults::debug_panic(ctx, p).await),
         Call::Rename(p) => answer::<method::Rename>(arrange::rename(ctx, p).await),

@@ -46,6 +46,7 @@ pub(crate) async fn status(ctx: &Ctx) -> Result<StatusReply, WireError> {
             killed: server.orphans.killed,
             survived: server.orphans.survived,
         },
+        upgrades: server.upgrades,
     };
     Ok(reply)
 }
@@ -55,4 +56,14 @@ pub(crate) fn shutdown(ctx: &Ctx) -> Result<Done, WireError> {
         .cast(ServerMsg::Shutdown)
         .map_err(|e| WireError::new(ErrorCode::Unavailable, e.to_string()))?;
     Ok(Done {})
+}
+
+pub(crate) async fn upgrade(
+    _ctx: &Ctx,
+    _params: signaltty_protocol::params::Upgrade,
+) -> Result<signaltty_protocol::UpgradeReply, WireError> {
+    Err(WireError::new(
+        ErrorCode::Refused,
+        "upgrade: under construction",
+    ))
 }
