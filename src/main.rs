@@ -8,6 +8,7 @@ mod docs;
 mod hooks_install;
 mod sessions;
 mod up;
+mod upgrade;
 
 use std::process::ExitCode;
 
@@ -65,6 +66,8 @@ fn run(cli: &Cli) -> anyhow::Result<ExitCode> {
         ),
         Some(Command::Hooks(cmd)) => hooks_install::run(cmd, &mut std::io::stdout().lock()),
         Some(Command::Bridge) => bridge::run(cli),
+        Some(Command::Upgrade { binary }) => upgrade::run(cli, binary.as_deref()),
+        Some(Command::HandoverCheck) => upgrade::check(),
         Some(Command::Completions { shell }) => docs::completions(*shell, cli.json),
         Some(Command::Man) => docs::man(cli.json),
         Some(Command::Schema) => docs::schema(),

@@ -146,6 +146,7 @@ fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitC
         },
         no_restore,
         config_path: signaltty_supervisor::config::path(),
+        taken: taken_over(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -154,6 +155,34 @@ fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitC
         .context("could not start the async runtime")?;
     runtime.block_on(signaltty_supervisor::run(config))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What the image this process replaced handed over, if it was exec'd by
+/// an upgrade (see the supervisor's `handover`). A handover that cannot be
+/// read (the new binary's check read it, so only a fault gets here) is
+/// logged, and the server starts from disk as after a crash.
+fn taken_over() -> Option<signaltty_supervisor::handover::Taken> {
+    use signaltty_supervisor::handover::{exec::HANDOVER_FD_ENV, take};
+    let fd = std::env::var(HANDOVER_FD_ENV).ok()?;
+    // SAFETY: still one thread (the runtime is not built yet); the panes'
+    // children must not inherit the variable.
+    unsafe { std::env::remove_var(HANDOVER_FD_ENV) };
+    let Ok(fd) = fd.parse::<i32>() else {
+        tracing::error!(
+            value = fd,
+            "{HANDOVER_FD_ENV} is not a descriptor; starting from disk"
+        );
+        return None;
+    };
+    // SAFETY: the previous image exec'd this one with `fd` and the
+    // descriptors it names inherited; they are taken once, here.
+    match unsafe { take(fd) } {
+        Ok(taken) => Some(taken),
+        Err(e) => {
+            tracing::error!(error = %e, "the handover could not be taken; starting from disk");
+            None
+        }
+    }
 }
 
 /// The most a test may slow every fsync down by.

@@ -140,6 +140,20 @@ pub enum Command {
     /// The far end of `--host`: connects this machine's server (starting it
     /// if needed) to stdin and stdout; run by ssh, not by hand
     Bridge,
+    /// Hand the running server over to a new signaltty binary in place:
+    /// every pane's process, screen and scrollback carry over, clients
+    /// reconnect by themselves (docs/upgrade.md)
+    Upgrade {
+        /// The binary to hand over to [default: the path the server was
+        /// started from, as it is now, e.g. the file `cargo install` just
+        /// replaced]
+        #[arg(long)]
+        binary: Option<std::path::PathBuf>,
+    },
+    /// Reads a handover on stdin and says whether this binary can take it
+    /// over; run by a server that upgrades, not by hand
+    #[command(name = "__handover-check", hide = true)]
+    HandoverCheck,
     /// Print a shell completion script (e.g. `signaltty completions bash >
     /// ~/.local/share/bash-completion/completions/signaltty`)
     Completions {

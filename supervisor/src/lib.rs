@@ -34,6 +34,7 @@ pub mod ctx;
 mod events;
 mod frames;
 pub mod handlers;
+pub mod handover;
 pub mod hibernator;
 pub mod input;
 pub mod limits;
@@ -76,7 +77,6 @@ pub enum ServerError {
 }
 
 /// How a server is started.
-#[derive(Debug, Clone)]
 pub struct ServerConfig {
     pub socket_path: PathBuf,
     pub state_dir: PathBuf,
@@ -89,10 +89,13 @@ pub struct ServerConfig {
     pub no_restore: bool,
     /// The config file, if any.
     pub config_path: Option<PathBuf>,
+    /// What the image this one replaced handed over (`upgrade`): the tree
+    /// is rebuilt from it, not from disk.
+    pub taken: Option<handover::Taken>,
 }
 
 /// Runs a server until it is shut down (a signal or `ctl shutdown`).
-pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
+pub async fn run(mut config: ServerConfig) -> Result<(), ServerError> {
     signaltty_actors::allocator::keep_large_blocks_mapped();
     match limits::allow_open_files() {
         Ok(files) if files < limits::MAX_CONNECTIONS as u64 + 256 => {
@@ -117,9 +120,32 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         None => config::Config::default(),
     };
     install_agent_rules(config.config_path.as_deref());
+    let taken = config.taken.take();
     // The socket first: a second server must refuse before touching a file.
-    let bound = socket::bind_exclusive(&config.socket_path)?;
-    let mut restore = match restore::load(&state_dir, config.no_restore) {
+    let bound = match &taken {
+        // SAFETY: the handover's descriptors were inherited across the exec
+        // and are taken here once.
+        Some(taken) => unsafe {
+            socket::BoundSocket::inherited(
+                &config.socket_path,
+                taken.header.listener_fd,
+                taken.header.lock_fd,
+            )
+        },
+        None => socket::bind_exclusive(&config.socket_path)?,
+    };
+    let restored = match &taken {
+        Some(taken) => Ok(restore::Restore {
+            snapshot: Some(taken.header.snapshot.clone()),
+            note: format!(
+                "took over from signaltty {} by upgrade",
+                taken.header.from_version
+            ),
+            degraded: false,
+        }),
+        None => restore::load(&state_dir, config.no_restore),
+    };
+    let mut restore = match restored {
         Ok(restore) => restore,
         Err(e) => {
             bound.remove();
@@ -141,7 +167,11 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         restore::apply_config(snapshot, &settings);
         restore::mark_gone_worktrees(snapshot);
     }
-    let panes = restore.snapshot.as_ref().map(|s| s.panes.as_slice());
+    // After an upgrade the panes' processes are ours still, not orphans.
+    let panes = match &taken {
+        Some(_) => None,
+        None => restore.snapshot.as_ref().map(|s| s.panes.as_slice()),
+    };
     let orphans = orphans::end_in_background(panes.unwrap_or_default(), &bound.path);
     let tails = Arc::new(state_dir.tail_store());
     let listener = bound
@@ -153,6 +183,17 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
             "could not start the reaper or the PTYs' poll loop: {e}"
         ))
     })?;
+    let (handed, reply) = match taken {
+        Some(taken) => {
+            let reply = handover::take::PendingReply::of(&taken);
+            let caller = taken.header.caller;
+            (
+                Some((taken.panes, taken.header.upgrades)),
+                Some((caller, reply)),
+            )
+        }
+        None => (None, None),
+    };
     let args = ServerArgs {
         state_dir: state_dir.clone(),
         tails,
@@ -168,6 +209,8 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         orphans,
         config: settings,
         changes: signaltty_actors::snapshot::changes_channel(),
+        handed,
+        lock_fd: bound.lock_fd(),
     };
     // SIGHUP too: a server run in the foreground of a terminal that closes
     // should save, not vanish. Installed before the listener answers
@@ -179,6 +222,11 @@ pub async fn run(config: ServerConfig) -> Result<(), ServerError> {
         .await
         .map_err(|e| ServerError::Start(e.to_string()))?;
     info!(socket = %bound.path.display(), state_dir = %state_dir.root().display(), pid = std::process::id(), "signaltty server ready");
+    if let Some((Some(caller), reply)) = reply {
+        // SAFETY: the caller's connection was inherited across the exec,
+        // and is answered once.
+        unsafe { handover::take::answer(caller, &reply.finish()) };
+    }
     let signal_task = tokio::spawn(forward_signals(signals, server.clone()));
     let _ = handle.await;
     signal_task.abort();

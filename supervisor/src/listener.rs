@@ -9,6 +9,7 @@
 //! another client or the server. Connections, and the input they hold, are
 //! bounded over all clients together (see [`crate::limits`]).
 
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixListener as StdUnixListener;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -295,6 +296,13 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
                     stream.serve(conn).await;
                 }
                 return;
+            }
+            Reply::HandOver(params) => {
+                let caller = crate::handover::state::Caller {
+                    fd: conn.writer.as_ref().as_raw_fd(),
+                    request: id,
+                };
+                Err(handlers::server::upgrade(&ctx, params, caller).await)
             }
             Reply::Stream(Err(error)) => {
                 let _ = write_line(&mut conn.writer, &Response::err(Some(id), error)).await;

@@ -35,6 +35,13 @@ pub enum ServerMsg {
         reply: RpcReplyPort<Result<(), ActorError>>,
     },
     Status(RpcReplyPort<ServerStatus>),
+    /// Hand the server over to a new binary; answered only if that did not
+    /// happen, with why.
+    Upgrade {
+        binary: Option<PathBuf>,
+        caller: crate::handover::state::Caller,
+        reply: RpcReplyPort<crate::handover::HandoverError>,
+    },
     /// Final snapshot, hang up every child, stop.
     Shutdown,
 }

@@ -7,13 +7,16 @@
 //! adapter-built resume command of RESUMABLE panes in workspaces that opted
 //! in, and happens in the server once the tree is up.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
+use signaltty_actors::pane::handover::HandedPane;
 use signaltty_actors::pane::{PaneArgs, PaneContext, PaneStart, restored_state};
 use signaltty_actors::tab::TabArgs;
 use signaltty_actors::workspace::WorkspaceArgs;
 use signaltty_persistence::{LoadOutcome, Snapshot, StateDir, TailStore, WorktreeRecord};
 use signaltty_screen::{MAX_BODY_CHARS, sanitize};
+use signaltty_types::PaneRecord;
 use tracing::{error, info, warn};
 
 use crate::config::Config;
@@ -151,6 +154,7 @@ pub fn workspace_args(
     snapshot: &Snapshot,
     tails: &TailStore,
     context: &PaneContext,
+    handed: &mut HashMap<String, HandedPane>,
 ) -> Vec<WorkspaceArgs> {
     snapshot
         .workspaces
@@ -168,20 +172,13 @@ pub fn workspace_args(
                         .pane_ids()
                         .into_iter()
                         .filter_map(|id| snapshot.pane(id))
-                        .map(|pane| pane.clone().into_live())
-                        .map(|record| PaneArgs {
-                            start: PaneStart::Tombstone {
-                                state: restored_state(&record),
-                                tail: match tails.read(&record.id) {
-                                    Ok(tail) => tail,
-                                    Err(e) => {
-                                        warn!(pane = %record.id, error = %e, "could not read a tail");
-                                        None
-                                    }
-                                },
+                        .map(|pane| match handed.remove(pane.id.as_str()) {
+                            Some(pane) => PaneArgs {
+                                record: pane.record.clone(),
+                                start: PaneStart::Adopt(Box::new(pane)),
+                                context: context.clone(),
                             },
-                            record,
-                            context: context.clone(),
+                            None => tombstone(pane.clone().into_live(), tails, context),
                         })
                         .collect(),
                     context: context.clone(),
@@ -190,4 +187,22 @@ pub fn workspace_args(
             context: context.clone(),
         })
         .collect()
+}
+
+/// A saved pane restored without a process, showing its saved tail.
+fn tombstone(record: PaneRecord, tails: &TailStore, context: &PaneContext) -> PaneArgs {
+    PaneArgs {
+        start: PaneStart::Tombstone {
+            state: restored_state(&record),
+            tail: match tails.read(&record.id) {
+                Ok(tail) => tail,
+                Err(e) => {
+                    warn!(pane = %record.id, error = %e, "could not read a tail");
+                    None
+                }
+            },
+        },
+        record,
+        context: context.clone(),
+    }
 }

@@ -15,6 +15,7 @@
 //! happens in [`ServerActor::shutdown`].
 
 use std::collections::HashMap;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixListener;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,6 +24,7 @@ use futures_util::future::join_all;
 use ractor::{Actor, ActorId, ActorProcessingErr, ActorRef, SupervisionEvent};
 use signaltty_actors::model::Model;
 use signaltty_actors::notifier::{NotifierActor, NotifierArgs};
+use signaltty_actors::pane::handover::HandedPane;
 use signaltty_actors::pane::restored_state;
 use signaltty_actors::pane::{PaneContext, PaneMsg};
 use signaltty_actors::restored;
@@ -38,6 +40,7 @@ use signaltty_persistence::{
 use tracing::{error, info, warn};
 
 use crate::config::Config;
+use crate::handover;
 use crate::limits::ClientLimits;
 use crate::listener::{ListenerActor, ListenerArgs};
 use crate::messages::{ServerMsg, ServerStatus};
@@ -64,6 +67,11 @@ pub struct ServerArgs {
     pub orphans: tokio::sync::watch::Receiver<OrphanReport>,
     pub config: Config,
     pub changes: tokio::sync::broadcast::Sender<signaltty_actors::snapshot::Change>,
+    /// After an upgrade: the panes as the previous image handed them over,
+    /// by id, and its count of handovers.
+    pub handed: Option<(HashMap<String, HandedPane>, u32)>,
+    /// The socket's lock, which an upgrade keeps held across the exec.
+    pub lock_fd: RawFd,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,6 +117,7 @@ pub struct Server {
     hibernator: tokio::task::JoinHandle<()>,
     /// Handovers this process has been through (`upgrade`).
     upgrades: u32,
+    lock_fd: RawFd,
 }
 
 impl Drop for Server {
@@ -171,12 +180,16 @@ impl Actor for ServerActor {
             worktrees,
             worktree_watch,
             hibernator,
-            upgrades: 0,
+            upgrades: args.handed.as_ref().map_or(0, |(_, upgrades)| *upgrades),
+            lock_fd: args.lock_fd,
         };
         server.spawn_snapshot(&myself, model).await?;
         server.spawn_notifier(&myself).await?;
         if let Some(snapshot) = &args.restore.snapshot {
-            server.restore(&myself, snapshot).await;
+            match args.handed {
+                Some((mut handed, _)) => server.take_over(&myself, snapshot, &mut handed).await,
+                None => server.restore(&myself, snapshot).await,
+            }
         }
         // Only now, with everything rebuilt, are clients let in.
         server.spawn_listener(&myself).await?;
@@ -210,6 +223,23 @@ impl Actor for ServerActor {
             }
             ServerMsg::Status(reply) => {
                 let _ = reply.send(server.status());
+            }
+            ServerMsg::Upgrade {
+                binary,
+                caller,
+                reply,
+            } => {
+                let model = server.model.latest().await;
+                let outgoing = handover::Outgoing {
+                    model: &model,
+                    reaper: &server.context.reaper,
+                    listener_fd: server.listener.as_raw_fd(),
+                    lock_fd: server.lock_fd,
+                    upgrades: server.upgrades,
+                };
+                let error = handover::hand_over(outgoing, binary, caller).await;
+                tracing::warn!(error = %error, "upgrade failed; this server goes on");
+                let _ = reply.send(error);
             }
             ServerMsg::Shutdown => {
                 if !server.shutting_down {
@@ -311,13 +341,7 @@ impl Server {
     /// workspaces that opted in with `auto_resume` — the only thing that
     /// ever starts by itself.
     async fn restore(&mut self, myself: &ActorRef<ServerMsg>, snapshot: &Snapshot) {
-        for args in restore::workspace_args(snapshot, &self.tails, &self.context) {
-            let (id, name) = (args.record.id.clone(), args.record.name.clone());
-            match self.spawn_workspace(myself, args).await {
-                Ok(()) => self.workspaces.push((id, name)),
-                Err(e) => error!(workspace = %id, error = %e, "could not restore a workspace"),
-            }
-        }
+        self.rebuild(myself, snapshot, &mut HashMap::new()).await;
         let auto: Vec<&str> = snapshot
             .workspaces
             .iter()
@@ -345,6 +369,35 @@ impl Server {
                     Err(e) => warn!(pane = %id, error = %e, "auto-resume failed"),
                 }
             });
+        }
+    }
+
+    /// Rebuilds the tree the previous image handed over: its panes adopt
+    /// their children; nothing is resumed (nothing ended).
+    async fn take_over(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+        snapshot: &Snapshot,
+        handed: &mut HashMap<String, HandedPane>,
+    ) {
+        self.rebuild(myself, snapshot, handed).await;
+        info!(upgrades = self.upgrades, "took over by upgrade");
+    }
+
+    /// Every workspace of `snapshot`, its panes adopting what `handed`
+    /// holds for them and restored as tombstones otherwise.
+    async fn rebuild(
+        &mut self,
+        myself: &ActorRef<ServerMsg>,
+        snapshot: &Snapshot,
+        handed: &mut HashMap<String, HandedPane>,
+    ) {
+        for args in restore::workspace_args(snapshot, &self.tails, &self.context, handed) {
+            let (id, name) = (args.record.id.clone(), args.record.name.clone());
+            match self.spawn_workspace(myself, args).await {
+                Ok(()) => self.workspaces.push((id, name)),
+                Err(e) => error!(workspace = %id, error = %e, "could not restore a workspace"),
+            }
         }
     }
 

@@ -6,7 +6,7 @@
 //! dead server and is taken over.
 
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -50,6 +50,31 @@ pub struct BoundSocket {
 }
 
 impl BoundSocket {
+    /// The socket and lock an upgraded server inherited from the image it
+    /// replaced (see `handover`): bound and held already.
+    ///
+    /// # Safety
+    /// Both descriptors were inherited across the exec and nothing else
+    /// owns them.
+    pub unsafe fn inherited(path: &Path, listener: RawFd, lock: RawFd) -> BoundSocket {
+        // SAFETY: the caller's promise.
+        let (listener, lock) =
+            unsafe { (OwnedFd::from_raw_fd(listener), OwnedFd::from_raw_fd(lock)) };
+        for fd in [listener.as_raw_fd(), lock.as_raw_fd()] {
+            let _ = crate::handover::state::set_inherited(fd, false);
+        }
+        BoundSocket {
+            listener: UnixListener::from(listener),
+            path: path.to_path_buf(),
+            _lock: File::from(lock),
+        }
+    }
+
+    /// The lock's descriptor, which an upgrade carries across the exec.
+    pub fn lock_fd(&self) -> RawFd {
+        self._lock.as_raw_fd()
+    }
+
     /// Removes the socket file (on a clean shutdown).
     pub fn remove(&self) {
         let _ = std::fs::remove_file(&self.path);

@@ -117,6 +117,22 @@ impl PaneScreen {
         }
     }
 
+    /// A screen that starts frozen (handed over by the previous server).
+    pub(super) fn thawing_later(frozen: FrozenScreen) -> PaneScreen {
+        PaneScreen {
+            frozen: Some(frozen),
+            live: stand_in(),
+            ..PaneScreen::new(Size { rows: 1, cols: 2 }, 0)
+        }
+    }
+
+    /// The screen frozen (it thaws again when next needed).
+    pub(super) fn frozen(&mut self) -> &FrozenScreen {
+        // While frozen, `live` is only a stand-in.
+        let live = std::mem::replace(&mut self.live, stand_in());
+        self.frozen.get_or_insert_with(|| live.freeze())
+    }
+
     pub(super) fn is_frozen(&self) -> bool {
         self.frozen.is_some()
     }

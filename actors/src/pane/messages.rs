@@ -130,6 +130,14 @@ pub enum PaneMsg {
     IsWatched(RpcReplyPort<bool>),
     /// What `git status` said of the pane's worktree (see `worktree.rs`).
     WorktreeSeen(worktree::WorktreeSeen),
+    /// A handover begins (see `handover.rs`): stop reading the terminal;
+    /// answered once every chunk read is in the mailbox.
+    Pause(RpcReplyPort<()>),
+    /// After `Pause`: the pane described for the server that takes over.
+    /// It stays paused, and as it is, until the exec or `Unpause`.
+    HandOver(RpcReplyPort<super::handover::HandedPane<std::os::fd::RawFd>>),
+    /// The handover failed: read and write the terminal again.
+    Unpause,
     /// One of the pane's own messages.
     Internal(Internal),
 }
@@ -209,6 +217,9 @@ impl PaneMsg {
         !matches!(
             self,
             PaneMsg::FlushTail(_)
+                | PaneMsg::Pause(_)
+                | PaneMsg::HandOver(_)
+                | PaneMsg::Unpause
                 | PaneMsg::Republish
                 | PaneMsg::InputQueue(_)
                 | PaneMsg::IsWatched(_)

@@ -28,6 +28,7 @@ pub mod aware;
 mod events;
 mod flood;
 mod freezer;
+pub mod handover;
 mod hibernate;
 pub mod input;
 mod mailbox;
@@ -40,7 +41,7 @@ mod requests;
 mod revive;
 pub mod ring;
 mod route;
-mod server_binary;
+pub mod server_binary;
 pub mod subscribers;
 #[cfg(test)]
 mod tests;
@@ -48,6 +49,7 @@ mod title;
 pub mod wait;
 pub mod worktree;
 
+use std::os::fd::RawFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,7 +59,7 @@ use signaltty_adapters::{self as adapters, AgentFacts, AgentKind};
 use signaltty_persistence::{DEFAULT_TAIL_CAP, Lifecycle, PtySize, Severity, filter_env};
 use signaltty_screen::{KeyTarget, ScreenEvent, Size};
 use signaltty_types::{AgentRecord, PaneRecord};
-use tracing::{Instrument, info, info_span};
+use tracing::{Instrument, info, info_span, warn};
 
 use crate::error::{ActorError, SpawnError};
 use crate::model::{PaneState, PaneView};
@@ -66,6 +68,7 @@ use attention::Axes;
 use flood::OutputGates;
 use freezer::PaneScreen;
 pub use freezer::{ReadOut, ReadWhat, SCROLLBACK_LINES};
+use handover::{HandedChild, HandedPane, HandedScreen};
 use input::InputQueue;
 pub use messages::{Attached, Internal, PaneMsg};
 use messages::{Myself, SelfMsg};
@@ -116,7 +119,7 @@ impl PaneContext {
 }
 
 /// How a pane actor comes up.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub enum PaneStart {
     /// A new pane: the adapters may give an agent a session id at launch.
     Launch,
@@ -125,9 +128,12 @@ pub enum PaneStart {
         state: PaneState,
         tail: Option<String>,
     },
+    /// Come up as the previous server handed the pane over, its child
+    /// running on (see `handover.rs`).
+    Adopt(Box<handover::HandedPane>),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct PaneArgs {
     pub record: PaneRecord,
     pub start: PaneStart,
@@ -217,6 +223,7 @@ impl Actor for PaneActor {
                 pane.plan_launch();
                 pane.start_process(&Myself(myself), false)?;
             }
+            PaneStart::Adopt(handed) => pane.adopt(&Myself(myself), *handed)?,
             PaneStart::Tombstone { state, tail } => {
                 // An older build may have saved a command with a secret.
                 pane.record.argv = process::without_secrets(&pane.record.argv);
@@ -391,12 +398,12 @@ impl Pane {
             rows: self.record.pty_size.rows,
             cols: self.record.pty_size.cols,
         };
-        let pane = myself.clone();
-        let sink: process::EventSink = Arc::new(move |event| pane.send(SelfMsg::Process(event)));
-        let process = self
-            .context
-            .ptys
-            .open(&spec, self.spawn, sink, &self.context.reaper)?;
+        let process = self.context.ptys.open(
+            &spec,
+            self.spawn,
+            self.event_sink(myself),
+            &self.context.reaper,
+        )?;
         // The child runs with every word it was given; what is saved, shown,
         // logged, resumed or respawned has none that may hold a secret.
         self.record.argv = process::without_secrets(&spec.argv);
@@ -422,6 +429,78 @@ impl Pane {
             self.record.lifecycle = Lifecycle::Unknown;
         }
         Ok(())
+    }
+
+    /// Takes the pane over as the previous server described it.
+    fn adopt(&mut self, myself: &Myself, handed: HandedPane) -> Result<(), SpawnError> {
+        let HandedPane {
+            record,
+            state,
+            spawn,
+            screen,
+            process,
+        } = handed;
+        self.record = record;
+        self.state = state;
+        self.spawn = spawn;
+        match screen {
+            HandedScreen::Encoded(bytes) => match handover::decode_screen(&bytes) {
+                Ok(frozen) => self.screen = PaneScreen::thawing_later(frozen),
+                Err(e) => warn!(error = %e, "the pane's screen was not carried over"),
+            },
+            HandedScreen::Tail(tail) => {
+                self.pending_history = Some(tail);
+                self.screen.freeze();
+            }
+        }
+        let Some(child) = process else {
+            return Ok(());
+        };
+        let handed = process::HandedProcess {
+            pid: child.pid,
+            master: child.master,
+            identity: child.identity,
+            reaped: child.exit_code,
+        };
+        let process = self.context.ptys.adopt(
+            handed,
+            spawn,
+            self.event_sink(myself),
+            &self.context.reaper,
+        )?;
+        info!(pid = process.pid(), "pane taken over");
+        self.process = Some(process);
+        Ok(())
+    }
+
+    /// The pane described for the server that takes over (see
+    /// `handover.rs`), its process paused.
+    fn hand_over(&mut self) -> HandedPane<RawFd> {
+        let screen = match &self.pending_history {
+            Some(tail) => HandedScreen::Tail(tail.clone()),
+            None => HandedScreen::Encoded(handover::encode_screen(self.screen.frozen())),
+        };
+        let process = self.process.as_deref().and_then(|process| {
+            Some(HandedChild {
+                pid: process.pid(),
+                master: process.master_fd()?,
+                identity: process.identity(),
+                exit_code: self.exit_pending,
+            })
+        });
+        HandedPane {
+            record: self.record.clone(),
+            state: self.state,
+            spawn: self.spawn,
+            screen,
+            process,
+        }
+    }
+
+    /// Where the pane's process sends its events.
+    fn event_sink(&self, myself: &Myself) -> process::EventSink {
+        let pane = myself.clone();
+        Arc::new(move |event| pane.send(SelfMsg::Process(event)))
     }
 
     /// Recomputes the shown title (see `title.rs`); true when it changed.

@@ -25,11 +25,11 @@ use signaltty_persistence::ProcessRecord;
 use tokio::io::unix::AsyncFd;
 use tokio::runtime::Handle;
 use tokio::sync::mpsc;
-use tokio::task::AbortHandle;
+use tokio::task::JoinHandle;
 use tracing::{debug, warn};
 
 use super::input::InputPiece;
-use super::pty::Pty;
+use super::pty::{Paused, Pty};
 use super::reaper::Reaper;
 use crate::error::SpawnError;
 
@@ -66,16 +66,40 @@ pub struct SpawnSpec {
 
 /// A running (or just ended) child on its PTY.
 pub struct PaneProcess {
-    master: Box<dyn MasterPty + Send>,
-    input: mpsc::UnboundedSender<InputPiece>,
+    /// The PTY master, non-blocking; shared with the reader and the writer.
+    master: Arc<AsyncFd<File>>,
+    /// Taken while the process is paused for a handover.
+    input: Option<mpsc::UnboundedSender<InputPiece>>,
     credits: mpsc::Sender<()>,
     pid: i32,
     /// The child's pid and start time, to be found again after a crash.
     identity: Option<ProcessRecord>,
     reaper: Reaper,
-    /// The reader and the writer, ended with the process.
-    tasks: [AbortHandle; 2],
+    /// Taken by a pause, as is `writer`.
+    reader: Option<JoinHandle<()>>,
+    writer: Option<JoinHandle<()>>,
+    /// What a resumed reader needs.
+    spawn: u64,
+    sink: EventSink,
+    io: Handle,
 }
+
+/// A child on its terminal, to be taken over: one just spawned, or one the
+/// previous server handed over (see the supervisor's `handover`), whose
+/// output waited in the terminal and which nobody reaped meanwhile.
+#[derive(Debug)]
+pub struct HandedProcess {
+    pub pid: i32,
+    pub master: OwnedFd,
+    pub identity: Option<ProcessRecord>,
+    /// Reaped already (its last output may still be on its way): its exit
+    /// code, told at once instead of waiting for a pid that is not ours.
+    pub reaped: Option<i32>,
+}
+
+/// How long a pause waits for the writer to hand the child what was typed
+/// before it; a child that does not read its input keeps the rest.
+const WRITER_DRAIN: std::time::Duration = std::time::Duration::from_millis(200);
 
 impl std::fmt::Debug for PaneProcess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -136,8 +160,10 @@ impl PaneProcess {
         // The reaper waits for it by pid: portable-pty's handle is not
         // needed (dropping it neither waits nor kills).
         drop(child);
-        let pty = match nonblocking(pair.master.as_ref(), io) {
-            Ok(pty) => Arc::new(pty),
+        // A descriptor of our own: portable-pty's master is closed with
+        // `pair`, which is all it would ever do besides ioctls we make.
+        let master = match own_copy(pair.master.as_ref()) {
+            Ok(master) => master,
             Err(e) => {
                 // Nobody hears of this child: it is only ended and reaped.
                 reaper.watch(pid, |_| {});
@@ -145,30 +171,83 @@ impl PaneProcess {
                 return Err(e);
             }
         };
-        let exited = sink.clone();
-        reaper.watch(pid, move |code| {
-            exited(ProcessEvent::Exited { spawn, code });
-        });
+        let handed = HandedProcess {
+            pid,
+            master,
+            identity,
+            reaped: None,
+        };
+        PaneProcess::adopt(handed, spawn, sink, reaper, io)
+    }
 
+    /// Takes over a child on its terminal: one just spawned, or one the
+    /// previous server handed over. The reaper watches it from now on (it
+    /// reaps at once a child that ended in between).
+    pub fn adopt(
+        handed: HandedProcess,
+        spawn: u64,
+        sink: EventSink,
+        reaper: &Reaper,
+        io: &Handle,
+    ) -> Result<PaneProcess, SpawnError> {
+        let HandedProcess {
+            pid,
+            master,
+            identity,
+            reaped,
+        } = handed;
+        let pty = match nonblocking(master, io) {
+            Ok(pty) => Arc::new(pty),
+            Err(e) => {
+                reaper.watch(pid, |_| {});
+                reaper.hang_up(pid);
+                return Err(e);
+            }
+        };
+        match reaped {
+            Some(code) => {
+                sink(ProcessEvent::Exited { spawn, code });
+            }
+            None => {
+                let exited = sink.clone();
+                reaper.watch(pid, move |code| {
+                    exited(ProcessEvent::Exited { spawn, code });
+                });
+            }
+        }
+        let mut process = PaneProcess {
+            master: pty,
+            input: None,
+            credits: mpsc::channel(1).0,
+            pid,
+            identity,
+            reaper: reaper.clone(),
+            reader: None,
+            writer: None,
+            spawn,
+            sink,
+            io: io.clone(),
+        };
+        process.start_tasks();
+        // Not the argv: it may hold a secret (the pane logs it without).
+        debug!(pid, "running");
+        Ok(process)
+    }
+
+    /// Starts the reader and the writer: at first, and after a pause.
+    fn start_tasks(&mut self) {
         let (credits_tx, credits_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
         for _ in 0..CHUNKS_IN_FLIGHT {
             // The channel has room for exactly this many credits.
             let _ = credits_tx.try_send(());
         }
         let (input_tx, input_rx) = mpsc::unbounded_channel();
-        let reader = io.spawn(read_output(pty.clone(), credits_rx, spawn, sink));
-        let writer = io.spawn(write_input(pty, input_rx));
-        // Not the argv: it may hold a secret (the pane logs it without).
-        debug!(pid, "spawned");
-        Ok(PaneProcess {
-            master: pair.master,
-            input: input_tx,
-            credits: credits_tx,
-            pid,
-            identity,
-            reaper: reaper.clone(),
-            tasks: [reader.abort_handle(), writer.abort_handle()],
-        })
+        let (spawn, sink) = (self.spawn, self.sink.clone());
+        let reader = read_output(self.master.clone(), credits_rx, spawn, sink);
+        self.reader = Some(self.io.spawn(reader));
+        self.writer = Some(self.io.spawn(write_input(self.master.clone(), input_rx)));
+        self.credits = credits_tx;
+        self.input = Some(input_tx);
     }
 }
 
@@ -186,18 +265,22 @@ impl Pty for PaneProcess {
     }
 
     fn write(&self, piece: InputPiece) {
-        let _ = self.input.send(piece);
+        if let Some(input) = &self.input {
+            let _ = input.send(piece);
+        }
     }
 
     fn resize(&self, rows: u16, cols: u16) {
-        let size = PtySize {
-            rows,
-            cols,
-            pixel_width: 0,
-            pixel_height: 0,
+        let size = libc::winsize {
+            ws_row: rows,
+            ws_col: cols,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
         };
-        if let Err(e) = self.master.resize(size) {
-            warn!(error = %e, "resize failed");
+        // SAFETY: TIOCSWINSZ reads one winsize we own from a descriptor
+        // that stays open while `self` lives.
+        if unsafe { libc::ioctl(self.master.as_raw_fd(), libc::TIOCSWINSZ, &size) } != 0 {
+            warn!(error = %std::io::Error::last_os_error(), "resize failed");
         }
     }
 
@@ -214,53 +297,103 @@ impl Pty for PaneProcess {
 
     /// One ioctl.
     fn foreground_pgid(&self) -> Option<i32> {
-        self.master.process_group_leader()
+        // SAFETY: tcgetpgrp(3) on a descriptor that stays open while
+        // `self` lives.
+        let pgid = unsafe { libc::tcgetpgrp(self.master.as_raw_fd()) };
+        (pgid > 0).then_some(pgid)
     }
 
     /// Where a `cd` in the shell, or a program it started, is working.
     fn foreground_cwd(&self) -> Option<PathBuf> {
-        let pid = self.master.process_group_leader().unwrap_or(self.pid);
+        let pid = self.foreground_pgid().unwrap_or(self.pid);
         std::fs::read_link(Path::new("/proc").join(pid.to_string()).join("cwd")).ok()
+    }
+
+    fn pause(&mut self) -> Paused {
+        let reader = self.reader.take();
+        if let Some(reader) = &reader {
+            reader.abort();
+        }
+        // The writer ends once it has written what was queued.
+        self.input = None;
+        let writer = self.writer.take();
+        Box::pin(async move {
+            // Once the reader has ended, every chunk it read is in the
+            // pane's mailbox.
+            if let Some(reader) = reader {
+                let _ = reader.await;
+            }
+            if let Some(mut writer) = writer
+                && tokio::time::timeout(WRITER_DRAIN, &mut writer)
+                    .await
+                    .is_err()
+            {
+                writer.abort();
+                let _ = writer.await;
+            }
+        })
+    }
+
+    fn resume(&mut self) {
+        if self.reader.is_none() {
+            self.start_tasks();
+        }
+    }
+
+    fn master_fd(&self) -> Option<std::os::fd::RawFd> {
+        Some(self.master.as_raw_fd())
     }
 }
 
 impl Drop for PaneProcess {
     fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
+        if let Some(reader) = &self.reader {
+            reader.abort();
+        }
+        if let Some(writer) = &self.writer {
+            writer.abort();
         }
         self.reaper.hang_up(self.pid);
     }
 }
 
-/// A non-blocking descriptor of our own for the PTY master, registered
-/// with `io`'s poller. O_NONBLOCK is set on the open file, which
-/// portable-pty's master shares; it only ever makes ioctls on it.
-fn nonblocking(master: &dyn MasterPty, io: &Handle) -> Result<AsyncFd<File>, SpawnError> {
-    let failed =
-        |what: &str| SpawnError::Pty(format!("{what}: {}", std::io::Error::last_os_error()));
+/// A copy of portable-pty's master descriptor, close-on-exec.
+fn own_copy(master: &dyn MasterPty) -> Result<OwnedFd, SpawnError> {
     let fd = master
         .as_raw_fd()
         .ok_or_else(|| SpawnError::Pty("the PTY master has no descriptor".into()))?;
     // SAFETY: dup of a descriptor that is open for the duration of the call.
     let copy = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0) };
     if copy < 0 {
-        return Err(failed("could not duplicate the PTY master"));
+        return Err(SpawnError::Pty(format!(
+            "could not duplicate the PTY master: {}",
+            std::io::Error::last_os_error()
+        )));
     }
     // SAFETY: a fresh descriptor from fcntl is ours alone.
-    let copy = unsafe { OwnedFd::from_raw_fd(copy) };
+    Ok(unsafe { OwnedFd::from_raw_fd(copy) })
+}
+
+/// The PTY master made non-blocking and close-on-exec (a handed-over one
+/// came without), registered with `io`'s poller.
+fn nonblocking(master: OwnedFd, io: &Handle) -> Result<AsyncFd<File>, SpawnError> {
+    let failed =
+        |what: &str| SpawnError::Pty(format!("{what}: {}", std::io::Error::last_os_error()));
+    let fd = master.as_raw_fd();
     // SAFETY: fcntl(2) on a descriptor we own, with plain integers.
-    let flags = unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_GETFL) };
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
     // SAFETY: as above.
-    if flags < 0
-        || unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0
-    {
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
         return Err(failed("could not make the PTY master non-blocking"));
+    }
+    // SAFETY: as above.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } < 0 {
+        return Err(failed("could not mark the PTY master close-on-exec"));
     }
     let _io = io.enter();
     // SAFETY: the `File` owns its descriptor, which stays open and the same
     // until the `AsyncFd` drops it.
-    unsafe { AsyncFd::register(File::from(copy)) }
+    unsafe { AsyncFd::register(File::from(master)) }
         .map_err(|e| SpawnError::Pty(format!("could not poll the PTY: {}", e.into_parts().1)))
 }
 

@@ -12,7 +12,7 @@ use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 
 use super::input::InputPiece;
-use super::process::{EventSink, PaneProcess, SpawnSpec};
+use super::process::{EventSink, HandedProcess, PaneProcess, SpawnSpec};
 use super::reaper::Reaper;
 use crate::error::SpawnError;
 
@@ -35,7 +35,20 @@ pub trait Pty: Send {
     fn foreground_pgid(&self) -> Option<i32>;
     /// The working directory of the terminal's foreground process.
     fn foreground_cwd(&self) -> Option<PathBuf>;
+    /// Stops reading the terminal, and writing to it once what was queued
+    /// is written, without hanging the child up (a handover): what it
+    /// prints meanwhile waits in the terminal. Resolves once the reader has
+    /// ended, so every chunk it read is in the pane's mailbox.
+    fn pause(&mut self) -> Paused;
+    /// Reads and writes again after a pause (the handover failed).
+    fn resume(&mut self);
+    /// The terminal's master descriptor, which a handover carries across
+    /// `execve`; `None` for a stand-in.
+    fn master_fd(&self) -> Option<std::os::fd::RawFd>;
 }
+
+/// The end of a [`Pty::pause`].
+pub type Paused = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
 
 /// Starts a pane's child on a fresh terminal.
 pub trait OpenPty: Send + Sync + std::fmt::Debug {
@@ -44,6 +57,15 @@ pub trait OpenPty: Send + Sync + std::fmt::Debug {
     fn open(
         &self,
         spec: &SpawnSpec,
+        spawn: u64,
+        sink: EventSink,
+        reaper: &Reaper,
+    ) -> Result<Box<dyn Pty>, SpawnError>;
+    /// Takes over a child the previous server handed over (or this one,
+    /// when a handover failed): its events come as if it had been opened.
+    fn adopt(
+        &self,
+        handed: HandedProcess,
         spawn: u64,
         sink: EventSink,
         reaper: &Reaper,
@@ -92,6 +114,17 @@ impl OpenPty for NativePty {
         reaper: &Reaper,
     ) -> Result<Box<dyn Pty>, SpawnError> {
         let process = PaneProcess::spawn(spec, spawn, sink, reaper, &self.io)?;
+        Ok(Box::new(process))
+    }
+
+    fn adopt(
+        &self,
+        handed: HandedProcess,
+        spawn: u64,
+        sink: EventSink,
+        reaper: &Reaper,
+    ) -> Result<Box<dyn Pty>, SpawnError> {
+        let process = PaneProcess::adopt(handed, spawn, sink, reaper, &self.io)?;
         Ok(Box::new(process))
     }
 }

@@ -32,6 +32,12 @@ pub struct Reaper {
 
 struct Shared {
     children: Mutex<HashMap<i32, Watched>>,
+    /// Held through a whole sweep, exit callbacks included: once
+    /// [`Reaper::hold`] has it, no exit is on its way anywhere.
+    sweeping: Mutex<()>,
+    /// While set (a handover), nothing is reaped: a child that ends waits,
+    /// a zombie, for the server that takes over.
+    held: std::sync::atomic::AtomicBool,
     /// Wakes the reaper: a child was added or hung up.
     nudge: Notify,
     /// How many watched children are not reaped yet.
@@ -64,6 +70,8 @@ impl Reaper {
         let sigchld = signal(SignalKind::child())?;
         let shared = Arc::new(Shared {
             children: Mutex::new(HashMap::new()),
+            sweeping: Mutex::new(()),
+            held: std::sync::atomic::AtomicBool::new(false),
             nudge: Notify::new(),
             running: watch::Sender::new(0),
         });
@@ -100,6 +108,23 @@ impl Reaper {
         self.shared.nudge.notify_one();
     }
 
+    /// Stops reaping (a handover is under way). When this returns, every
+    /// child reaped before has had its exit told.
+    pub fn hold(&self) {
+        let _sweep = self.shared.sweeping();
+        self.shared
+            .held
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Reaps again after [`Reaper::hold`] (the handover failed).
+    pub fn release(&self) {
+        self.shared
+            .held
+            .store(false, std::sync::atomic::Ordering::SeqCst);
+        self.shared.nudge.notify_one();
+    }
+
     /// Waits until every watched child is reaped or `timeout` passes;
     /// returns how many still run.
     pub async fn wait_all(&self, timeout: Duration) -> usize {
@@ -115,9 +140,17 @@ impl Shared {
         self.children.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn sweeping(&self) -> MutexGuard<'_, ()> {
+        self.sweeping.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Reaps every watched child that has ended, kills the hung-up ones
     /// that are overdue, and returns when it next has to look.
     fn sweep(&self) -> Option<Instant> {
+        let _sweep = self.sweeping();
+        if self.held.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
         let mut ended = Vec::new();
         let mut children = self.lock();
         let pids: Vec<i32> = children.keys().copied().collect();

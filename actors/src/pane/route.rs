@@ -133,6 +133,26 @@ impl Pane {
             PaneMsg::IsWatched(reply) => {
                 let _ = reply.send(self.subscribers.watching());
             }
+            PaneMsg::Pause(reply) => match self.process.as_mut() {
+                Some(process) => {
+                    let paused = process.pause();
+                    tokio::spawn(async move {
+                        paused.await;
+                        let _ = reply.send(());
+                    });
+                }
+                None => {
+                    let _ = reply.send(());
+                }
+            },
+            PaneMsg::HandOver(reply) => {
+                let _ = reply.send(self.hand_over());
+            }
+            PaneMsg::Unpause => {
+                if let Some(process) = self.process.as_mut() {
+                    process.resume();
+                }
+            }
             PaneMsg::WorktreeSeen(seen) => {
                 if worktree::apply(&mut self.record.worktree, seen) {
                     self.publish();

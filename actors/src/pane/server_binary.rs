@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 /// The server binary's path now, if the system says.
-pub(super) fn current() -> Option<PathBuf> {
+pub fn current() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let exe = replaced(&exe).unwrap_or(exe);
     Some(exe.canonicalize().unwrap_or(exe))

@@ -71,6 +71,18 @@ impl OpenPty for FakePtys {
         self.opened.send(child).expect("the test listens");
         Ok(Box::new(FakePty { unread, credits }))
     }
+
+    fn adopt(
+        &self,
+        _handed: crate::pane::process::HandedProcess,
+        _spawn: u64,
+        _sink: EventSink,
+        _reaper: &Reaper,
+    ) -> Result<Box<dyn Pty>, SpawnError> {
+        Err(SpawnError::Pty(
+            "a fake terminal cannot be handed over".into(),
+        ))
+    }
 }
 
 impl Pty for FakePty {
@@ -94,6 +106,13 @@ impl Pty for FakePty {
         None
     }
     fn foreground_cwd(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+    fn pause(&mut self) -> crate::pane::pty::Paused {
+        Box::pin(async {})
+    }
+    fn resume(&mut self) {}
+    fn master_fd(&self) -> Option<std::os::fd::RawFd> {
         None
     }
 }

@@ -16,7 +16,7 @@ pub mod aware;
 mod faults;
 mod notifications;
 mod panes;
-mod server;
+pub(crate) mod server;
 mod structure;
 
 use std::sync::Arc;
@@ -48,6 +48,10 @@ pub enum Reply<'a> {
     /// The reply line, after which the connection carries the stream and
     /// nothing else; an error is the last line of the connection.
     Stream(Result<(Value, Stream), WireError>),
+    /// `upgrade`: the connection itself is handed over with the server,
+    /// and the new one answers on it (see `handover`); only a failure is
+    /// answered here.
+    HandOver(signaltty_protocol::params::Upgrade),
 }
 
 /// A reply's result.
@@ -122,7 +126,7 @@ pub async fn dispatch(ctx: &Ctx, call: Call) -> Reply<'_> {
         Call::Notifications(p) => answer::<method::Notifications>(notifications(ctx, p).await),
         Call::Next(_) => answer::<method::Next>(next(ctx).await),
         Call::Shutdown(_) => answer::<method::Shutdown>(shutdown(ctx)),
-        Call::Upgrade(p) => answer::<method::Upgrade>(upgrade(ctx, p).await),
+        Call::Upgrade(p) => Reply::HandOver(p),
         #[cfg(any(debug_assertions, feature = "fault-injection"))]
         Call::DebugPanic(p) => answer::<method::DebugPanic>(faults::debug_panic(ctx, p).await),
         Call::Rename(p) => answer::<method::Rename>(arrange::rename(ctx, p).await),

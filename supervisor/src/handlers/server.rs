@@ -58,12 +58,30 @@ pub(crate) fn shutdown(ctx: &Ctx) -> Result<Done, WireError> {
     Ok(Done {})
 }
 
+/// Hands the server over to a new binary (see `handover`); returns only
+/// if that did not happen, saying why.
 pub(crate) async fn upgrade(
-    _ctx: &Ctx,
-    _params: signaltty_protocol::params::Upgrade,
-) -> Result<signaltty_protocol::UpgradeReply, WireError> {
-    Err(WireError::new(
-        ErrorCode::Refused,
-        "upgrade: under construction",
-    ))
+    ctx: &Ctx,
+    params: signaltty_protocol::params::Upgrade,
+    caller: crate::handover::state::Caller,
+) -> WireError {
+    let binary = params
+        .binary
+        .map(|b| std::path::PathBuf::from(b.into_string()));
+    match ractor::call_t!(
+        ctx.server,
+        |reply| ServerMsg::Upgrade {
+            binary,
+            caller,
+            reply
+        },
+        UPGRADE_MS
+    ) {
+        Ok(error) => WireError::new(ErrorCode::Refused, format!("upgrade failed: {error}")),
+        Err(e) => unavailable(e),
+    }
 }
+
+/// The longest an upgrade may take before its caller gives up: the new
+/// binary's check, and the panes pausing, each have their own limit.
+const UPGRADE_MS: u64 = 30_000;

@@ -1,0 +1,96 @@
+//! A pane handed from this server to the binary that replaces it in place
+//! (`signaltty upgrade`; the supervisor's `handover` runs it).
+//!
+//! The child keeps running on its terminal throughout: the pane stops
+//! reading it ([`PaneMsg::Pause`](super::PaneMsg::Pause)), so what the
+//! child prints meanwhile waits in the terminal for the next server; then
+//! it describes itself ([`HandedPane`]): its record and state, its screen
+//! frozen and encoded, its child's pid and the terminal's descriptor, which
+//! `execve` carries over. If the handover fails, it reads again
+//! ([`PaneMsg::Unpause`](super::PaneMsg::Unpause)) and nothing changed.
+//! After the exec the new server starts each pane from its description
+//! ([`PaneStart::Adopt`](super::PaneStart::Adopt)).
+
+use std::os::fd::{OwnedFd, RawFd};
+
+use signaltty_persistence::ProcessRecord;
+use signaltty_screen::{FrozenScreen, Screen, Size};
+use signaltty_types::PaneRecord;
+
+use super::freezer::SCROLLBACK_LINES;
+use crate::model::PaneState;
+
+/// Everything a pane is, for the server that takes over. `Master` is the
+/// terminal's descriptor: a number while this server still owns it, an
+/// [`OwnedFd`] once the next one has taken it.
+#[derive(Debug)]
+pub struct HandedPane<Master = OwnedFd> {
+    pub record: PaneRecord,
+    pub state: PaneState,
+    /// The incarnation of the pane's process (see `Pane::spawn`).
+    pub spawn: u64,
+    pub screen: HandedScreen,
+    pub process: Option<HandedChild<Master>>,
+}
+
+/// A pane's screen: encoded, or (a restored pane nobody looked at yet) its
+/// saved tail, still unparsed.
+#[derive(Debug)]
+pub enum HandedScreen {
+    Encoded(Vec<u8>),
+    Tail(String),
+}
+
+/// The pane's child on its terminal.
+#[derive(Debug)]
+pub struct HandedChild<Master> {
+    pub pid: i32,
+    pub master: Master,
+    pub identity: Option<ProcessRecord>,
+    /// Reaped already, its last output still draining: its exit code.
+    pub exit_code: Option<i32>,
+}
+
+/// Why a handed screen cannot be taken.
+#[derive(Debug, thiserror::Error)]
+#[error("a handed-over screen could not be read: {0}")]
+pub struct ScreenError(String);
+
+/// The screen's bytes for the next server.
+pub(super) fn encode_screen(frozen: &FrozenScreen) -> Vec<u8> {
+    let size = frozen.size();
+    let mut bytes = Vec::with_capacity(4 + frozen.replay().len());
+    bytes.extend_from_slice(&size.rows.to_le_bytes());
+    bytes.extend_from_slice(&size.cols.to_le_bytes());
+    bytes.extend_from_slice(frozen.replay());
+    bytes
+}
+
+/// The screen `encode_screen` made, frozen again.
+pub fn decode_screen(bytes: &[u8]) -> Result<FrozenScreen, ScreenError> {
+    let [r0, r1, c0, c1, replay @ ..] = bytes else {
+        return Err(ScreenError("shorter than its size".into()));
+    };
+    let size = Size {
+        rows: u16::from_le_bytes([*r0, *r1]),
+        cols: u16::from_le_bytes([*c0, *c1]),
+    };
+    if !(super::MIN_ROWS..=super::MAX_ROWS).contains(&size.rows)
+        || !(super::MIN_COLS..=super::MAX_COLS).contains(&size.cols)
+    {
+        return Err(ScreenError(format!(
+            "its size {}x{} is out of bounds",
+            size.cols, size.rows
+        )));
+    }
+    let mut screen = Screen::new(size, SCROLLBACK_LINES);
+    screen.feed(replay, &mut Vec::new());
+    Ok(screen.freeze())
+}
+
+impl HandedPane<RawFd> {
+    /// The descriptor `execve` must carry over, if the pane has a child.
+    pub fn master_fd(&self) -> Option<RawFd> {
+        self.process.as_ref().map(|child| child.master)
+    }
+}
