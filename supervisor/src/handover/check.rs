@@ -56,6 +56,7 @@ pub async fn run(binary: &Path, handover: &File, nonce: &str) -> Result<(), Chec
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(start(std::io::Error::other("no pipes to the check")));
     };
+    let pid = child.id().and_then(|pid| i32::try_from(pid).ok());
     let output = async {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let (mut stdout, mut stderr) = (stdout.take(MAX_OUTPUT), stderr.take(MAX_OUTPUT));
@@ -63,7 +64,6 @@ pub async fn run(binary: &Path, handover: &File, nonce: &str) -> Result<(), Chec
         let status = child.wait().await;
         (status, out, err)
     };
-    let pid = child.id().and_then(|pid| i32::try_from(pid).ok());
     let Ok((status, out, err)) = tokio::time::timeout(CHECK_TIMEOUT, output).await else {
         if let Some(pid) = pid {
             // SAFETY: kill(2) with plain integers; the group is the check's
