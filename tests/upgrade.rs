@@ -1,0 +1,194 @@
+//! End to end: `signaltty upgrade` hands the running server over to a
+//! second copy of the binary in place. Every pane's process lives on with
+//! its pid, its output goes on without a gap, a child that ends afterwards
+//! is reported with its real exit code, and a broken new binary changes
+//! nothing.
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+use support::{TestServer, all_panes, wait_for};
+
+/// Every pane's script first writes its pid to `$PIDS/<pane's name>`.
+const COUNTER: &str = "i=0; while :; do i=$((i+1)); echo count $i; sleep 0.05; done";
+
+/// The binary under test, copied: "the new version".
+fn new_binary(server: &TestServer) -> PathBuf {
+    let path = server.dir.path().join("new-signaltty");
+    std::fs::copy(env!("CARGO_BIN_EXE_signaltty"), &path).expect("copy the binary");
+    path
+}
+
+fn script(server: &TestServer, name: &str, body: &str) -> PathBuf {
+    let path = server.dir.path().join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("write a script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}
+
+fn upgrade(server: &TestServer, binary: &Path) -> std::process::Output {
+    server
+        .command()
+        .args(["--json", "upgrade", "--binary"])
+        .arg(binary)
+        .output()
+        .expect("run signaltty upgrade")
+}
+
+fn status(server: &TestServer) -> Value {
+    server.ctl_json(&["status"])
+}
+
+/// A pane running `body` after it wrote its pid to `name`'s file.
+fn pane(server: &TestServer, ws: &str, name: &str, body: &str) -> (String, i32) {
+    let file = server.dir.path().join(format!("{name}.pid"));
+    let pane = server.new_sh(ws, &format!("echo $$ > {}; {body}", file.display()));
+    let pid = wait_for("the pane's pid", Duration::from_secs(15), || {
+        std::fs::read_to_string(&file).ok()?.trim().parse().ok()
+    });
+    (pane, pid)
+}
+
+/// The counts a counter pane printed, oldest first.
+fn counts(server: &TestServer, pane: &str) -> Vec<u64> {
+    server
+        .ctl_ok(&["read", pane, "--all"])
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("count ")?.parse().ok())
+        .collect()
+}
+
+fn alive(pid: i32) -> bool {
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[test]
+fn an_upgrade_keeps_every_process_its_output_and_its_exit_code() {
+    let server = TestServer::start();
+    let ws = server.workspace("w", &[]);
+    let mut panes: Vec<(String, i32)> = (0..16)
+        .map(|i| pane(&server, &ws, &format!("counter{i}"), COUNTER))
+        .collect();
+    let counters: Vec<String> = panes.iter().map(|(pane, _)| pane.clone()).collect();
+    let full_screen = "printf '\\033[?1049h\\033[2;5Hfull \\033[1mscreen\\033[0m'; sleep 1000";
+    let flood = "head -c 30000000 /dev/zero | tr '\\0' x | fold -w 79; sleep 1000";
+    for (name, body) in [
+        ("full", full_screen),
+        ("exits", "read x; exit 7"),
+        ("quiet", "echo 'quiet line'; sleep 1000"),
+        ("flood", flood),
+    ] {
+        panes.push(pane(&server, &ws, name, body));
+    }
+    assert_eq!(panes.len(), 20);
+    let [full_screen, exits, quiet] = [16, 17, 18].map(|i| panes[i].0.clone());
+    let pids: Vec<i32> = panes.iter().map(|(_, pid)| *pid).collect();
+    server.wait_output(&full_screen, "screen");
+    let screen_before = server.ctl_ok(&["read", &full_screen, "--ansi"]);
+    let quiet_before = server.ctl_ok(&["read", &quiet, "--all", "--ansi"]);
+    let before = status(&server);
+
+    let binary = new_binary(&server);
+    for _ in 0..2 {
+        let out = upgrade(&server, &binary);
+        assert!(
+            out.status.success(),
+            "upgrade failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            server.log()
+        );
+    }
+    let after = status(&server);
+    assert_eq!(after["pid"], before["pid"], "the same process took over");
+    assert_eq!(after["upgrades"], 2);
+    assert_eq!(after["live_panes"], 20);
+    for pid in &pids {
+        assert!(alive(*pid), "pid {pid} lives on");
+    }
+    assert_eq!(
+        server.ctl_ok(&["read", &full_screen, "--ansi"]),
+        screen_before
+    );
+    assert_eq!(
+        server.ctl_ok(&["read", &quiet, "--all", "--ansi"]),
+        quiet_before
+    );
+
+    // The counters go on, each number once and in order.
+    let last = counts(&server, &counters[0]).last().copied().unwrap_or(0);
+    wait_for("the counter to go on", Duration::from_secs(20), || {
+        (counts(&server, &counters[0]).last().copied().unwrap_or(0) > last + 20).then_some(())
+    });
+    for pane in &counters {
+        let seen = counts(&server, pane);
+        assert!(
+            seen.windows(2).all(|w| w[1] == w[0] + 1),
+            "pane {pane} skipped a count: {seen:?}"
+        );
+    }
+
+    // A child that ends after the upgrade is reaped by the new image.
+    server.ctl_ok(&["send", &exits, "go\n"]);
+    let pane = server.wait_pane(&exits, "EXITED 7", |p| p["exit_code"] == 7);
+    assert_eq!(pane["state"], "EXITED");
+}
+
+#[test]
+fn a_broken_new_binary_leaves_the_old_server_serving_unchanged() {
+    let server = TestServer::start();
+    let ws = server.workspace("w", &[]);
+    let (counter, pid) = pane(&server, &ws, "counter", COUNTER);
+    let before = status(&server);
+    let broken = [
+        (
+            "exits 1",
+            script(&server, "exits", "exit 1"),
+            "exit status: 1",
+        ),
+        (
+            "panics",
+            script(
+                &server,
+                "panics",
+                "echo \"thread 'main' panicked at boom\" >&2; exit 101",
+            ),
+            "panicked at boom",
+        ),
+        (
+            "hangs",
+            script(&server, "hangs", "sleep 600"),
+            "did not answer within 10s",
+        ),
+        (
+            "lies",
+            script(&server, "lies", "echo ok"),
+            "refused the handover",
+        ),
+    ];
+    for (what, binary, said) in broken {
+        let out = upgrade(&server, &binary);
+        // `--json` says it on stdout, as one JSON line.
+        let err = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{what}: {err}");
+        assert!(err.contains(said), "{what}: {err}");
+        assert!(err.lines().count() <= 1, "{what}: one line, not {err}");
+    }
+    let after = status(&server);
+    assert_eq!(after["pid"], before["pid"]);
+    assert_eq!(after["upgrades"], 0);
+    assert!(alive(pid));
+    let last = counts(&server, &counter).last().copied().unwrap_or(0);
+    wait_for("the counter to go on", Duration::from_secs(20), || {
+        (counts(&server, &counter).last().copied().unwrap_or(0) > last + 5).then_some(())
+    });
+    let panes = all_panes(&server.ls());
+    assert_eq!(panes.len(), 1);
+    assert_eq!(panes[0]["state"], "LIVE");
+    // And a good binary still takes over afterwards.
+    assert!(upgrade(&server, &new_binary(&server)).status.success());
+    assert!(alive(pid));
+}
