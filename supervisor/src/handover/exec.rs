@@ -2,7 +2,7 @@
 //! (so the panes' children stay its children, and their exit codes reach
 //! it), and keeping the descriptors the handover names.
 
-use std::ffi::{CString, OsString};
+use std::ffi::CString;
 use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -60,7 +60,7 @@ fn arguments(binary: &Path, handover_fd: RawFd) -> std::io::Result<(Vec<CString>
         if key == HANDOVER_FD_ENV {
             continue;
         }
-        let mut pair = OsString::from(key);
+        let mut pair = key;
         pair.push("=");
         pair.push(value);
         envp.push(c(pair.as_bytes())?);
