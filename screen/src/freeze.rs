@@ -14,6 +14,8 @@
 //! a pending wrap, or on an inactive alternate screen, which alacritty
 //! keeps from one visit to the next. Those are kept aside and put back.
 
+mod wire;
+
 use std::sync::PoisonError;
 
 use alacritty_terminal::grid::{Cursor, Dimensions, Grid};
@@ -27,6 +29,7 @@ use crate::fresh::Fresh;
 use crate::history::History;
 use crate::osc::{Interpreter, Scanner};
 use crate::{Engine, Screen, Size};
+pub use wire::{DecodeError, FORMAT_VERSION};
 
 /// A [`Screen`] turned into its replay bytes and its history; see
 /// [`Screen::freeze`].
@@ -225,6 +228,16 @@ impl FrozenScreen {
     /// an attach can be served without thawing.
     pub fn replay(&self) -> &[u8] {
         &self.replay
+    }
+
+    /// Whether the screen was frozen inside a sequence longer than 64 KiB
+    /// (a DCS or SOS/PM/APC string, in practice), of which only the first
+    /// 64 KiB cross a process: [`FrozenScreen::decode`] gives a parser
+    /// that read only those. Exact for a string's body, which nobody is
+    /// handed; a CSI whose parameters went on past them ends where they
+    /// end. Worth a log line, no more.
+    pub fn parser_bytes_dropped(&self) -> bool {
+        self.parser.unfinished().1
     }
 
     /// Heap bytes held (history, replay, parser buffers), for accounting.

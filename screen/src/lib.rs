@@ -165,7 +165,7 @@ use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
 
 use crate::emu::{Emu, Listener, Tracked, shrink_inactive_alt, with_primary};
 use crate::fast::Parser;
-pub use crate::freeze::FrozenScreen;
+pub use crate::freeze::{DecodeError, FORMAT_VERSION, FrozenScreen};
 use crate::history::History;
 use crate::keyboard::Keyboard;
 pub use crate::keyboard::{KeyboardFollower, MAX_KEYBOARD_STACK, kitty};
