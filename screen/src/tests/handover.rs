@@ -39,31 +39,39 @@ proptest! {
 
     /// Output cut anywhere (inside an escape sequence, an OSC title, a
     /// UTF-8 character) and handed over at each cut reads the same as on a
-    /// screen that never was.
+    /// screen that was fed the same chunks and never handed over. (Not
+    /// always as one fed it all at once: vte 0.15 completing a character
+    /// split across chunks skips the bytes after it when the three it
+    /// looks at end in another partial one, as in `ü` cut after its first
+    /// byte and followed by `e\u{301}`.)
     #[test]
     fn a_handover_anywhere_in_the_output_changes_nothing(
         tokens in prop::collection::vec(
             prop_oneof![4 => handover_token(), 1 => Just("line\r\n".to_owned())], 0..100),
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 1..4),
+        split in any::<prop::sample::Index>(),
     ) {
         let size = Size { rows: 8, cols: 16 };
         let output = tokens.concat().into_bytes();
         let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(output.len() + 1)).collect();
         cuts.sort_unstable();
-        let mut whole = Screen::new(size, 100);
-        let mut events = Vec::new();
-        whole.feed(&output, &mut events);
-        let mut handed = Screen::new(size, 100);
-        let mut handed_events = Vec::new();
+        let (mut kept, mut handed) = (Screen::new(size, 100), Screen::new(size, 100));
+        let (mut events, mut handed_events) = (Vec::new(), Vec::new());
         let mut from = 0;
         for cut in cuts {
-            handed.feed(&output[from..cut], &mut handed_events);
+            // Two chunks between handovers, as output comes.
+            let (first, second) = output[from..cut].split_at(split.index(cut - from + 1));
+            for chunk in [first, second] {
+                kept.feed(chunk, &mut events);
+                handed.feed(chunk, &mut handed_events);
+            }
             handed = handed_over(handed);
             from = cut;
         }
+        kept.feed(&output[from..], &mut events);
         handed.feed(&output[from..], &mut handed_events);
         prop_assert_eq!(handed_events, events);
-        assert_same_for_readers(&whole, &handed)?;
+        assert_same_for_readers(&kept, &handed)?;
     }
 }
 
