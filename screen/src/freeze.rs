@@ -13,6 +13,33 @@
 //! pending) and what DECSC (or entering the alternate screen) saved: with
 //! a pending wrap, or on an inactive alternate screen, which alacritty
 //! keeps from one visit to the next. Those are kept aside and put back.
+//!
+//! # Across a process
+//!
+//! A live upgrade re-execs the server, so a frozen screen must also live
+//! through bytes: [`FrozenScreen::encode`] writes it in a compact binary
+//! format with a leading [`FORMAT_VERSION`] (see `wire` for the layout
+//! and its bounds) and [`FrozenScreen::decode`] reads it back, refusing
+//! another version, damaged bytes and anything out of the crate's bounds.
+//! What crosses: the replay, the row ends, both saved cursors (pen,
+//! underline colour, link, charsets, pending wrap), the history's settled
+//! text and line metas (never cells), the fresh-line counter, the title,
+//! the last character printed (for `CSI b`), the OSC scanner's state and
+//! the body it withholds, and a chunked kitty notification still
+//! arriving. vte's state has no API to be read; in its place go the bytes
+//! that bring a fresh vte to it (the unfinished sequence, or a partial
+//! UTF-8 character: see `fast`), which decoding reads again without
+//! acting on them.
+//!
+//! What does not cross, beyond what the replay cannot carry anyway (above;
+//! a thaw in the same process loses it too): of a sequence unfinished
+//! after more than 64 KiB only its first 64 KiB go
+//! ([`FrozenScreen::parser_bytes_dropped`]), which is exact for a DCS or
+//! SOS/PM/APC string's body (vte hands it nobody) but ends parameters
+//! that went on past them; and vte's own memory of the last character it
+//! printed, which nothing reads (`fast` carries out `CSI b` itself).
+
+mod wire;
 
 use std::sync::PoisonError;
 
@@ -27,6 +54,7 @@ use crate::fresh::Fresh;
 use crate::history::History;
 use crate::osc::{Interpreter, Scanner};
 use crate::{Engine, Screen, Size};
+pub use wire::{DecodeError, FORMAT_VERSION};
 
 /// A [`Screen`] turned into its replay bytes and its history; see
 /// [`Screen::freeze`].
@@ -227,8 +255,21 @@ impl FrozenScreen {
         &self.replay
     }
 
+    /// Whether the screen was frozen inside a sequence longer than 64 KiB
+    /// (a DCS or SOS/PM/APC string, in practice), of which only the first
+    /// 64 KiB cross a process: [`FrozenScreen::decode`] gives a parser
+    /// that read only those. Exact for a string's body, which nobody is
+    /// handed; a CSI whose parameters went on past them ends where they
+    /// end. Worth a log line, no more.
+    pub fn parser_bytes_dropped(&self) -> bool {
+        self.parser.unfinished().1
+    }
+
     /// Heap bytes held (history, replay, parser buffers), for accounting.
     pub fn heap_bytes(&self) -> usize {
-        self.replay.len() + self.history.heap_bytes() + self.title.capacity()
+        self.replay.len()
+            + self.history.heap_bytes()
+            + self.title.capacity()
+            + self.parser.unfinished().0.len()
     }
 }

@@ -77,6 +77,22 @@ impl Fresh {
         }
     }
 
+    /// What a handover carries: rows scrolled, the frontier, lines counted.
+    pub(crate) fn parts(&self) -> (i64, i64, u64) {
+        (self.scrolled, self.frontier, self.lines)
+    }
+
+    /// The counter [`Fresh::parts`] described, if its row numbers are ones
+    /// a pane could reach (far from overflowing the arithmetic above).
+    pub(crate) fn from_parts(scrolled: i64, frontier: i64, lines: u64) -> Option<Fresh> {
+        const MAX_ROW: i64 = 1 << 62;
+        ((0..=MAX_ROW).contains(&scrolled) && (-1..=MAX_ROW).contains(&frontier)).then_some(Fresh {
+            scrolled,
+            frontier,
+            lines,
+        })
+    }
+
     /// After a resize the rows are renumbered: start again from the cursor.
     pub(crate) fn reset_at(&mut self, line: i32) {
         self.frontier = self.frontier.max(self.scrolled + i64::from(line));

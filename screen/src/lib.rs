@@ -4,8 +4,8 @@
 //! output, keeps its scrollback, answers what is on screen or in the
 //! scrollback (plain, or with colours), renders the tail that is persisted,
 //! serializes the screen into escape sequences that repaint it exactly on
-//! an attaching client, freezes a screen nobody looks at into a few KiB,
-//! and reports the OSC events signaltty cares about (titles, cwd,
+//! an attaching client, freezes a screen nobody looks at into a few KiB
+//! (which also cross a process, for a live upgrade), and reports the OSC events signaltty cares about (titles, cwd,
 //! notifications, bells). It is pure computation: it must never do I/O,
 //! spawn anything, keep time or know about actors.
 //!
@@ -131,6 +131,10 @@
 //!
 //! A screen nobody looks at can go further: [`Screen::freeze`] keeps only
 //! its replay bytes, history and parser state ([`FrozenScreen`]).
+//! [`FrozenScreen::encode`] turns that into bytes a new server process
+//! decodes after a live upgrade, the parser's state included (as the
+//! bytes of the sequence it is in the middle of); the `freeze` module
+//! says what crosses and what does not.
 
 mod cells;
 mod emu;
@@ -165,7 +169,7 @@ use alacritty_terminal::term::{Config, Osc52, Term, TermMode};
 
 use crate::emu::{Emu, Listener, Tracked, shrink_inactive_alt, with_primary};
 use crate::fast::Parser;
-pub use crate::freeze::FrozenScreen;
+pub use crate::freeze::{DecodeError, FORMAT_VERSION, FrozenScreen};
 use crate::history::History;
 use crate::keyboard::Keyboard;
 pub use crate::keyboard::{KeyboardFollower, MAX_KEYBOARD_STACK, kitty};

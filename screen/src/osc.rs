@@ -80,6 +80,35 @@ impl Scanner {
         }
     }
 
+    /// What a handover carries: the state as a number, the body being
+    /// collected (or the last one) and whether it overflowed. The body is
+    /// withheld from vte, so the parser's unfinished bytes lack it.
+    pub(crate) fn parts(&self) -> (u8, &[u8], bool) {
+        let state = match self.state {
+            State::Ground => 0,
+            State::Escape => 1,
+            State::EscapeIntermediate => 2,
+            State::Osc => 3,
+        };
+        (state, &self.body, self.overflow)
+    }
+
+    /// The scanner [`Scanner::parts`] described, if they make one.
+    pub(crate) fn from_parts(state: u8, body: &[u8], overflow: bool) -> Option<Scanner> {
+        let state = match state {
+            0 => State::Ground,
+            1 => State::Escape,
+            2 => State::EscapeIntermediate,
+            3 => State::Osc,
+            _ => return None,
+        };
+        (body.len() <= MAX_OSC_BYTES).then(|| Scanner {
+            state,
+            body: body.to_vec(),
+            overflow,
+        })
+    }
+
     #[cfg(test)]
     pub(crate) fn buffer_capacity(&self) -> usize {
         self.body.capacity()
@@ -222,6 +251,31 @@ pub(crate) struct Interpreter {
 impl Interpreter {
     pub(crate) fn new() -> Interpreter {
         Interpreter { kitty: None }
+    }
+
+    /// The chunked kitty notification still arriving: id, title, body.
+    pub(crate) fn pending(&self) -> Option<[&str; 3]> {
+        let kitty = self.kitty.as_ref()?;
+        Some([&kitty.id, &kitty.title, &kitty.body])
+    }
+
+    /// An interpreter waiting for more chunks of `pending` (as
+    /// [`Interpreter::pending`] gives it), if its fields are within what
+    /// chunks could have made.
+    pub(crate) fn with_pending(pending: Option<[String; 3]>) -> Option<Interpreter> {
+        let kitty = match pending {
+            None => None,
+            Some([id, title, body]) => {
+                if id.len() > MAX_OSC_BYTES
+                    || title.len() > MAX_KITTY_RAW
+                    || body.len() > MAX_KITTY_RAW
+                {
+                    return None;
+                }
+                Some(KittyPending { id, title, body })
+            }
+        };
+        Some(Interpreter { kitty })
     }
 
     pub(crate) fn interpret(&mut self, body: &[u8]) -> Option<ScreenEvent> {

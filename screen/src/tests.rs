@@ -11,6 +11,8 @@ use proptest::prelude::*;
 use crate::emu::with_primary;
 use crate::{Screen, ScreenEvent, Size};
 
+mod handover;
+
 type CellState = (char, Vec<char>, Color, Color, Flags, Option<Color>);
 
 #[derive(Clone, Debug, PartialEq)]

@@ -24,6 +24,19 @@
 //! mode, a charset other than ASCII, a pen with a hyperlink or an
 //! underline colour, wide characters in the way). `tests` compares the
 //! two paths on arbitrary input.
+//!
+//! vte's own state cannot be read or written, yet a live upgrade must
+//! carry a parser cut in the middle of a sequence across processes
+//! ([`crate::FrozenScreen::encode`]). So the parser keeps what would
+//! recreate it: the bytes since vte last left its ground state (from the
+//! ESC that made it leave: every ESC puts vte in its escape state, and
+//! only an ESC leaves the ground state), or in the ground state the last
+//! non-ASCII bytes (a partial UTF-8 character is at most three). vte's
+//! state is a function of those bytes alone: parameters, intermediates
+//! and strings are cleared on every ESC, and DCS bodies are not handed
+//! on ([`Parser::resumed`] feeds them to a fresh vte whose handler
+//! ignores everything). It is looked at once per chunk, not per byte: the
+//! last ESC of a chunk that ends inside a sequence is found with `memrchr`.
 
 use alacritty_terminal::vte::ansi::{Attr, Color, Handler, NamedColor, Processor, Rgb};
 
@@ -42,7 +55,33 @@ pub(crate) struct Parser {
     csi: Csi,
     /// Off only for tests: everything goes through vte.
     fast: bool,
+    /// The bytes that bring a fresh vte to the state this one is in: see
+    /// the module doc. Starts with ESC inside a sequence, with a byte from
+    /// 0x80 on after text, empty otherwise.
+    unfinished: Vec<u8>,
+    /// Whether bytes of the unfinished sequence past [`MAX_UNFINISHED`]
+    /// were dropped.
+    dropped: bool,
 }
+
+/// Most bytes of an unfinished sequence kept; the rest are dropped. Only a
+/// DCS or SOS/PM/APC string's body (which vte hands nobody) or parameters
+/// by the thousand come near it.
+pub(crate) const MAX_UNFINISHED: usize = 64 * 1024;
+
+/// Non-ASCII bytes kept from the ground state: the longest partial UTF-8
+/// character.
+const UTF8_TAIL: usize = 3;
+
+/// Unfinished content kept past this is freed once the sequence ends, so
+/// one long DCS does not leave a pane holding its 64 KiB.
+const UNFINISHED_KEPT: usize = 4 * 1024;
+
+/// A handler that does nothing: bringing vte to a state again must not
+/// repeat what the bytes did the first time (the replay carries that).
+struct Discard;
+
+impl Handler for Discard {}
 
 /// What a `CSI Ps b` (REP) that vte would carry out depends on: its first
 /// parameter, and whether vte would ignore it (a private marker, or more
@@ -68,7 +107,28 @@ impl Parser {
             ascii: true,
             csi: Csi::default(),
             fast: true,
+            unfinished: Vec::new(),
+            dropped: false,
         }
+    }
+
+    /// A parser in the state the bytes [`Parser::unfinished`] gave bring
+    /// one to, without acting on them.
+    pub(crate) fn resumed(unfinished: &[u8], dropped: bool) -> Parser {
+        let mut parser = Parser::new();
+        parser.vte.advance(&mut Discard, unfinished);
+        for &byte in unfinished {
+            parser.step(byte);
+        }
+        parser.unfinished = unfinished.to_vec();
+        parser.dropped = dropped;
+        parser
+    }
+
+    /// The bytes that bring a fresh parser to this one's state, and
+    /// whether some past [`MAX_UNFINISHED`] were dropped from them.
+    pub(crate) fn unfinished(&self) -> (&[u8], bool) {
+        (&self.unfinished, self.dropped)
     }
 
     /// A parser that feeds every byte to vte: the oracle the fast path is
@@ -146,6 +206,55 @@ impl Parser {
             i += 1;
         }
         self.hand_to_vte(emu, &bytes[slow..]);
+        if self.state != State::Ground || !self.ascii || !self.unfinished.is_empty() {
+            self.remember(bytes);
+        }
+    }
+
+    /// Updates [`Parser::unfinished`] after `bytes`, the whole of a call.
+    fn remember(&mut self, bytes: &[u8]) {
+        if self.state == State::Ground && self.ascii {
+            if self.unfinished.capacity() > UNFINISHED_KEPT {
+                self.unfinished = Vec::new();
+            }
+            self.unfinished.clear();
+            self.dropped = false;
+            return;
+        }
+        if self.state == State::Ground {
+            // After text that ends with bytes from 0x80 on. Extra ones
+            // before a partial character are harmless: each is a C1
+            // control or an invalid byte to vte, ignored by `Discard`.
+            let high = bytes
+                .iter()
+                .rev()
+                .take(UTF8_TAIL)
+                .take_while(|&&byte| byte >= 0x80)
+                .count();
+            let tail = &bytes[bytes.len() - high..];
+            if high < bytes.len() || self.unfinished.first().is_none_or(|&byte| byte < 0x80) {
+                self.unfinished.clear();
+            }
+            self.unfinished.extend_from_slice(tail);
+            let excess = self.unfinished.len().saturating_sub(UTF8_TAIL);
+            self.unfinished.drain(..excess);
+            self.dropped = false;
+            return;
+        }
+        // Inside a sequence: it started at this call's last ESC, or
+        // before this call if there is none.
+        let mut bytes = bytes;
+        if let Some(at) = memchr::memrchr(0x1b, bytes) {
+            self.unfinished.clear();
+            self.dropped = false;
+            bytes = &bytes[at..];
+        }
+        let room = MAX_UNFINISHED - self.unfinished.len();
+        if bytes.len() > room {
+            self.dropped = true;
+        }
+        self.unfinished
+            .extend_from_slice(&bytes[..bytes.len().min(room)]);
     }
 
     /// Hands `bytes` to vte; nothing, not even a call, when there are none

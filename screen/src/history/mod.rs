@@ -356,6 +356,57 @@ impl History {
         taken
     }
 
+    /// The kept lines back to back, and each one's length and whether it
+    /// ends in a blank row (as one number, see `Meta`), oldest first: with
+    /// [`History::rows_scrolled`], [`History::is_open`] and
+    /// [`History::max_lines`], all a handover needs of a settled history.
+    pub(crate) fn settled_parts(&self) -> (&str, impl ExactSizeIterator<Item = u32> + '_) {
+        debug_assert_eq!(self.pending.rows(), 0, "read before settling");
+        (
+            &self.text[self.head..],
+            self.lines.iter().map(|meta| meta.0),
+        )
+    }
+
+    /// The history [`History::settled_parts`] described, if the parts
+    /// keep the bounds one builds up to (no more than `max_lines` lines,
+    /// nor more than its byte bound unless it is one line, which only
+    /// rows of many combining marks make long) and cut `text` at
+    /// character boundaries; else why not.
+    pub(crate) fn from_settled_parts(
+        max_lines: usize,
+        scrolled: u64,
+        open: bool,
+        text: String,
+        lines: Vec<u32>,
+    ) -> Result<History, &'static str> {
+        let mut history = History::new(max_lines);
+        if lines.len() > max_lines {
+            return Err("more history lines than its bound");
+        }
+        if lines.len() > 1 && text.len() > history.max_bytes {
+            return Err("more history text than its bound");
+        }
+        let mut end = 0usize;
+        for &meta in &lines {
+            end = end
+                .checked_add(Meta(meta).len())
+                .filter(|&end| text.is_char_boundary(end))
+                .ok_or("a history line ends outside its text")?;
+        }
+        if end != text.len() {
+            return Err("history text beyond its lines");
+        }
+        if open && lines.is_empty() {
+            return Err("an open history line that is not there");
+        }
+        history.text = text;
+        history.lines = lines.into_iter().map(Meta).collect();
+        history.open = open;
+        history.scrolled = scrolled;
+        Ok(history)
+    }
+
     /// Releases spare capacity (before a screen is frozen).
     pub(crate) fn shrink_to_fit(&mut self) {
         self.text.drain(..self.head);
