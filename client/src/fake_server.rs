@@ -194,20 +194,25 @@ fn serve(stream: UnixStream, shared: &Shared) {
         let Ok(request) = Request::parse(&line) else {
             return;
         };
-        let then = {
-            let mut state = shared.state();
-            let after_handover = state.then.is_some();
-            state.asked.push(Asked {
-                after_handover,
-                call: request.call.clone(),
-            });
-            shared.changed.notify_all();
-            state.then
-        };
-        if answer(&request, then, &mut writer).is_err() {
+        let then = shared.state().then;
+        let streams = matches!(
+            request.call,
+            Call::PaneAttach(_) | Call::Subscribe(_) | Call::Events(_)
+        );
+        let answered = answer(&request, then, &mut writer);
+        // Logged once answered (as far as it is before a handover), so
+        // that a test that saw it hands over after the answer, not in it.
+        let mut state = shared.state();
+        state.asked.push(Asked {
+            after_handover: then.is_some(),
+            call: request.call,
+        });
+        shared.changed.notify_all();
+        drop(state);
+        if answered.is_err() {
             return;
         }
-        if let Call::PaneAttach(_) | Call::Subscribe(_) | Call::Events(_) = request.call {
+        if streams {
             // Frames from the client, or nothing, until it closes.
             let _ = std::io::copy(&mut reader, &mut std::io::sink());
             return;
