@@ -576,6 +576,10 @@ mod tests {
             Ok((end, pictures)) => (Ok(end), pictures),
             Err(e) => (Err(e), Vec::new()),
         };
+        if then == Then::Upgraded {
+            // Logged just after its answer, which the client may beat.
+            server.wait_for_call("pane.attach", true);
+        }
         (end, pictures, server.asked())
     }
 
