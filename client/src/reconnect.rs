@@ -116,12 +116,16 @@ impl UpgradeWatch {
                 Err(ClientError::Server(refusal)) if refusal.code == ErrorCode::BadVersion => {
                     return AfterDrop::OtherVersion(refusal);
                 }
+                // No one listens: an upgrade keeps the listening socket
+                // (a connect waits in its backlog), so this is a crash, and
+                // it ends at once, as it did before upgrades existed.
+                Err(ClientError::NotRunning(_)) => return AfterDrop::Gone,
                 // Nothing will change by asking again: not ours to talk to.
                 Err(ClientError::ForeignServer { .. } | ClientError::UnsafeDir(_)) => {
                     return AfterDrop::Gone;
                 }
-                // No socket yet, a connection the old image dropped, a new
-                // image not ready: knock again.
+                // A connection the old image dropped, a new image not
+                // ready: knock again.
                 Err(_) => {}
             }
             let left = deadline.saturating_duration_since(Instant::now());
@@ -281,11 +285,22 @@ mod tests {
     }
 
     #[test]
-    fn another_pid_or_no_server_is_gone() {
+    fn another_pid_is_gone() {
         let server = FakeServer::start();
         assert_eq!(after_drop(&server, Then::Crashed), AfterDrop::Gone);
+    }
+
+    #[test]
+    fn no_one_listening_is_gone_at_once() {
         let server = FakeServer::start();
-        assert_eq!(after_drop(&server, Then::Vanished), AfterDrop::Gone);
+        let mut watch = watch(&server).with_patience(fake_server::DEADLINE);
+        server.hand_over(Then::Vanished);
+        let started = Instant::now();
+        assert_eq!(within(move || watch.after_drop()), AfterDrop::Gone);
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "it waited for no one"
+        );
     }
 
     #[test]
