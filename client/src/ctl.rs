@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
@@ -13,8 +14,9 @@ use signaltty_protocol::{
 };
 
 use crate::cli::{AgentCmd, Cli, Ctl, PaneCmd, SplitDirection, TabCmd, TargetKind, WorkspaceCmd};
-use crate::client::{Client, ClientError};
+use crate::client::{Client, ClientError, Endpoint};
 use crate::clock;
+use crate::reconnect::{ResumingStream, StreamItem, UpgradeWatch, request_across_upgrades};
 
 pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
     let endpoint = cli.endpoint()?;
@@ -22,6 +24,7 @@ pub fn run(cli: &Cli, ctl: &Ctl) -> Result<ExitCode> {
         client: Client::connect(&endpoint)?,
         json: cli.json,
         remote: endpoint.host().is_some(),
+        endpoint,
     };
     session.command(ctl)
 }
@@ -33,6 +36,8 @@ struct Session {
     json: bool,
     /// The server is on another machine: directories are its, not ours.
     remote: bool,
+    /// Where `client` is connected, to connect again after an upgrade.
+    endpoint: Endpoint,
 }
 
 /// Prints a reply for a person.
@@ -44,6 +49,24 @@ impl Session {
     /// output quietly, as Unix tools do: the request itself was done.
     fn ask<M: Method>(&mut self, params: M::Params, show: Show<'_, M::Reply>) -> Result<M::Reply> {
         let reply = self.client.request::<M>(params)?;
+        self.show(reply, show)
+    }
+
+    /// [`Session::ask`] for a request that waits (`pane wait`, `agent
+    /// wait`): when an upgrade of the server cuts it, it is sent again,
+    /// with `params` asked again (for what is left of its timeout).
+    fn ask_waiting<M: Method>(
+        &mut self,
+        params: impl FnMut() -> M::Params,
+        show: Show<'_, M::Reply>,
+    ) -> Result<M::Reply> {
+        let mut watch = UpgradeWatch::ask(&self.endpoint, &mut self.client)?;
+        let reply = request_across_upgrades::<M>(&mut self.client, watch.as_mut(), params)?;
+        self.show(reply, show)
+    }
+
+    /// Shows `reply` (see [`Session::ask`]) and gives it back.
+    fn show<R: serde::Serialize>(&self, reply: R, show: Show<'_, R>) -> Result<R> {
         let mut out = std::io::stdout().lock();
         let shown = if self.json {
             serde_json::to_string(&reply)
@@ -88,6 +111,14 @@ fn print_id(reply: &IdReply, out: &mut dyn Write) -> Result<()> {
     Ok(writeln!(out, "{}", reply.id)?)
 }
 
+/// What is left of a timeout of `timeout_ms` started at `since`: a
+/// request sent again after an upgrade waits no longer than the first one
+/// had left.
+fn left_of(timeout_ms: Option<u64>, since: Instant) -> Option<u64> {
+    let waited = u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX);
+    timeout_ms.map(|ms| ms.saturating_sub(waited))
+}
+
 /// How `agent wait` exits: 3 when the agent waits at a dialog and 1 when
 /// it ended, as the errors BLOCKED and others do.
 fn turn_status(waited: &WaitReply) -> ExitCode {
@@ -99,14 +130,28 @@ fn turn_status(waited: &WaitReply) -> ExitCode {
 }
 
 /// `ctl events`: prints each event as it comes, until the server ends the
-/// stream (exit 1, saying why, when it dropped this reader).
+/// stream (exit 1, saying why, when it dropped this reader). An upgrade of
+/// the server does not end it: the stream is opened again.
 impl Session {
     fn follow_events(&mut self, params: params::Events) -> Result<ExitCode> {
         let json = self.json;
-        let client = &mut self.client;
-        client.request::<method::Events>(params)?;
+        let watch = UpgradeWatch::ask(&self.endpoint, &mut self.client)?;
+        let call = method::Events::call(params.clone());
+        self.client.request::<method::Events>(params)?;
+        let mut stream = ResumingStream::new(&mut self.client, call, watch);
         let mut out = std::io::stdout().lock();
-        while let Some(line) = client.next_line()? {
+        while let Some(item) = stream.next()? {
+            let line = match item {
+                StreamItem::Line(line) => line,
+                StreamItem::Resumed => {
+                    // On stderr: stdout holds events only, for scripts.
+                    eprintln!(
+                        "signaltty: the server was upgraded; following its events again \
+                         (any in between were missed)"
+                    );
+                    continue;
+                }
+            };
             let event: EventLine = serde_json::from_str(&line).with_context(|| {
                 format!("the server sent an event this client cannot read: {line}")
             })?;
@@ -456,7 +501,12 @@ impl Session {
                     text: text.clone().map(Into::into),
                     timeout_ms: timeout.map(millis).transpose()?,
                 };
-                self.done::<method::PaneWait>(p, &|waited, out| {
+                let since = Instant::now();
+                let again = || params::PaneWait {
+                    timeout_ms: left_of(p.timeout_ms, since),
+                    ..p.clone()
+                };
+                self.ask_waiting::<method::PaneWait>(again, &|waited, out| {
                     match (&waited.line, waited.exit_code) {
                         (Some(line), _) => writeln!(out, "{line}")?,
                         (None, Some(code)) => writeln!(out, "exit {code}")?,
@@ -464,6 +514,7 @@ impl Session {
                     }
                     Ok(())
                 })
+                .map(|_| ExitCode::SUCCESS)
             }
             Ctl::SendKeys { pane, keys } => {
                 let p = params::PaneSendKeys {
@@ -613,7 +664,12 @@ impl Session {
                     pane: pane.clone().into(),
                     timeout_ms: timeout.map(millis).transpose()?,
                 };
-                let waited = self.ask::<method::AgentWait>(p, &|waited, out| {
+                let since = Instant::now();
+                let again = || params::AgentWait {
+                    timeout_ms: left_of(p.timeout_ms, since),
+                    ..p.clone()
+                };
+                let waited = self.ask_waiting::<method::AgentWait>(again, &|waited, out| {
                     match (waited.met.as_str(), waited.lifecycle, waited.exit_code) {
                         ("turn_end", Some(lifecycle), _) => {
                             writeln!(out, "{}", wire_name(lifecycle))?

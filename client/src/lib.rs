@@ -16,6 +16,9 @@
 //!
 //! - [`cli`]: clap's types for every command (the binary dispatches).
 //! - [`client`]: connections and typed requests; [`remote`]: ssh.
+//! - `reconnect`: telling a live upgrade (same pid, one more handover)
+//!   from a crash when a local connection drops, and carrying on after
+//!   one: a request sent again, a stream opened again.
 //! - `ctl`: one request per command, and its output; `hook`: an agent's
 //!   hook payload as a request.
 //! - `attach` and `stream`: a pane in this terminal; `term`: raw mode and
@@ -28,8 +31,11 @@ pub mod cli;
 pub mod client;
 pub mod clock;
 mod ctl;
+#[cfg(test)]
+mod fake_server;
 mod hook;
 pub mod mux;
+mod reconnect;
 pub mod remote;
 mod stream;
 mod term;

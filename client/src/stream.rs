@@ -44,9 +44,18 @@ fn handshake(
     line.push(b'\n');
     writer.write_all(&line)?;
     let mut reply = Vec::new();
-    (&mut reader)
+    let read = (&mut reader)
         .take(signaltty_protocol::MAX_LINE as u64 + 1)
         .read_until(b'\n', &mut reply)?;
+    if read == 0 {
+        // Closed before it answered (an upgrade does that): a dropped
+        // connection, not an unreadable reply.
+        return Err(ClientError::Io(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "the server closed the connection",
+        ))
+        .into());
+    }
     let response: Response =
         serde_json::from_slice(&reply).map_err(|e| ClientError::Protocol(e.to_string()))?;
     if let Some(error) = response.error {

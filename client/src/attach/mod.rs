@@ -15,11 +15,19 @@
 //! cleared) on every way out: the detach key, the server going away, a
 //! signal, a panic.
 //!
+//! When the server upgrades itself in place (`signaltty upgrade`), the
+//! connection drops and the same server answers again within a second:
+//! this side attaches the same pane again, whose first snapshot repaints
+//! the screen (keys typed in between may be lost). Another server, or
+//! none, ends the attach as before (see `crate::reconnect`).
+//!
 //! A pane with no process (RESTORED, RESUMABLE, EXITED) shows its history
 //! and offers what the server says bringing it back runs, in one key: `r`
 //! runs it, `q` leaves.
 
+use std::fs::File;
 use std::io::{Read, Write};
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::net::UnixStream;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +41,7 @@ mod keyboard;
 
 use self::keyboard::{KeyRoute, Keyboard};
 use crate::client::{Client, ClientError, Connection, Endpoint, connect_stream};
+use crate::reconnect::{AfterDrop, UpgradeWatch, is_dropped};
 use crate::term::{RawTerminal, SignalGuard, TerminalHandle, watch_signals};
 use signaltty_screen::{KeyEvent, Modes, decode_key};
 
@@ -90,25 +99,57 @@ pub fn run(endpoint: &Endpoint, pane: &str, options: Options) -> Result<ExitCode
 fn attach_loop(endpoint: &Endpoint, pane: &str, options: Options) -> Result<End> {
     // Connected before the terminal goes raw: ssh may have to ask for a
     // password or about a host key, and its errors must read as written.
-    let mut connection = Some(connect_stream(endpoint)?);
+    let connection = connect_stream(endpoint)?;
+    let watch = UpgradeWatch::start(endpoint)?;
     let terminal = RawTerminal::enter().context("attach needs a terminal on stdin")?;
     let signals = Signals::install(terminal.handle())?;
     // Across reattaches: the next session's first picture pops what this
     // one pushed before pushing the pane's modes again.
     let mut keyboard = Keyboard::new(terminal.keyboard_undo());
-    loop {
-        let stream = match connection.take() {
-            Some(stream) => stream,
-            None => connect_stream(endpoint)?,
-        };
+    run_sessions(endpoint, connection, watch, |stream| {
         let keys = KeyContext {
             detach_key: options.detach_key,
             endpoint: endpoint.clone(),
             pane: pane.to_string(),
         };
-        match session(stream, keys, options, &terminal, &signals, &mut keyboard)? {
-            End::Reattach => continue,
-            other => return Ok(other),
+        session(stream, keys, options, &terminal, &signals, &mut keyboard)
+    })
+}
+
+/// Runs `session` on `first`, then on a new connection each time the pane
+/// must be attached again: after a revive, and after an upgrade of the
+/// server (`watch` tells one from a crash; the same pane with the same
+/// options, whose first snapshot repaints the screen). Ends with the first
+/// session that ends otherwise; a server of another version that took over
+/// is an error that says so.
+fn run_sessions(
+    endpoint: &Endpoint,
+    first: Connection,
+    mut watch: Option<UpgradeWatch>,
+    mut session: impl FnMut(Connection) -> Result<End>,
+) -> Result<End> {
+    let mut connection = Some(first);
+    loop {
+        let stream = match connection.take() {
+            Some(stream) => stream,
+            None => connect_stream(endpoint)?,
+        };
+        // `Some`: the connection dropped in the handshake, with that error.
+        let dropped = match session(stream) {
+            Ok(End::Reattach) => continue,
+            Ok(End::ServerGone) => None,
+            Ok(other) => return Ok(other),
+            Err(error) if error.downcast_ref::<ClientError>().is_some_and(is_dropped) => {
+                Some(error)
+            }
+            Err(error) => return Err(error),
+        };
+        match watch.as_mut().map(UpgradeWatch::after_drop) {
+            Some(AfterDrop::Upgraded) => {}
+            Some(AfterDrop::OtherVersion(refusal)) => {
+                return Err(ClientError::Server(refusal).into());
+            }
+            Some(AfterDrop::Gone) | None => return dropped.map_or(Ok(End::ServerGone), Err),
         }
     }
 }
@@ -125,12 +166,15 @@ enum End {
     Reattach,
 }
 
-/// Why the keyboard side stopped the session.
+/// Why the keyboard side stopped the session, and whether it is over.
 #[derive(Debug, Default)]
 struct Stop {
     detached: AtomicBool,
     left: AtomicBool,
     reattach: AtomicBool,
+    /// The session's frames ended: its keyboard thread must end too,
+    /// leaving the next session's keys to the next session's thread.
+    over: AtomicBool,
 }
 
 /// What the keyboard needs to know about the pane: whether it runs, and
@@ -188,7 +232,7 @@ fn session(
 
     let mut out = std::io::stdout().lock();
     keyboard.attached(reply.shift_enter_as);
-    read_keys(
+    let reading_keys = read_keys(
         stream.try_clone()?,
         writer,
         now.clone(),
@@ -219,6 +263,11 @@ fn session(
         out.flush()?;
     }
     let _ = stream.shutdown(std::net::Shutdown::Both);
+    stop.over.store(true, Ordering::SeqCst);
+    if let Some(thread) = reading_keys {
+        // It sees `over` within a poll's wait; a panic there is its own.
+        let _ = thread.join();
+    }
     Ok(if stop.reattach.load(Ordering::SeqCst) {
         End::Reattach
     } else if stop.detached.load(Ordering::SeqCst) {
@@ -261,8 +310,8 @@ struct KeyContext {
     pane: String,
 }
 
-/// Forwards keystrokes; the detach key ends the session, and a pane with
-/// no process reads its one-key actions instead.
+/// Forwards keystrokes until the session is over; the detach key ends the
+/// session, and a pane with no process reads its one-key actions instead.
 fn read_keys(
     stream: UnixStream,
     writer: Arc<Mutex<UnixStream>>,
@@ -270,14 +319,26 @@ fn read_keys(
     stop: Arc<Stop>,
     keys: KeyContext,
     route: Arc<KeyRoute>,
-) {
+) -> Option<std::thread::JoinHandle<()>> {
     let spawned = std::thread::Builder::new()
         .name("attach-keys".into())
         .spawn(move || {
-            let mut stdin = std::io::stdin().lock();
+            // Unbuffered, so that waiting on the descriptor sees every
+            // byte not read yet (std's stdin would hold some back).
+            let Ok(mut stdin) = std::io::stdin()
+                .as_fd()
+                .try_clone_to_owned()
+                .map(File::from)
+            else {
+                eprintln!("signaltty: could not read the keyboard");
+                return;
+            };
             let mut buf = [0u8; 4096];
             let mut paste = false;
             loop {
+                if !keys_before_end(&stdin, &stop.over) {
+                    break;
+                }
                 let n = match stdin.read(&mut buf) {
                     Ok(0) | Err(_) => break,
                     Ok(n) => n,
@@ -325,9 +386,36 @@ fn read_keys(
             }
             let _ = stream.shutdown(std::net::Shutdown::Both);
         });
-    if let Err(e) = spawned {
-        eprintln!("signaltty: could not read the keyboard: {e}");
+    spawned
+        .inspect_err(|e| eprintln!("signaltty: could not read the keyboard: {e}"))
+        .ok()
+}
+
+/// How long the keyboard thread waits for keys before it looks again
+/// whether its session is over.
+const KEY_POLL_MS: libc::c_int = 50;
+
+/// Waits until `stdin` has bytes to read (true) or `over` is set (false).
+/// Not a blocking read: a session that ended (the server upgraded) must
+/// not keep a thread that takes the next session's first keys.
+fn keys_before_end(stdin: &File, over: &AtomicBool) -> bool {
+    let mut stdin = libc::pollfd {
+        fd: stdin.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    while !over.load(Ordering::SeqCst) {
+        // SAFETY: one valid pollfd, alive for the whole call.
+        let ready = unsafe { libc::poll(&mut stdin, 1, KEY_POLL_MS) };
+        // Ready, or an error (EINTR aside) that the read then reports.
+        if ready > 0
+            || (ready < 0
+                && std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted)
+        {
+            return true;
+        }
     }
+    false
 }
 
 /// The longest parameters of a key sequence the detach key is looked for
@@ -429,6 +517,9 @@ impl Signals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fake_server::{self, FakeServer, OTHER_VERSION, Then, within};
+    use signaltty_protocol::Call;
+    use std::time::Duration;
 
     #[test]
     fn the_detach_key_is_found_in_every_encoding() {
@@ -441,6 +532,98 @@ mod tests {
         assert_eq!(detach_at(b"\x1b[98;5u", 0x02), Some(0));
         let flood = b"\x1b[".repeat(2000);
         assert_eq!(detach_at(&flood, 0x1d), None);
+    }
+
+    /// `attach` without its terminal: the sessions of [`run_sessions`]
+    /// against a fake server that hands over `then` while the first one is
+    /// attached. Each session attaches to `p1` and reads its frames; the
+    /// second one ends (as a detach) at its first picture. Gives how it
+    /// ended, the pictures shown, and the server's requests.
+    fn attach_across(then: Then) -> (Result<End>, Vec<String>, Vec<fake_server::Asked>) {
+        let server = FakeServer::start();
+        let endpoint = server.endpoint();
+        let attaching = std::thread::spawn(move || {
+            let mut pictures = Vec::new();
+            let first = connect_stream(&endpoint)?;
+            let watch = UpgradeWatch::start(&endpoint)?
+                .map(|watch| watch.with_patience(Duration::from_millis(300)));
+            let mut sessions = 0;
+            let end = run_sessions(&endpoint, first, watch, |connection| {
+                sessions += 1;
+                let request = params::PaneAttach {
+                    pane: "p1".to_string().into(),
+                    rows: Some(30),
+                    cols: Some(100),
+                    keep_attention: false,
+                    catch_up: CatchUp::Screen,
+                };
+                let mut attached = crate::stream::attach(connection, request)?;
+                while let Some((kind, payload)) = crate::stream::read_frame(&mut attached.reader) {
+                    if kind == frame::SNAPSHOT {
+                        pictures.push(String::from_utf8_lossy(&payload).into_owned());
+                        if sessions > 1 {
+                            return Ok(End::Detached);
+                        }
+                    }
+                }
+                Ok(End::ServerGone)
+            });
+            end.map(|end| (end, pictures))
+        });
+        server.wait_for_call("pane.attach", false);
+        server.hand_over(then);
+        let (end, pictures) = match within(move || attaching.join().expect("no panic")) {
+            Ok((end, pictures)) => (Ok(end), pictures),
+            Err(e) => (Err(e), Vec::new()),
+        };
+        if then == Then::Upgraded {
+            // Logged just after its answer, which the client may beat.
+            server.wait_for_call("pane.attach", true);
+        }
+        (end, pictures, server.asked())
+    }
+
+    fn attaches(asked: &[fake_server::Asked]) -> Vec<(bool, String, Option<u16>, Option<u16>)> {
+        asked
+            .iter()
+            .filter_map(|a| match &a.call {
+                Call::PaneAttach(p) => Some((a.after_handover, p.pane.to_string(), p.rows, p.cols)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_upgrade_attaches_the_same_pane_again_and_repaints() {
+        let (end, pictures, asked) = attach_across(Then::Upgraded);
+        assert_eq!(end.expect("no error"), End::Detached);
+        assert_eq!(pictures, ["picture 0", "picture 1"]);
+        assert_eq!(
+            attaches(&asked),
+            [
+                (false, "p1".to_string(), Some(30), Some(100)),
+                (true, "p1".to_string(), Some(30), Some(100)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_crash_ends_the_attach_as_before() {
+        let (end, pictures, asked) = attach_across(Then::Crashed);
+        assert_eq!(end.expect("no error"), End::ServerGone);
+        assert_eq!(pictures, ["picture 0"]);
+        assert_eq!(attaches(&asked).len(), 1, "{asked:?}");
+    }
+
+    #[test]
+    fn another_version_after_the_drop_is_its_one_line() {
+        let (end, _, asked) = attach_across(Then::OtherVersion);
+        let error = end.expect_err("an error");
+        match error.downcast_ref::<ClientError>() {
+            Some(ClientError::Server(refusal)) => assert_eq!(refusal.message, OTHER_VERSION),
+            _ => panic!("{error:#}"),
+        }
+        assert_eq!(attaches(&asked).len(), 1, "{asked:?}");
     }
 
     #[test]
