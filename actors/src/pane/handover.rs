@@ -14,10 +14,9 @@
 use std::os::fd::{OwnedFd, RawFd};
 
 use signaltty_persistence::ProcessRecord;
-use signaltty_screen::{FrozenScreen, Screen, Size};
+use signaltty_screen::{DecodeError, FrozenScreen};
 use signaltty_types::PaneRecord;
 
-use super::freezer::SCROLLBACK_LINES;
 use crate::model::PaneState;
 
 /// Everything a pane is, for the server that takes over. `Master` is the
@@ -51,41 +50,15 @@ pub struct HandedChild<Master> {
     pub exit_code: Option<i32>,
 }
 
-/// Why a handed screen cannot be taken.
-#[derive(Debug, thiserror::Error)]
-#[error("a handed-over screen could not be read: {0}")]
-pub struct ScreenError(String);
-
-/// The screen's bytes for the next server.
+/// The screen's bytes for the next server (its scrollback, modes and
+/// the parser's unfinished sequence included).
 pub(super) fn encode_screen(frozen: &FrozenScreen) -> Vec<u8> {
-    let size = frozen.size();
-    let mut bytes = Vec::with_capacity(4 + frozen.replay().len());
-    bytes.extend_from_slice(&size.rows.to_le_bytes());
-    bytes.extend_from_slice(&size.cols.to_le_bytes());
-    bytes.extend_from_slice(frozen.replay());
-    bytes
+    frozen.encode()
 }
 
 /// The screen `encode_screen` made, frozen again.
-pub fn decode_screen(bytes: &[u8]) -> Result<FrozenScreen, ScreenError> {
-    let [r0, r1, c0, c1, replay @ ..] = bytes else {
-        return Err(ScreenError("shorter than its size".into()));
-    };
-    let size = Size {
-        rows: u16::from_le_bytes([*r0, *r1]),
-        cols: u16::from_le_bytes([*c0, *c1]),
-    };
-    if !(super::MIN_ROWS..=super::MAX_ROWS).contains(&size.rows)
-        || !(super::MIN_COLS..=super::MAX_COLS).contains(&size.cols)
-    {
-        return Err(ScreenError(format!(
-            "its size {}x{} is out of bounds",
-            size.cols, size.rows
-        )));
-    }
-    let mut screen = Screen::new(size, SCROLLBACK_LINES);
-    screen.feed(replay, &mut Vec::new());
-    Ok(screen.freeze())
+pub fn decode_screen(bytes: &[u8]) -> Result<FrozenScreen, DecodeError> {
+    FrozenScreen::decode(bytes)
 }
 
 impl HandedPane<RawFd> {
