@@ -61,8 +61,8 @@ pub trait OpenPty: Send + Sync + std::fmt::Debug {
         sink: EventSink,
         reaper: &Reaper,
     ) -> Result<Box<dyn Pty>, SpawnError>;
-    /// Takes over a child the previous server handed over (or this one,
-    /// when a handover failed): its events come as if it had been opened.
+    /// Takes over a child the previous server handed over: its events come
+    /// as if it had been opened here.
     fn adopt(
         &self,
         handed: HandedProcess,
