@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
+use support::terminal::Terminal;
 use support::{TestServer, all_panes, wait_for};
 
 /// Every pane's script first writes its pid to `$PIDS/<pane's name>`.
@@ -191,4 +192,33 @@ fn a_broken_new_binary_leaves_the_old_server_serving_unchanged() {
     // And a good binary still takes over afterwards.
     assert!(upgrade(&server, &new_binary(&server)).status.success());
     assert!(alive(pid));
+}
+
+#[test]
+fn an_attached_client_reconnects_by_itself_and_takes_keys_again() {
+    let server = TestServer::start();
+    let ws = server.workspace("w", &[]);
+    let (shell, _) = pane(&server, &ws, "shell", "exec sh");
+    let mut command = server.command();
+    command.args(["attach", &shell]);
+    let mut terminal = Terminal::run(&command, 24, 80);
+    terminal.type_bytes(b"echo before-$((6*7))\r");
+    terminal.wait_text("the shell's answer", |text| text.contains("before-42"));
+
+    assert!(upgrade(&server, &new_binary(&server)).status.success());
+    // The client sees its connection close, finds the same server one
+    // upgrade further, and attaches again: what is typed reaches the shell.
+    let typed = wait_for(
+        "keys to reach the shell again",
+        Duration::from_secs(20),
+        || {
+            // Keys typed while it reconnects may be lost: type until they land.
+            terminal.type_bytes(b"echo after-$((6*7))\r");
+            std::thread::sleep(Duration::from_millis(300));
+            let text = terminal.text();
+            text.contains("after-42").then_some(text)
+        },
+    );
+    assert!(typed.contains("before-42"), "the screen came back: {typed}");
+    assert_eq!(status(&server)["upgrades"], 1);
 }
