@@ -289,6 +289,11 @@ fn every_reply_event_and_error_matches_the_schema() {
     api.call(&server, "pane.hibernate", json!({"pane": idle}));
     api.call(&server, "ls", json!({}));
     api.call(&server, "pane.wake", json!({"pane": idle}));
+    // The new server answers on the connection that asked.
+    let binary = server.dir.path().join("new-signaltty");
+    std::fs::copy(env!("CARGO_BIN_EXE_signaltty"), &binary).expect("copy the binary");
+    let upgraded = api.call(&server, "upgrade", json!({ "binary": binary }));
+    assert_eq!(upgraded["upgrades"], 1, "{upgraded}");
     api.call(&server, "shutdown", json!({}));
     api.every_method_seen();
 }
