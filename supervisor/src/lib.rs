@@ -200,11 +200,7 @@ pub async fn run(mut config: ServerConfig) -> Result<(), ServerError> {
         listener,
         context,
         faults_enabled: config.faults_enabled,
-        info: ServerInfo {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            saved_at: 0,
-            protocol: signaltty_protocol::PROTOCOL.to_string(),
-        },
+        info: server_info(),
         restore,
         orphans,
         config: settings,
@@ -233,6 +229,15 @@ pub async fn run(mut config: ServerConfig) -> Result<(), ServerError> {
     bound.remove();
     info!("server stopped");
     Ok(())
+}
+
+/// This binary's version and protocol, as the snapshot records them.
+pub(crate) fn server_info() -> ServerInfo {
+    ServerInfo {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        saved_at: 0,
+        protocol: signaltty_protocol::PROTOCOL.to_string(),
+    }
 }
 
 /// The agents' screen rules: the bundled ones, each replaced by

@@ -38,7 +38,6 @@ use signaltty_actors::model::Model;
 use signaltty_actors::names;
 use signaltty_actors::pane::PaneMsg;
 use signaltty_actors::pane::reaper::Reaper;
-use signaltty_persistence::ServerInfo;
 
 pub use take::{Taken, take};
 
@@ -103,7 +102,7 @@ pub async fn hand_over(
         let mut blobs = Vec::new();
         let entries = Header::entries(handed, &mut blobs);
         let mut snapshot =
-            signaltty_actors::snapshot::writer::snapshot_of(out.model, server_info());
+            signaltty_actors::snapshot::writer::snapshot_of(out.model, crate::server_info());
         snapshot.panes = entries.iter().map(|entry| entry.record.clone()).collect();
         let header = Header {
             nonce: uuid::Uuid::new_v4().to_string(),
@@ -180,14 +179,6 @@ fn resolve(binary: Option<PathBuf>) -> Result<PathBuf, HandoverError> {
         HandoverError::NoBinary(format!("{}: {e}; give one with --binary", binary.display()))
     })?;
     Ok(binary)
-}
-
-pub fn server_info() -> ServerInfo {
-    ServerInfo {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        saved_at: 0,
-        protocol: signaltty_protocol::PROTOCOL.to_string(),
-    }
 }
 
 pub fn now_ms() -> u64 {
