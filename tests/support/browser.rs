@@ -93,6 +93,14 @@ impl Browser {
     /// Calls a DevTools method; its result (events in between are
     /// dropped).
     pub fn call(&mut self, method: &str, params: Value) -> Value {
+        match self.try_call(method, &params) {
+            Ok(result) => result,
+            Err(error) => panic!("{method} failed: {error}"),
+        }
+    }
+
+    /// Calls a DevTools method; its result, or the error DevTools gave.
+    fn try_call(&mut self, method: &str, params: &Value) -> Result<Value, Value> {
         self.next_id += 1;
         let id = self.next_id;
         let request = json!({"id": id, "method": method, "params": params});
@@ -109,9 +117,9 @@ impl Browser {
                 continue;
             }
             if let Some(error) = said.get("error") {
-                panic!("{method} failed: {error}");
+                return Err(error.clone());
             }
-            return said["result"].clone();
+            return Ok(said["result"].clone());
         }
     }
 
@@ -126,23 +134,34 @@ impl Browser {
 
     /// The value of `expression` (awaited if it is a promise).
     pub fn eval(&mut self, expression: &str) -> Value {
-        let result = self.call(
-            "Runtime.evaluate",
-            json!({"expression": expression, "returnByValue": true, "awaitPromise": true}),
-        );
+        match self.try_eval(expression) {
+            Ok(value) => value,
+            Err(error) => panic!("Runtime.evaluate failed: {error}"),
+        }
+    }
+
+    /// The value of `expression`, or DevTools' error (a page navigating
+    /// away while it ran, say).
+    fn try_eval(&mut self, expression: &str) -> Result<Value, Value> {
+        let params = json!({"expression": expression, "returnByValue": true, "awaitPromise": true});
+        let result = self.try_call("Runtime.evaluate", &params)?;
         if let Some(thrown) = result.get("exceptionDetails") {
             panic!("{expression} threw: {thrown}");
         }
-        result["result"]["value"].clone()
+        Ok(result["result"]["value"].clone())
     }
 
     /// Waits until `expression` is truthy; its value.
     pub fn wait_for(&mut self, what: &str, expression: &str) -> Value {
         let deadline = Instant::now() + DEADLINE;
         loop {
-            let value = self.eval(&format!(
-                "(() => {{ try {{ return {expression}; }} catch (e) {{ return null; }} }})()"
-            ));
+            // A form that posts navigates the page: an evaluation caught
+            // in between is refused and simply tried again.
+            let value = self
+                .try_eval(&format!(
+                    "(() => {{ try {{ return {expression}; }} catch (e) {{ return null; }} }})()"
+                ))
+                .unwrap_or(Value::Null);
             let truthy = match &value {
                 Value::Null => false,
                 Value::Bool(b) => *b,
