@@ -222,3 +222,37 @@ fn an_attached_client_reconnects_by_itself_and_takes_keys_again() {
     assert!(typed.contains("before-42"), "the screen came back: {typed}");
     assert_eq!(status(&server)["upgrades"], 1);
 }
+
+#[test]
+fn the_multiplexer_reconnects_by_itself_and_takes_keys_again() {
+    let server = TestServer::start();
+    let ws = server.workspace("w", &[]);
+    let (_shell, _) = pane(&server, &ws, "shell", "exec sh");
+    let mut ui = server.command();
+    ui.args(["ui", "w"]);
+    let mut terminal = Terminal::run(&ui, 24, 100);
+    terminal.wait_text("the multiplexer", |text| text.contains("? help"));
+    terminal.type_bytes(b"echo before-$((6*7))\r");
+    terminal.wait_text("the shell's answer", |text| text.contains("before-42"));
+
+    assert!(upgrade(&server, &new_binary(&server)).status.success());
+    terminal.wait_text("the multiplexer saying so", |text| {
+        text.contains("the server was upgraded")
+    });
+    let typed = wait_for(
+        "keys to reach the shell again",
+        Duration::from_secs(20),
+        || {
+            // Keys typed while it reconnects may be lost: type until they land.
+            terminal.type_bytes(b"echo after-$((6*7))\r");
+            std::thread::sleep(Duration::from_millis(300));
+            let text = terminal.text();
+            text.contains("after-42").then_some(text)
+        },
+    );
+    assert!(typed.contains("before-42"), "the screen came back: {typed}");
+    // Still the multiplexer: its prefix key detaches it.
+    terminal.type_bytes(b"\x02d");
+    assert_eq!(terminal.wait_exit(), 0);
+    assert_eq!(status(&server)["upgrades"], 1);
+}

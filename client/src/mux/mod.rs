@@ -14,6 +14,13 @@
 //! tabs, names, splits, ratios) is a request, so the server saves it and
 //! every client sees it.
 //!
+//! When a local server upgrades itself in place, every connection drops
+//! and the same server answers again within a second: the event stream
+//! comes back ([`server::follow`], with `crate::reconnect`), then the
+//! listing, the visible panes' attaches and a full redraw. Another server,
+//! or none, ends the session as before; a `--host` server that drops still
+//! offers to reconnect, by hand.
+//!
 //! # Layout
 //!
 //! - [`input`]: raw bytes to keys, mouse reports, paste and focus events;
@@ -54,9 +61,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use signal_hook::consts::SIGWINCH;
-use signaltty_protocol::{method, params};
+use signaltty_protocol::{WireError, method, params};
 
-use crate::client::Endpoint;
+use crate::client::{ClientError, Endpoint};
 use crate::term::{RawTerminal, watch_signals};
 use input::{InputParser, Token};
 use keys::{Action, Key};
@@ -74,6 +81,11 @@ pub enum Event {
     Changed,
     /// The event connection ended: the server is gone.
     ServerGone,
+    /// The server upgraded itself in place and the event stream is back;
+    /// every other connection to it dropped.
+    Upgraded,
+    /// A server of another protocol version took over: its refusal.
+    Refused(WireError),
     /// A pane's screen changed (see each link's dirty flag).
     PaneDirty,
     /// A pane's connection ended: the pane, and which connection it was
@@ -86,12 +98,14 @@ pub enum Event {
 }
 
 /// How a session ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum End {
     Detached,
     ServerGone,
     Signalled,
     NothingLeft,
+    /// The server that took over speaks another protocol version.
+    Refused(WireError),
 }
 
 /// How long a message stays on the status line.
@@ -137,6 +151,7 @@ pub fn run(endpoint: &Endpoint, workspace: Option<&str>) -> Result<ExitCode> {
             }
             Ok(ExitCode::from(1))
         }
+        End::Refused(refusal) => Err(ClientError::Server(refusal).into()),
     }
 }
 
@@ -291,7 +306,7 @@ impl Mux {
                 self.refresh();
             }
             self.on_time();
-            if let Some(end) = self.end {
+            if let Some(end) = self.end.take() {
                 return end;
             }
             self.follow_keyboard();
@@ -340,6 +355,8 @@ impl Mux {
             // Listed again once the events that came together are handled.
             Event::Changed => self.changed = true,
             Event::ServerGone => self.on_server_gone(),
+            Event::Upgraded => self.on_upgraded(),
+            Event::Refused(refusal) => self.end = Some(End::Refused(refusal)),
             Event::PaneDirty => self.render.panes = true,
             Event::PaneClosed(id, serial) => {
                 // Attached again after the next listing (a pane replaced
@@ -695,6 +712,18 @@ impl Mux {
             }
             None => self.end = Some(End::ServerGone),
         }
+    }
+
+    /// The server upgraded itself (see [`Event::Upgraded`]): the requests'
+    /// connection and every pane's are opened again, and everything is
+    /// drawn anew from the panes' fresh snapshots.
+    fn on_upgraded(&mut self) {
+        self.server.disconnect();
+        self.links.clear();
+        self.unreachable.clear();
+        self.render.invalidate();
+        self.refresh();
+        self.say("the server was upgraded; everything is back");
     }
 
     /// Opens the connections to the `--host` server again: events first

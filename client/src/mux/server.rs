@@ -3,15 +3,15 @@
 //! Every connection opens through `client::connect_stream`, so another
 //! transport slots in there.
 
-use std::io::{BufRead, BufReader, Write};
 use std::sync::mpsc::Sender;
 
 use anyhow::{Context, Result};
-use signaltty_protocol::{Method, Request, TabNewReply, method, params};
+use signaltty_protocol::{Method, TabNewReply, method, params};
 
 use super::Event;
 use super::view::View;
-use crate::client::{Client, Endpoint};
+use crate::client::{Client, ClientError, Endpoint};
+use crate::reconnect::{ResumingStream, StreamItem, UpgradeWatch};
 
 /// Requests, over one connection that is opened again if it breaks.
 pub struct Server {
@@ -82,24 +82,37 @@ impl Server {
     }
 }
 
-/// A thread that turns the server's `changed` events into [`Event`]s;
-/// [`Event::ServerGone`] when the connection ends.
+/// A thread that turns the server's `changed` events into [`Event`]s.
+/// When a local server upgrades itself, the stream is opened again and
+/// [`Event::Upgraded`] says so; [`Event::ServerGone`] when the connection
+/// ends otherwise, [`Event::Refused`] when a server of another protocol
+/// version took over.
 pub fn follow(endpoint: &Endpoint, events: Sender<Event>) -> Result<()> {
-    let mut stream = crate::client::connect_stream(endpoint)?;
-    let request = Request::new(1, method::Subscribe::call(params::Empty {}));
-    let mut line = serde_json::to_vec(&request)?;
-    line.push(b'\n');
-    stream.write_all(&line)?;
+    let mut client = Client::connect(endpoint)?;
+    let watch = UpgradeWatch::ask(endpoint, &mut client)?;
+    let subscribe = method::Subscribe::call(params::Empty {});
+    client.call(subscribe.clone())?;
     std::thread::Builder::new()
         .name("mux-events".into())
         .spawn(move || {
-            // The first line is the reply; every later one an event.
-            for line in BufReader::new(stream).lines() {
-                if line.is_err() || events.send(Event::Changed).is_err() {
-                    break;
-                }
+            // Whatever changed between the first listing and the
+            // subscription is listed again.
+            if events.send(Event::Changed).is_err() {
+                return;
             }
-            let _ = events.send(Event::ServerGone);
+            let mut stream = ResumingStream::new(&mut client, subscribe, watch);
+            let last = loop {
+                let event = match stream.next() {
+                    Ok(Some(StreamItem::Line(_))) => Event::Changed,
+                    Ok(Some(StreamItem::Resumed)) => Event::Upgraded,
+                    Err(ClientError::Server(refusal)) => break Event::Refused(refusal),
+                    Ok(None) | Err(_) => break Event::ServerGone,
+                };
+                if events.send(event).is_err() {
+                    return;
+                }
+            };
+            let _ = events.send(last);
         })?;
     Ok(())
 }
@@ -135,4 +148,75 @@ pub fn open_workspace(server: &mut Server, wanted: Option<&str>) -> Result<Strin
             .context("could not start a shell")?;
     }
     Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fake_server::{DEADLINE, FakeServer, OTHER_VERSION, Then};
+    use std::sync::mpsc::Receiver;
+
+    /// What the events thread says, by name, up to its last word (or
+    /// `upto` of them).
+    fn names(inbox: &Receiver<Event>, upto: usize) -> Vec<String> {
+        let mut names = Vec::new();
+        while names.len() < upto {
+            let event = inbox.recv_timeout(DEADLINE).expect("an event in time");
+            let (name, last) = match event {
+                Event::Changed => ("changed".to_string(), false),
+                Event::Upgraded => ("upgraded".to_string(), false),
+                Event::ServerGone => ("gone".to_string(), true),
+                Event::Refused(refusal) => (format!("refused: {}", refusal.message), true),
+                _ => ("other".to_string(), false),
+            };
+            names.push(name);
+            if last {
+                break;
+            }
+        }
+        names
+    }
+
+    fn follow_across(then: Then) -> (Vec<String>, FakeServer) {
+        let server = FakeServer::start();
+        let (events, inbox) = std::sync::mpsc::channel();
+        follow(&server.endpoint(), events).expect("subscribed");
+        // The one sent on subscribing, then the fake server's first event.
+        let mut seen = names(&inbox, 2);
+        server.hand_over(then);
+        seen.extend(names(&inbox, 2));
+        (seen, server)
+    }
+
+    #[test]
+    fn the_event_stream_comes_back_after_an_upgrade() {
+        let (seen, server) = follow_across(Then::Upgraded);
+        assert_eq!(seen, ["changed", "changed", "upgraded", "changed"]);
+        server.wait_for_call("subscribe", true);
+    }
+
+    #[test]
+    fn a_crash_is_the_server_gone() {
+        let (seen, server) = follow_across(Then::Crashed);
+        assert_eq!(seen, ["changed", "changed", "gone"]);
+        assert!(
+            !server
+                .asked()
+                .iter()
+                .any(|a| a.after_handover && a.call.name() == "subscribe")
+        );
+    }
+
+    #[test]
+    fn another_version_is_its_refusal() {
+        let (seen, _server) = follow_across(Then::OtherVersion);
+        assert_eq!(
+            seen,
+            [
+                "changed".to_string(),
+                "changed".to_string(),
+                format!("refused: {OTHER_VERSION}")
+            ]
+        );
+    }
 }
