@@ -171,4 +171,47 @@ mod tests {
         );
         assert!(!missing.contains('\n'));
     }
+
+    fn fixture_acceptor() -> TlsAcceptor {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/web-tls");
+        acceptor(&fixtures.join("cert.pem"), &fixtures.join("key.pem")).expect("the fixture")
+    }
+
+    /// Plain HTTP, which a handshake refuses: the connection is closed
+    /// once the server shakes hands with it. True if it was closed in
+    /// `within`.
+    async fn plain_http_closed(addr: SocketAddr, within: Duration) -> bool {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = TcpStream::connect(addr).await.expect("connect");
+        stream
+            .write_all(b"GET / HTTP/1.1\r\n\r\n")
+            .await
+            .expect("send");
+        let until_closed = async {
+            let mut buf = [0u8; 256];
+            while matches!(stream.read(&mut buf).await, Ok(n) if n > 0) {}
+        };
+        tokio::time::timeout(within, until_closed).await.is_ok()
+    }
+
+    #[tokio::test]
+    async fn clients_stalled_mid_handshake_hold_at_most_its_bound_and_free_it_when_they_go() {
+        let tcp = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = TlsListener::new(tcp, fixture_acceptor()).expect("listen");
+        let addr = listener.local;
+        let mut stalled = Vec::new();
+        for _ in 0..MAX_HANDSHAKES - 1 {
+            stalled.push(TcpStream::connect(addr).await.expect("connect"));
+        }
+        // One place left: a handshake runs, and refuses plain HTTP.
+        let deadline = Duration::from_secs(10);
+        assert!(plain_http_closed(addr, deadline).await);
+        // Every place taken: the next client waits in the backlog, unanswered.
+        stalled.push(TcpStream::connect(addr).await.expect("connect"));
+        assert!(!plain_http_closed(addr, Duration::from_millis(500)).await);
+        // One stalled client leaves: its place is free again.
+        let waiting = tokio::spawn(plain_http_closed(addr, deadline));
+        drop(stalled.pop());
+        assert!(waiting.await.expect("no panic"));
+    }
 }
