@@ -260,6 +260,31 @@ fn the_multiplexer_works_through_ssh_names_the_host_and_reconnects_after_a_drop(
 }
 
 #[test]
+fn upgrade_with_host_hands_the_far_server_over_and_its_panes_live_on() {
+    let server = TestServer::start();
+    let sshd = sshd_for(&server);
+    let ws = server.workspace("far", &[]);
+    let shell = server.new_sh(&ws, "echo before-$((20+22)); exec sh");
+    server.wait_output(&shell, "before-42");
+    // "The new version", on the far machine.
+    let new_binary = server.dir.path().join("new-signaltty");
+    std::fs::copy(BIN, &new_binary).expect("copy the binary");
+    let new_binary = new_binary.display().to_string();
+
+    let reply = remote_ok(&sshd, &["--json", "upgrade", "--binary", &new_binary]);
+    let reply: Value = serde_json::from_str(&reply).expect("the upgrade's reply");
+    assert_eq!(reply["pid"], server.pid(), "{reply}");
+    assert_eq!(reply["upgrades"], 1, "{reply}");
+    assert_eq!(reply["binary"], new_binary.as_str(), "{reply}");
+    assert_eq!(reply["live_panes"], 1, "{reply}");
+    // The far server's shell is the one from before, and takes a command.
+    server.ctl_ok(&["send", &shell, "echo after-$((20+22))", "--enter"]);
+    let screen = server.wait_output(&shell, "after-42");
+    assert!(screen.contains("before-42"), "{screen}");
+    wait_bridges_gone(&server);
+}
+
+#[test]
 fn sessions_and_up_reach_the_remote_machine() {
     let server = TestServer::start();
     let sshd = sshd_for(&server);
