@@ -5,7 +5,8 @@
 //! with two SVG plots, to `$SIGNALTTY_BENCH_OUT` (default `target/bench`).
 //! `SIGNALTTY_BENCH_QUICK=1` shrinks every measurement for a smoke run;
 //! `SIGNALTTY_BENCH_ONLY=server` or `=mux` runs one half; `=throughput`,
-//! `=memory`, `=detection`, `=restore`, `=slowdisk` or `=web` one section.
+//! `=memory`, `=detection`, `=restore`, `=slowdisk`, `=upgrade` or `=web`
+//! one section.
 //! `SIGNALTTY_BENCH_BASELINE=<path to another signaltty>` adds that build
 //! to every throughput round and memory case: a before and after under
 //! the same load.
@@ -42,6 +43,8 @@ mod slow_disk;
 mod throughput;
 #[path = "support/tmux.rs"]
 mod tmux;
+#[path = "support/upgrade.rs"]
+mod upgrade;
 #[path = "support/web.rs"]
 mod web;
 const ROWS: u16 = 50;
@@ -110,6 +113,7 @@ fn main() {
         Some("restore") => Some(restores),
         Some("events") => Some(|_, dir, report| events(dir, report)),
         Some("hibernate") => Some(|_, dir, report| hibernate::hibernation(dir, report)),
+        Some("upgrade") => Some(|_, dir, report| upgrade::upgrades(dir, report)),
         _ => None,
     };
     if let Some(section) = section {
@@ -130,6 +134,7 @@ fn main() {
         detection(work.path(), scale.idle, &mut report);
         slow_disk::listings(&scale, work.path(), &mut report);
         hibernate::hibernation(work.path(), &mut report);
+        upgrade::upgrades(work.path(), &mut report);
         web::web(&scale, &log, work.path(), &mut report);
     }
     if only.as_deref().is_none_or(|only| only == "mux") {
@@ -987,6 +992,12 @@ impl Report {
             format!("idle {panes} panes writes in {}s", window.as_secs()),
             json!(writes),
         );
+    }
+
+    fn upgrades(&mut self, figures: upgrade::Upgrades) {
+        self.lines.extend(figures.lines());
+        self.json
+            .insert(format!("upgrade {} panes", figures.panes()), figures.json());
     }
 
     fn hibernation(&mut self, figures: hibernate::Hibernated) {
