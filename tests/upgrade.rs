@@ -256,3 +256,43 @@ fn the_multiplexer_reconnects_by_itself_and_takes_keys_again() {
     assert_eq!(terminal.wait_exit(), 0);
     assert_eq!(status(&server)["upgrades"], 1);
 }
+
+/// Regression: a paused pane dropped what was typed until the exec, so a
+/// command sent while the new binary checked the handover never ran.
+#[test]
+fn what_is_typed_during_the_handover_reaches_the_pane() {
+    let server = TestServer::start();
+    let ws = server.workspace("w", &[]);
+    let (lines, _) = pane(
+        &server,
+        &ws,
+        "lines",
+        "while read line; do echo \"got:$line\"; done",
+    );
+    // The new version, slow to check the handover: every pane is paused
+    // while it sleeps.
+    let real = new_binary(&server);
+    let checking = server.dir.path().join("checking");
+    let slow = script(
+        &server,
+        "slow-to-check",
+        &format!(
+            "if [ \"$1\" = __handover-check ]; then touch '{}'; sleep 1; fi\nexec '{}' \"$@\"",
+            checking.display(),
+            real.display()
+        ),
+    );
+    let upgrading = {
+        let mut command = server.command();
+        command.args(["upgrade", "--binary"]).arg(&slow);
+        command.spawn().expect("start the upgrade")
+    };
+    wait_for("the check to begin", Duration::from_secs(20), || {
+        checking.exists().then_some(())
+    });
+    server.ctl_ok(&["send", &lines, "typed-in-the-pause", "--enter"]);
+    let out = upgrading.wait_with_output().expect("the upgrade ends");
+    assert!(out.status.success(), "{out:?}");
+    server.wait_output(&lines, "got:typed-in-the-pause");
+    assert_eq!(status(&server)["upgrades"], 1);
+}

@@ -136,7 +136,7 @@ pub enum PaneMsg {
     /// After `Pause`: the pane described for the server that takes over.
     /// It stays paused, and as it is, until the exec or `Unpause`.
     HandOver(RpcReplyPort<super::handover::HandedPane<std::os::fd::RawFd>>),
-    /// The handover failed: read and write the terminal again.
+    /// The handover failed: read the terminal again.
     Unpause,
     /// One of the pane's own messages.
     Internal(Internal),

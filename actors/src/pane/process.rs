@@ -97,10 +97,6 @@ pub struct HandedProcess {
     pub reaped: Option<i32>,
 }
 
-/// How long a pause waits for the writer to hand the child what was typed
-/// before it; a child that does not read its input keeps the rest.
-const WRITER_DRAIN: std::time::Duration = std::time::Duration::from_millis(200);
-
 impl std::fmt::Debug for PaneProcess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PaneProcess")
@@ -236,18 +232,22 @@ impl PaneProcess {
 
     /// Starts the reader and the writer: at first, and after a pause.
     fn start_tasks(&mut self) {
+        self.start_reader();
+        let (input_tx, input_rx) = mpsc::unbounded_channel();
+        self.writer = Some(self.io.spawn(write_input(self.master.clone(), input_rx)));
+        self.input = Some(input_tx);
+    }
+
+    fn start_reader(&mut self) {
         let (credits_tx, credits_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
         for _ in 0..CHUNKS_IN_FLIGHT {
             // The channel has room for exactly this many credits.
             let _ = credits_tx.try_send(());
         }
-        let (input_tx, input_rx) = mpsc::unbounded_channel();
         let (spawn, sink) = (self.spawn, self.sink.clone());
         let reader = read_output(self.master.clone(), credits_rx, spawn, sink);
         self.reader = Some(self.io.spawn(reader));
-        self.writer = Some(self.io.spawn(write_input(self.master.clone(), input_rx)));
         self.credits = credits_tx;
-        self.input = Some(input_tx);
     }
 }
 
@@ -309,34 +309,26 @@ impl Pty for PaneProcess {
         std::fs::read_link(Path::new("/proc").join(pid.to_string()).join("cwd")).ok()
     }
 
+    /// Only the reader stops: the writer goes on handing the child what is
+    /// typed until the exec, into the same terminal the new image adopts,
+    /// so keys typed during a handover reach it.
     fn pause(&mut self) -> Paused {
         let reader = self.reader.take();
         if let Some(reader) = &reader {
             reader.abort();
         }
-        // The writer ends once it has written what was queued.
-        self.input = None;
-        let writer = self.writer.take();
         Box::pin(async move {
             // Once the reader has ended, every chunk it read is in the
             // pane's mailbox.
             if let Some(reader) = reader {
                 let _ = reader.await;
             }
-            if let Some(mut writer) = writer
-                && tokio::time::timeout(WRITER_DRAIN, &mut writer)
-                    .await
-                    .is_err()
-            {
-                writer.abort();
-                let _ = writer.await;
-            }
         })
     }
 
     fn resume(&mut self) {
         if self.reader.is_none() {
-            self.start_tasks();
+            self.start_reader();
         }
     }
 

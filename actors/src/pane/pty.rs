@@ -35,12 +35,12 @@ pub trait Pty: Send {
     fn foreground_pgid(&self) -> Option<i32>;
     /// The working directory of the terminal's foreground process.
     fn foreground_cwd(&self) -> Option<PathBuf>;
-    /// Stops reading the terminal, and writing to it once what was queued
-    /// is written, without hanging the child up (a handover): what it
-    /// prints meanwhile waits in the terminal. Resolves once the reader has
+    /// Stops reading the terminal without hanging the child up (a
+    /// handover): what it prints meanwhile waits in the terminal, and what
+    /// is typed is still written to it. Resolves once the reader has
     /// ended, so every chunk it read is in the pane's mailbox.
     fn pause(&mut self) -> Paused;
-    /// Reads and writes again after a pause (the handover failed).
+    /// Reads again after a pause (the handover failed).
     fn resume(&mut self);
     /// The terminal's master descriptor, which a handover carries across
     /// `execve`; `None` for a stand-in.

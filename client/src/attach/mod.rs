@@ -106,11 +106,13 @@ fn attach_loop(endpoint: &Endpoint, pane: &str, options: Options) -> Result<End>
     // Across reattaches: the next session's first picture pops what this
     // one pushed before pushing the pane's modes again.
     let mut keyboard = Keyboard::new(terminal.keyboard_undo());
+    let unsent = Arc::new(Mutex::new(Vec::new()));
     run_sessions(endpoint, connection, watch, |stream| {
         let keys = KeyContext {
             detach_key: options.detach_key,
             endpoint: endpoint.clone(),
             pane: pane.to_string(),
+            unsent: unsent.clone(),
         };
         session(stream, keys, options, &terminal, &signals, &mut keyboard)
     })
@@ -229,6 +231,10 @@ fn session(
     let writer = Arc::new(Mutex::new(stream.try_clone()?));
     let stop = Arc::new(Stop::default());
     signals.watch(stream.try_clone()?, writer.clone());
+    let carried = (keys.unsent.lock())
+        .map(|mut unsent| std::mem::take(&mut *unsent))
+        .unwrap_or_default();
+    send_keys(&writer, &keys.unsent, &carried);
 
     let mut out = std::io::stdout().lock();
     keyboard.attached(reply.shift_enter_as);
@@ -308,7 +314,13 @@ struct KeyContext {
     detach_key: u8,
     endpoint: Endpoint,
     pane: String,
+    /// Keys a session could not send because its connection had just
+    /// closed (an upgrade's exec): the next session sends them first.
+    unsent: Arc<Mutex<Vec<u8>>>,
 }
+
+/// The most keys kept for the next session: typing, not a paste's worth.
+const UNSENT_BOUND: usize = 64 << 10;
 
 /// Forwards keystrokes until the session is over; the detach key ends the
 /// session, and a pane with no process reads its one-key actions instead.
@@ -354,7 +366,7 @@ fn read_keys(
                     break;
                 }
                 if now.live.load(Ordering::SeqCst) {
-                    send(&writer, frame::INPUT, &route.encode(input, &mut paste));
+                    send_keys(&writer, &keys.unsent, &route.encode(input, &mut paste));
                     continue;
                 }
                 match input.first() {
@@ -451,11 +463,27 @@ fn act(keys: &KeyContext, action: ReviveAction) -> Result<(), ClientError> {
 }
 
 fn send(writer: &Mutex<UnixStream>, kind: u8, payload: &[u8]) {
-    if kind == frame::INPUT && payload.is_empty() {
-        return;
+    let _ = try_send(writer, kind, payload);
+}
+
+/// Keys for the pane; kept in `unsent` (up to [`UNSENT_BOUND`]) when the
+/// connection refuses them, for the session after a reconnect.
+fn send_keys(writer: &Mutex<UnixStream>, unsent: &Mutex<Vec<u8>>, keys: &[u8]) {
+    if try_send(writer, frame::INPUT, keys).is_err()
+        && let Ok(mut unsent) = unsent.lock()
+        && unsent.len() + keys.len() <= UNSENT_BOUND
+    {
+        unsent.extend_from_slice(keys);
     }
-    if let Ok(mut writer) = writer.lock() {
-        let _ = writer.write_all(&frame::encode(kind, payload));
+}
+
+fn try_send(writer: &Mutex<UnixStream>, kind: u8, payload: &[u8]) -> std::io::Result<()> {
+    if kind == frame::INPUT && payload.is_empty() {
+        return Ok(());
+    }
+    match writer.lock() {
+        Ok(mut writer) => writer.write_all(&frame::encode(kind, payload)),
+        Err(_) => Err(std::io::ErrorKind::BrokenPipe.into()),
     }
 }
 
@@ -520,6 +548,24 @@ mod tests {
     use crate::fake_server::{self, FakeServer, OTHER_VERSION, Then, within};
     use signaltty_protocol::Call;
     use std::time::Duration;
+
+    #[test]
+    fn keys_a_closed_connection_refuses_are_kept_for_the_next_session_within_a_bound() {
+        let (ours, theirs) = UnixStream::pair().expect("a socket pair");
+        drop(theirs);
+        let (closed, unsent) = (Mutex::new(ours), Mutex::new(Vec::new()));
+        send_keys(&closed, &unsent, b"ls\r");
+        assert_eq!(*unsent.lock().unwrap(), b"ls\r");
+        send_keys(&closed, &unsent, &vec![b'x'; UNSENT_BOUND]);
+        assert_eq!(unsent.lock().unwrap().len(), 3, "past the bound: dropped");
+        // An open connection takes them, and nothing more is kept.
+        let (ours, mut theirs) = UnixStream::pair().expect("a socket pair");
+        send_keys(&Mutex::new(ours), &unsent, b"a");
+        let mut frame = [0u8; 64];
+        let n = theirs.read(&mut frame).expect("the frame");
+        assert!(frame[..n].ends_with(b"a"), "{:?}", &frame[..n]);
+        assert_eq!(unsent.lock().unwrap().len(), 3);
+    }
 
     #[test]
     fn the_detach_key_is_found_in_every_encoding() {
