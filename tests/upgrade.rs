@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::terminal::Terminal;
-use support::{TestServer, all_panes, wait_for};
+use support::{TestServer, agents, all_panes, wait_for};
 
 /// Every pane's script first writes its pid to `$PIDS/<pane's name>`.
 const COUNTER: &str = "i=0; while :; do i=$((i+1)); echo count $i; sleep 0.05; done";
@@ -69,9 +69,17 @@ fn alive(pid: i32) -> bool {
 
 #[test]
 fn an_upgrade_keeps_every_process_its_output_and_its_exit_code() {
-    let server = TestServer::start();
+    let (server, _root) = agents::server_with_agents(&[("claude", agents::CLAUDE_STAND_IN)]);
     let ws = server.workspace("w", &[]);
-    let mut panes: Vec<(String, i32)> = (0..16)
+    // A stand-in Claude Code, idle, with the session id it was started with.
+    let claude = agents::idle_claude(&server, &ws);
+    let claude_before = server.pane(&claude).expect("the agent's pane");
+    assert!(
+        claude_before["agent"]["session_id"].is_string(),
+        "{claude_before}"
+    );
+    let claude_screen = server.ctl_ok(&["read", &claude, "--all", "--ansi"]);
+    let mut panes: Vec<(String, i32)> = (0..15)
         .map(|i| pane(&server, &ws, &format!("counter{i}"), COUNTER))
         .collect();
     let counters: Vec<String> = panes.iter().map(|(pane, _)| pane.clone()).collect();
@@ -85,8 +93,8 @@ fn an_upgrade_keeps_every_process_its_output_and_its_exit_code() {
     ] {
         panes.push(pane(&server, &ws, name, body));
     }
-    assert_eq!(panes.len(), 20);
-    let [full_screen, exits, quiet] = [16, 17, 18].map(|i| panes[i].0.clone());
+    assert_eq!(panes.len() + 1, 20);
+    let [full_screen, exits, quiet] = [15, 16, 17].map(|i| panes[i].0.clone());
     let pids: Vec<i32> = panes.iter().map(|(_, pid)| *pid).collect();
     server.wait_output(&full_screen, "screen");
     let screen_before = server.ctl_ok(&["read", &full_screen, "--ansi"]);
@@ -117,6 +125,15 @@ fn an_upgrade_keeps_every_process_its_output_and_its_exit_code() {
     assert_eq!(
         server.ctl_ok(&["read", &quiet, "--all", "--ansi"]),
         quiet_before
+    );
+    // The agent is the same agent: kind, session id, lifecycle, screen.
+    assert_eq!(
+        server.pane(&claude).expect("the agent's pane"),
+        claude_before
+    );
+    assert_eq!(
+        server.ctl_ok(&["read", &claude, "--all", "--ansi"]),
+        claude_screen
     );
 
     // The counters go on, each number once and in order.
