@@ -45,14 +45,15 @@ pub fn run(cli: &Cli, binary: Option<&Path>) -> Result<ExitCode> {
 
 fn summary(reply: &UpgradeReply) -> String {
     format!(
-        "upgraded signaltty {} -> {} ({}) in {} ms: {} of {} panes kept their processes; \
-         pid {} (upgrade {})",
+        "upgraded signaltty {} -> {} ({}) in {} ms: {} of {} panes kept their processes, \
+         {} client connections reconnect; pid {} (upgrade {})",
         reply.from_version,
         reply.to_version,
         reply.binary,
         reply.millis,
         reply.live_panes,
         reply.panes,
+        reply.reconnecting,
         reply.pid,
         reply.upgrades
     )

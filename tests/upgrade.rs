@@ -222,7 +222,13 @@ fn an_attached_client_reconnects_by_itself_and_takes_keys_again() {
     terminal.type_bytes(b"echo before-$((6*7))\r");
     terminal.wait_text("the shell's answer", |text| text.contains("before-42"));
 
-    assert!(upgrade(&server, &new_binary(&server)).status.success());
+    let out = upgrade(&server, &new_binary(&server));
+    assert!(out.status.success());
+    let reply: Value = serde_json::from_slice(&out.stdout).expect("the reply");
+    assert!(
+        reply["reconnecting"].as_u64() >= Some(1),
+        "attach's: {reply}"
+    );
     // The client sees its connection close, finds the same server one
     // upgrade further, and attaches again: what is typed reaches the shell.
     let typed = wait_for(

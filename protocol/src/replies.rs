@@ -287,6 +287,10 @@ pub struct UpgradeReply {
     pub pid: u32,
     /// This server's handovers so far (see [`StatusReply::upgrades`]).
     pub upgrades: u32,
+    /// Client connections (besides the caller's) that dropped at the
+    /// exec; their clients reconnect by themselves.
+    #[serde(default)]
+    pub reconnecting: usize,
 }
 
 /// Processes a dead server left running in its panes' sessions, found at

@@ -75,6 +75,11 @@ impl ClientLimits {
         slot(&self.connections)
     }
 
+    /// Connections open now (their places taken).
+    pub fn open(&self) -> usize {
+        MAX_CONNECTIONS - self.connections.available_permits()
+    }
+
     /// A place for telling a connection over the cap why it is refused.
     pub fn refusal(&self) -> Option<ConnectionSlot> {
         slot(&self.refusing)

@@ -301,6 +301,9 @@ async fn serve(mut stream: UnixStream, ctx: Arc<Ctx>, limits: ClientLimits, _slo
                 let caller = crate::handover::state::Caller {
                     fd: conn.writer.as_ref().as_raw_fd(),
                     request: id,
+                    // Every other one drops at the exec, and its client
+                    // reconnects by itself.
+                    other_connections: conn.limits.open().saturating_sub(1),
                 };
                 Err(handlers::server::upgrade(&ctx, params, caller).await)
             }

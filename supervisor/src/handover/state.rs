@@ -67,6 +67,9 @@ pub struct Header {
 pub struct Caller {
     pub fd: RawFd,
     pub request: u64,
+    /// The server's other connections when it asked.
+    #[serde(default)]
+    pub other_connections: usize,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -86,6 +86,7 @@ impl PendingReply {
                 millis: 0,
                 pid: std::process::id(),
                 upgrades: header.upgrades,
+                reconnecting: header.caller.map_or(0, |c| c.other_connections),
             },
             requested_at: header.requested_at,
         }
