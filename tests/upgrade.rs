@@ -230,18 +230,13 @@ fn an_attached_client_reconnects_by_itself_and_takes_keys_again() {
         "attach's: {reply}"
     );
     // The client sees its connection close, finds the same server one
-    // upgrade further, and attaches again: what is typed reaches the shell.
-    let typed = wait_for(
-        "keys to reach the shell again",
-        Duration::from_secs(20),
-        || {
-            // Keys typed while it reconnects may be lost: type until they land.
-            terminal.type_bytes(b"echo after-$((6*7))\r");
-            std::thread::sleep(Duration::from_millis(300));
-            let text = terminal.text();
-            text.contains("after-42").then_some(text)
-        },
-    );
+    // upgrade further, and attaches again. Typed once, at once: keys
+    // typed while it reconnects wait for the new session (in the
+    // terminal, or kept when the closed connection refused them).
+    terminal.type_bytes(b"echo after-$((6*7))\r");
+    let typed = terminal.wait_text("keys to reach the shell again", |text| {
+        text.contains("after-42")
+    });
     assert!(typed.contains("before-42"), "the screen came back: {typed}");
     assert_eq!(status(&server)["upgrades"], 1);
 }
