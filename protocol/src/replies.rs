@@ -287,8 +287,9 @@ pub struct UpgradeReply {
     pub pid: u32,
     /// This server's handovers so far (see [`StatusReply::upgrades`]).
     pub upgrades: u32,
-    /// Client connections (besides the caller's) that dropped at the
-    /// exec; their clients reconnect by themselves.
+    /// Client connections (besides the caller's) open when it was asked
+    /// for, which dropped at the exec; local clients reconnect by
+    /// themselves.
     #[serde(default)]
     pub reconnecting: usize,
 }

@@ -230,7 +230,7 @@ impl PaneProcess {
         Ok(process)
     }
 
-    /// Starts the reader and the writer: at first, and after a pause.
+    /// Starts the reader and the writer.
     fn start_tasks(&mut self) {
         self.start_reader();
         let (input_tx, input_rx) = mpsc::unbounded_channel();
@@ -238,6 +238,7 @@ impl PaneProcess {
         self.input = Some(input_tx);
     }
 
+    /// Starts the reader: at first, and after a pause.
     fn start_reader(&mut self) {
         let (credits_tx, credits_rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
         for _ in 0..CHUNKS_IN_FLIGHT {
