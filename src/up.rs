@@ -153,7 +153,11 @@ fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitC
         .thread_name("signaltty")
         .build()
         .context("could not start the async runtime")?;
-    runtime.block_on(signaltty_supervisor::run(config))?;
+    if let Err(e) = runtime.block_on(signaltty_supervisor::run(config)) {
+        // A takeover that fails gives everything back, if it still can.
+        signaltty_supervisor::handover::fallback::fall_back(&format!("its start failed: {e}"));
+        return Err(e.into());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -162,11 +166,16 @@ fn foreground(socket: &Path, state_dir: &Path, no_restore: bool) -> Result<ExitC
 /// read (the new binary's check read it, so only a fault gets here) is
 /// logged, and the server starts from disk as after a crash.
 fn taken_over() -> Option<signaltty_supervisor::handover::Taken> {
-    use signaltty_supervisor::handover::{exec::HANDOVER_FD_ENV, take};
-    let fd = std::env::var(HANDOVER_FD_ENV).ok()?;
-    // SAFETY: still one thread (the runtime is not built yet); the panes'
-    // children must not inherit the variable.
-    unsafe { std::env::remove_var(HANDOVER_FD_ENV) };
+    use signaltty_supervisor::handover::exec::{FALLBACK_FD_ENV, HANDOVER_FD_ENV, REFUSED_ENV};
+    use signaltty_supervisor::handover::{fallback, take};
+    let [fd, previous, refused] = [HANDOVER_FD_ENV, FALLBACK_FD_ENV, REFUSED_ENV].map(|name| {
+        let value = std::env::var(name).ok();
+        // SAFETY: still one thread (the runtime is not built yet); the
+        // panes' children must not inherit the variables.
+        unsafe { std::env::remove_var(name) };
+        value
+    });
+    let fd = fd?;
     let Ok(fd) = fd.parse::<i32>() else {
         tracing::error!(
             value = fd,
@@ -174,11 +183,25 @@ fn taken_over() -> Option<signaltty_supervisor::handover::Taken> {
         );
         return None;
     };
+    let previous = previous.and_then(|previous| previous.parse().ok());
+    // SAFETY: the previous image exec'd this one with both inherited, and
+    // nothing else takes `previous`.
+    let fallback = previous.and_then(|previous| unsafe { fallback::Fallback::new(previous, fd) });
     // SAFETY: the previous image exec'd this one with `fd` and the
     // descriptors it names inherited; they are taken once, here.
     match unsafe { take(fd) } {
-        Ok(taken) => Some(taken),
+        Ok(mut taken) => {
+            if let Some(fallback) = fallback {
+                fallback.arm(&taken.header);
+            }
+            taken.refused = refused;
+            Some(taken)
+        }
         Err(e) => {
+            if let Some(fallback) = fallback {
+                let error = fallback.fall_back(&format!("it could not read the handover: {e}"));
+                tracing::error!(error = %error, "could not give everything back");
+            }
             tracing::error!(error = %e, "the handover could not be taken; starting from disk");
             None
         }

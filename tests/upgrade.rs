@@ -314,3 +314,48 @@ fn what_is_typed_during_the_handover_reaches_the_pane() {
     server.wait_output(&lines, "got:typed-in-the-pause");
     assert_eq!(status(&server)["upgrades"], 1);
 }
+
+/// A new version whose takeover fails after the exec (its check passed,
+/// then its start panicked) gives everything back to the binary it
+/// replaced, which takes over again: the caller is told why, and every
+/// pane goes on with its process and without a gap.
+#[test]
+fn a_takeover_that_panics_after_the_exec_gives_everything_back() {
+    let dir = support::short_temp_dir();
+    let buggy = dir.path().join("buggy-signaltty");
+    std::fs::copy(env!("CARGO_BIN_EXE_signaltty"), &buggy).expect("copy the binary");
+    let buggy = buggy.canonicalize().expect("its path");
+    let server = TestServer::start_with(
+        true,
+        vec![(
+            "SIGNALTTY_FAULT_TAKEOVER_PANIC".into(),
+            buggy.display().to_string(),
+        )],
+    );
+    let ws = server.workspace("w", &[]);
+    let (counter, pid) = pane(&server, &ws, "counter", COUNTER);
+    let (shell, _) = pane(&server, &ws, "shell", "exec sh");
+    let before = status(&server);
+
+    let out = upgrade(&server, &buggy);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("could not take over"), "{said}");
+    assert!(said.contains("fault injected into the takeover"), "{said}");
+    let after = status(&server);
+    assert_eq!(after["pid"], before["pid"]);
+    assert_eq!(after["live_panes"], 2);
+    assert!(alive(pid));
+    // The counter goes on without a gap, and the shell takes a command.
+    let last = counts(&server, &counter).last().copied().unwrap_or(0);
+    wait_for("the counter to go on", Duration::from_secs(20), || {
+        (counts(&server, &counter).last().copied().unwrap_or(0) > last + 5).then_some(())
+    });
+    let seen = counts(&server, &counter);
+    assert!(seen.windows(2).all(|w| w[1] == w[0] + 1), "{seen:?}");
+    server.ctl_ok(&["send", &shell, "echo back-$((6*7))", "--enter"]);
+    server.wait_output(&shell, "back-42");
+    // A good binary still takes over afterwards.
+    assert!(upgrade(&server, &new_binary(&server)).status.success());
+    assert!(alive(pid));
+}

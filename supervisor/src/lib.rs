@@ -214,6 +214,9 @@ pub async fn run(mut config: ServerConfig) -> Result<(), ServerError> {
     // systemd does), and a signal before the handler would kill it unsaved.
     let signals = signal_hook_tokio::Signals::new([SIGTERM, SIGINT, SIGHUP])
         .map_err(|e| ServerError::Start(format!("could not install signal handlers: {e}")))?;
+    if args.handed.is_some() && config.faults_enabled {
+        takeover_fault();
+    }
     let (server, handle) = Actor::spawn(None, ServerActor, args)
         .await
         .map_err(|e| ServerError::Start(e.to_string()))?;
@@ -221,14 +224,27 @@ pub async fn run(mut config: ServerConfig) -> Result<(), ServerError> {
     if let Some((Some(caller), reply)) = reply {
         // SAFETY: the caller's connection was inherited across the exec,
         // and is answered once.
-        unsafe { handover::take::answer(caller, &reply.finish()) };
+        unsafe { handover::take::answer(caller, reply) };
     }
+    // Taken over: a failure from now on is this server's own.
+    handover::fallback::disarm();
     let signal_task = tokio::spawn(forward_signals(signals, server.clone()));
     let _ = handle.await;
     signal_task.abort();
     bound.remove();
     info!("server stopped");
     Ok(())
+}
+
+/// `SIGNALTTY_FAULT_TAKEOVER_PANIC=PATH` (with faults enabled): a takeover
+/// by the binary at PATH panics, as a new version with a bug would.
+fn takeover_fault() {
+    let Some(path) = std::env::var_os("SIGNALTTY_FAULT_TAKEOVER_PANIC") else {
+        return;
+    };
+    if std::env::current_exe().is_ok_and(|exe| exe == std::path::Path::new(&path)) {
+        panic!("fault injected into the takeover");
+    }
 }
 
 /// This binary's version and protocol, as the snapshot records them.

@@ -11,7 +11,7 @@
 //! After the exec the new server starts each pane from its description
 //! ([`PaneStart::Adopt`](super::PaneStart::Adopt)).
 
-use std::os::fd::{OwnedFd, RawFd};
+use std::os::fd::OwnedFd;
 
 use signaltty_persistence::ProcessRecord;
 use signaltty_screen::{DecodeError, FrozenScreen};
@@ -59,11 +59,4 @@ pub(super) fn encode_screen(frozen: &FrozenScreen) -> Vec<u8> {
 /// The screen `encode_screen` made, frozen again.
 pub fn decode_screen(bytes: &[u8]) -> Result<FrozenScreen, DecodeError> {
     FrozenScreen::decode(bytes)
-}
-
-impl HandedPane<RawFd> {
-    /// The descriptor `execve` must carry over, if the pane has a child.
-    pub fn master_fd(&self) -> Option<RawFd> {
-        self.process.as_ref().map(|child| child.master)
-    }
 }

@@ -25,6 +25,7 @@
 
 pub mod check;
 pub mod exec;
+pub mod fallback;
 pub mod state;
 pub mod take;
 
@@ -98,7 +99,6 @@ pub async fn hand_over(
     let result: Result<std::convert::Infallible, HandoverError> = async {
         pause(&panes).await?;
         let handed = describe(&panes).await?;
-        let masters: Vec<RawFd> = handed.iter().filter_map(|p| p.master_fd()).collect();
         let mut blobs = Vec::new();
         let entries = Header::entries(handed, &mut blobs);
         let mut snapshot =
@@ -118,12 +118,8 @@ pub async fn hand_over(
         };
         let file = state::write(&header, &blobs)?;
         check::run(&binary, &file, &header.nonce).await?;
-        let keep: Vec<RawFd> = masters
-            .into_iter()
-            .chain([out.listener_fd, out.lock_fd, caller.fd])
-            .collect();
         tracing::info!(binary = %binary.display(), panes = panes.len(), "handing over");
-        let source = exec::exec(&binary, &keep, file.as_raw_fd());
+        let source = exec::exec(&binary, &header.inherited_fds(), file.as_raw_fd());
         Err(HandoverError::Exec {
             binary: binary.display().to_string(),
             source,

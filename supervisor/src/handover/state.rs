@@ -106,6 +106,16 @@ pub struct Handover {
 }
 
 impl Header {
+    /// Every descriptor the handover names: what crosses the exec with it.
+    pub fn inherited_fds(&self) -> Vec<RawFd> {
+        let masters = self.panes.iter().filter_map(|p| p.child.as_ref());
+        masters
+            .map(|child| child.master_fd)
+            .chain([self.listener_fd, self.lock_fd])
+            .chain(self.caller.map(|caller| caller.fd))
+            .collect()
+    }
+
     /// The header for `panes`, their screens moved into `blobs`.
     pub fn entries(panes: Vec<HandedPane<RawFd>>, blobs: &mut Vec<u8>) -> Vec<PaneEntry> {
         panes

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
 use signaltty_actors::pane::handover::HandedPane;
-use signaltty_protocol::{Response, UpgradeReply};
+use signaltty_protocol::{ErrorCode, Response, UpgradeReply, WireError};
 use tracing::warn;
 
 use super::state::{self, Caller, Header, StateError};
@@ -17,6 +17,9 @@ pub struct Taken {
     pub header: Header,
     /// Each pane as it was handed over, by id.
     pub panes: HashMap<String, HandedPane>,
+    /// Set when the binary this one handed over to gave everything back
+    /// (see [`super::fallback`]): why.
+    pub refused: Option<String>,
 }
 
 /// Reads the handover this image was exec'd with.
@@ -35,7 +38,11 @@ pub unsafe fn take(fd: RawFd) -> Result<Taken, StateError> {
         .into_iter()
         .map(|pane| (pane.record.id.to_string(), pane))
         .collect();
-    Ok(Taken { header, panes })
+    Ok(Taken {
+        header,
+        panes,
+        refused: None,
+    })
 }
 
 /// `signaltty __handover-check`: reads a handover from `input` as a
@@ -50,13 +57,17 @@ pub fn check(input: impl Read) -> Result<String, StateError> {
 ///
 /// # Safety
 /// As for [`take`]: `caller.fd` was inherited and nothing else owns it.
-pub unsafe fn answer(caller: Caller, reply: &UpgradeReply) {
+pub unsafe fn answer(caller: Caller, reply: PendingReply) {
     // SAFETY: the caller's promise.
     let mut stream = File::from(unsafe { OwnedFd::from_raw_fd(caller.fd) });
-    let Ok(result) = serde_json::to_value(reply) else {
-        return;
+    let response = match reply.finish() {
+        Ok(reply) => match serde_json::to_value(reply) {
+            Ok(result) => Response::ok(caller.request, result),
+            Err(_) => return,
+        },
+        Err(refusal) => Response::err(Some(caller.request), refusal),
     };
-    let Ok(mut line) = serde_json::to_vec(&Response::ok(caller.request, result)) else {
+    let Ok(mut line) = serde_json::to_vec(&response) else {
         return;
     };
     line.push(b'\n');
@@ -71,6 +82,8 @@ pub unsafe fn answer(caller: Caller, reply: &UpgradeReply) {
 pub struct PendingReply {
     reply: UpgradeReply,
     requested_at: u64,
+    /// Why the new binary gave everything back to this one, if it did.
+    refused: Option<String>,
 }
 
 impl PendingReply {
@@ -89,12 +102,25 @@ impl PendingReply {
                 reconnecting: header.caller.map_or(0, |c| c.other_connections),
             },
             requested_at: header.requested_at,
+            refused: taken.refused.clone(),
         }
     }
 
-    /// The answer, timed from the request until now.
-    pub fn finish(mut self) -> UpgradeReply {
+    /// The answer, timed from the request until now; a refusal if the
+    /// new binary fell back to this one.
+    pub fn finish(mut self) -> Result<UpgradeReply, WireError> {
+        if let Some(why) = self.refused {
+            let message = format!(
+                "upgrade failed: {} could not take over ({why}); signaltty {} took everything \
+                 back and goes on, every pane with its process",
+                self.reply.binary, self.reply.to_version
+            );
+            return Err(WireError::new(
+                ErrorCode::Refused,
+                message.replace('\n', " "),
+            ));
+        }
         self.reply.millis = super::now_ms().saturating_sub(self.requested_at);
-        self.reply
+        Ok(self.reply)
     }
 }
