@@ -63,6 +63,15 @@ fn counts(server: &TestServer, pane: &str) -> Vec<u64> {
         .collect()
 }
 
+/// Waits until the counter in `pane` has counted `by` more.
+fn counter_goes_on(server: &TestServer, pane: &str, by: u64) {
+    let last = |server: &TestServer| counts(server, pane).last().copied().unwrap_or(0);
+    let from = last(server);
+    wait_for("the counter to go on", Duration::from_secs(20), || {
+        (last(server) > from + by).then_some(())
+    });
+}
+
 fn alive(pid: i32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
 }
@@ -137,10 +146,7 @@ fn an_upgrade_keeps_every_process_its_output_and_its_exit_code() {
     );
 
     // The counters go on, each number once and in order.
-    let last = counts(&server, &counters[0]).last().copied().unwrap_or(0);
-    wait_for("the counter to go on", Duration::from_secs(20), || {
-        (counts(&server, &counters[0]).last().copied().unwrap_or(0) > last + 20).then_some(())
-    });
+    counter_goes_on(&server, &counters[0], 20);
     for pane in &counters {
         let seen = counts(&server, pane);
         assert!(
@@ -199,10 +205,7 @@ fn a_broken_new_binary_leaves_the_old_server_serving_unchanged() {
     assert_eq!(after["pid"], before["pid"]);
     assert_eq!(after["upgrades"], 0);
     assert!(alive(pid));
-    let last = counts(&server, &counter).last().copied().unwrap_or(0);
-    wait_for("the counter to go on", Duration::from_secs(20), || {
-        (counts(&server, &counter).last().copied().unwrap_or(0) > last + 5).then_some(())
-    });
+    counter_goes_on(&server, &counter, 5);
     let panes = all_panes(&server.ls());
     assert_eq!(panes.len(), 1);
     assert_eq!(panes[0]["state"], "LIVE");
@@ -347,10 +350,7 @@ fn a_takeover_that_panics_after_the_exec_gives_everything_back() {
     assert_eq!(after["live_panes"], 2);
     assert!(alive(pid));
     // The counter goes on without a gap, and the shell takes a command.
-    let last = counts(&server, &counter).last().copied().unwrap_or(0);
-    wait_for("the counter to go on", Duration::from_secs(20), || {
-        (counts(&server, &counter).last().copied().unwrap_or(0) > last + 5).then_some(())
-    });
+    counter_goes_on(&server, &counter, 5);
     let seen = counts(&server, &counter);
     assert!(seen.windows(2).all(|w| w[1] == w[0] + 1), "{seen:?}");
     server.ctl_ok(&["send", &shell, "echo back-$((6*7))", "--enter"]);
