@@ -306,6 +306,7 @@ fn what_is_typed_during_the_handover_reaches_the_pane() {
     let upgrading = {
         let mut command = server.command();
         command.args(["upgrade", "--binary"]).arg(&slow);
+        command.stdout(std::process::Stdio::piped());
         command.spawn().expect("start the upgrade")
     };
     wait_for("the check to begin", Duration::from_secs(20), || {
