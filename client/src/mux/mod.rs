@@ -110,6 +110,11 @@ enum End {
 
 /// How long a message stays on the status line.
 const MESSAGE_FOR: Duration = Duration::from_secs(4);
+/// How long keys typed while a pane reconnects are kept for it: an
+/// upgrade's reconnect, not a pane gone for good.
+const UNSENT_FOR: Duration = Duration::from_secs(2);
+/// The most keys kept for a pane: typing, not a paste's worth.
+const UNSENT_BOUND: usize = 64 << 10;
 
 /// Opens the multiplexer on `workspace` (else the one used last, else a
 /// new `default` with a shell) until the user detaches.
@@ -201,6 +206,10 @@ pub struct Mux {
     caches: HashMap<String, PaneCache>,
     /// Panes that could not be attached since the last listing.
     unreachable: HashSet<String>,
+    /// Keys typed for a pane while it had no working connection (an
+    /// upgrade closes them all), and since when: sent on its next one if
+    /// the pane is back, live, within [`UNSENT_FOR`].
+    unsent: HashMap<String, (Instant, Vec<u8>)>,
     /// Panes told they are seen since the last listing.
     seen: HashSet<String>,
     /// Hibernated panes this client asked to wake since the last listing.
@@ -251,6 +260,7 @@ impl Mux {
             links: HashMap::new(),
             caches: HashMap::new(),
             unreachable: HashSet::new(),
+            unsent: HashMap::new(),
             seen: HashSet::new(),
             waking: HashSet::new(),
             recent: Vec::new(),
@@ -366,7 +376,9 @@ impl Mux {
                     .get(&id)
                     .is_some_and(|link| link.serial == serial)
                 {
-                    self.links.remove(&id);
+                    if let Some(mut link) = self.links.remove(&id) {
+                        self.keep_unsent(&id, &link.take_unsent());
+                    }
                     self.unreachable.insert(id);
                     self.render.chrome = true;
                 }
@@ -603,15 +615,31 @@ impl Mux {
                 (p.id.clone(), (content.h.max(2), content.w.max(2)))
             })
             .collect();
-        self.links
-            .retain(|id, link| visible.contains_key(id) && !link.broken);
+        // Keys typed into a link that broke go to the pane's next one.
+        let broken: Vec<String> = (self.links.iter())
+            .filter(|(_, link)| link.broken)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in broken {
+            if let Some(mut link) = self.links.remove(&id) {
+                self.keep_unsent(&id, &link.take_unsent());
+            }
+        }
+        self.links.retain(|id, _| visible.contains_key(id));
+        self.unsent.retain(|id, _| visible.contains_key(id));
         self.caches.retain(|id, _| visible.contains_key(id));
         for (id, size) in visible {
             match self.links.get_mut(&id) {
                 Some(link) => link.resize(size),
                 None if !self.unreachable.contains(&id) => {
                     match PaneLink::open(self.server.endpoint(), &id, size, self.events.clone()) {
-                        Ok(link) => {
+                        Ok(mut link) => {
+                            if let Some((since, keys)) = self.unsent.remove(&id)
+                                && since.elapsed() < UNSENT_FOR
+                                && link.shared.status().live()
+                            {
+                                link.input(&keys);
+                            }
                             self.links.insert(id, link);
                         }
                         Err(e) => {
@@ -659,8 +687,22 @@ impl Mux {
     }
 
     fn send_to(&mut self, id: &str, bytes: &[u8]) {
-        if let Some(link) = self.links.get_mut(id) {
-            link.input(bytes);
+        match self.links.get_mut(id) {
+            Some(link) => link.input(bytes),
+            None => self.keep_unsent(id, bytes),
+        }
+    }
+
+    /// Keeps keys `id` could not be sent now for its next connection.
+    fn keep_unsent(&mut self, id: &str, keys: &[u8]) {
+        if keys.is_empty() {
+            return;
+        }
+        let (_, kept) = (self.unsent)
+            .entry(id.to_string())
+            .or_insert_with(|| (Instant::now(), Vec::new()));
+        if kept.len() + keys.len() <= UNSENT_BOUND {
+            kept.extend_from_slice(keys);
         }
     }
 
@@ -719,7 +761,11 @@ impl Mux {
     /// drawn anew from the panes' fresh snapshots.
     fn on_upgraded(&mut self) {
         self.server.disconnect();
-        self.links.clear();
+        // Every pane's connection closed at the exec: each is attached
+        // anew (and sent what was typed into the old one meanwhile).
+        for link in self.links.values_mut() {
+            link.broken = true;
+        }
         self.unreachable.clear();
         self.render.invalidate();
         self.refresh();

@@ -88,6 +88,10 @@ pub struct PaneLink {
     /// The size this client last asked the pane to be.
     pub asked: (u16, u16),
     pub broken: bool,
+    /// Keys typed after the connection broke (an upgrade's exec closes
+    /// it), for the pane's next link: the multiplexer takes them at its
+    /// next listing or when this link's reader ends.
+    unsent: Vec<u8>,
     /// Which connection to the pane this is (see [`Event::PaneClosed`]).
     pub serial: u64,
 }
@@ -147,6 +151,7 @@ impl PaneLink {
             shared,
             asked: size,
             broken: false,
+            unsent: Vec::new(),
             serial,
         })
     }
@@ -162,6 +167,14 @@ impl PaneLink {
             self.send(&frame::resize(self.asked.0, self.asked.1));
         }
         self.send(&frame::encode(frame::INPUT, bytes));
+        if self.broken && self.unsent.len() + bytes.len() <= super::UNSENT_BOUND {
+            self.unsent.extend_from_slice(bytes);
+        }
+    }
+
+    /// The keys this link could not send (see [`PaneLink::input`]).
+    pub fn take_unsent(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.unsent)
     }
 
     /// Asks the pane to take `size`, unless it was the last size asked.
