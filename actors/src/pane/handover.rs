@@ -42,7 +42,7 @@ pub enum HandedScreen {
 
 /// The pane's child on its terminal.
 #[derive(Debug)]
-pub struct HandedChild<Master> {
+pub struct HandedChild<Master = OwnedFd> {
     pub pid: i32,
     pub master: Master,
     pub identity: Option<ProcessRecord>,

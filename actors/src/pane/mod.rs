@@ -456,18 +456,10 @@ impl Pane {
         let Some(child) = process else {
             return Ok(());
         };
-        let handed = process::HandedProcess {
-            pid: child.pid,
-            master: child.master,
-            identity: child.identity,
-            reaped: child.exit_code,
-        };
-        let process = self.context.ptys.adopt(
-            handed,
-            spawn,
-            self.event_sink(myself),
-            &self.context.reaper,
-        )?;
+        let process =
+            self.context
+                .ptys
+                .adopt(child, spawn, self.event_sink(myself), &self.context.reaper)?;
         info!(pid = process.pid(), "pane taken over");
         self.process = Some(process);
         Ok(())

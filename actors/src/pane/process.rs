@@ -28,6 +28,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tracing::{debug, warn};
 
+use super::handover::HandedChild;
 use super::input::InputPiece;
 use super::pty::{Paused, Pty};
 use super::reaper::Reaper;
@@ -82,19 +83,6 @@ pub struct PaneProcess {
     spawn: u64,
     sink: EventSink,
     io: Handle,
-}
-
-/// A child on its terminal, to be taken over: one just spawned, or one the
-/// previous server handed over (see the supervisor's `handover`), whose
-/// output waited in the terminal and which nobody reaped meanwhile.
-#[derive(Debug)]
-pub struct HandedProcess {
-    pub pid: i32,
-    pub master: OwnedFd,
-    pub identity: Option<ProcessRecord>,
-    /// Reaped already (its last output may still be on its way): its exit
-    /// code, told at once instead of waiting for a pid that is not ours.
-    pub reaped: Option<i32>,
 }
 
 impl std::fmt::Debug for PaneProcess {
@@ -167,30 +155,32 @@ impl PaneProcess {
                 return Err(e);
             }
         };
-        let handed = HandedProcess {
+        let handed = HandedChild {
             pid,
             master,
             identity,
-            reaped: None,
+            exit_code: None,
         };
         PaneProcess::adopt(handed, spawn, sink, reaper, io)
     }
 
     /// Takes over a child on its terminal: one just spawned, or one the
-    /// previous server handed over. The reaper watches it from now on (it
-    /// reaps at once a child that ended in between).
+    /// previous server handed over (its output waited in the terminal, and
+    /// nobody reaped it meanwhile unless it says its exit code). The reaper
+    /// watches it from now on (it reaps at once a child that ended in
+    /// between).
     pub fn adopt(
-        handed: HandedProcess,
+        handed: HandedChild,
         spawn: u64,
         sink: EventSink,
         reaper: &Reaper,
         io: &Handle,
     ) -> Result<PaneProcess, SpawnError> {
-        let HandedProcess {
+        let HandedChild {
             pid,
             master,
             identity,
-            reaped,
+            exit_code,
         } = handed;
         let pty = match nonblocking(master, io) {
             Ok(pty) => Arc::new(pty),
@@ -200,7 +190,9 @@ impl PaneProcess {
                 return Err(e);
             }
         };
-        match reaped {
+        // Reaped already by the previous server: told at once instead of
+        // waiting for a pid that is not ours any more.
+        match exit_code {
             Some(code) => {
                 sink(ProcessEvent::Exited { spawn, code });
             }

@@ -11,8 +11,9 @@ use signaltty_persistence::ProcessRecord;
 use tokio::runtime::Handle;
 use tokio::sync::oneshot;
 
+use super::handover::HandedChild;
 use super::input::InputPiece;
-use super::process::{EventSink, HandedProcess, PaneProcess, SpawnSpec};
+use super::process::{EventSink, PaneProcess, SpawnSpec};
 use super::reaper::Reaper;
 use crate::error::SpawnError;
 
@@ -65,7 +66,7 @@ pub trait OpenPty: Send + Sync + std::fmt::Debug {
     /// as if it had been opened here.
     fn adopt(
         &self,
-        handed: HandedProcess,
+        handed: HandedChild,
         spawn: u64,
         sink: EventSink,
         reaper: &Reaper,
@@ -119,7 +120,7 @@ impl OpenPty for NativePty {
 
     fn adopt(
         &self,
-        handed: HandedProcess,
+        handed: HandedChild,
         spawn: u64,
         sink: EventSink,
         reaper: &Reaper,

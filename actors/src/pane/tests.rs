@@ -74,7 +74,7 @@ impl OpenPty for FakePtys {
 
     fn adopt(
         &self,
-        _handed: crate::pane::process::HandedProcess,
+        _handed: crate::pane::handover::HandedChild,
         _spawn: u64,
         _sink: EventSink,
         _reaper: &Reaper,

@@ -34,7 +34,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use futures_util::future::join_all;
-use ractor::ActorRef;
+use ractor::{ActorRef, RpcReplyPort};
 use signaltty_actors::model::Model;
 use signaltty_actors::names;
 use signaltty_actors::pane::PaneMsg;
@@ -97,8 +97,9 @@ pub async fn hand_over(
         .collect();
     out.reaper.hold();
     let result: Result<std::convert::Infallible, HandoverError> = async {
-        pause(&panes).await?;
-        let handed = describe(&panes).await?;
+        // Each pane encodes its own screen: all of them at once.
+        ask_every(&panes, PaneMsg::Pause).await?;
+        let handed = ask_every(&panes, PaneMsg::HandOver).await?;
         let mut blobs = Vec::new();
         let entries = Header::entries(handed, &mut blobs);
         let mut snapshot =
@@ -137,30 +138,20 @@ pub async fn hand_over(
     }
 }
 
-async fn pause(panes: &[(String, ActorRef<PaneMsg>)]) -> Result<(), HandoverError> {
-    let paused =
-        join_all(panes.iter().map(|(_, actor)| async move {
-            ractor::call_t!(actor, PaneMsg::Pause, PANE_TIMEOUT_MS)
-        }))
-        .await;
-    for ((id, _), paused) in panes.iter().zip(paused) {
-        if paused.is_err() {
-            return Err(HandoverError::PaneStuck(id.clone()));
-        }
-    }
-    Ok(())
-}
-
-async fn describe(
+/// Asks every pane at once (`ask` makes the message): their answers, in
+/// order, or the first pane that did not answer in time.
+async fn ask_every<T: Send + 'static>(
     panes: &[(String, ActorRef<PaneMsg>)],
-) -> Result<Vec<signaltty_actors::pane::handover::HandedPane<RawFd>>, HandoverError> {
-    let mut handed = Vec::with_capacity(panes.len());
-    for (id, actor) in panes {
-        let pane = ractor::call_t!(actor, PaneMsg::HandOver, PANE_TIMEOUT_MS)
-            .map_err(|_| HandoverError::PaneStuck(id.clone()))?;
-        handed.push(pane);
-    }
-    Ok(handed)
+    ask: fn(RpcReplyPort<T>) -> PaneMsg,
+) -> Result<Vec<T>, HandoverError> {
+    let answers = join_all(
+        (panes.iter())
+            .map(|(_, actor)| async move { ractor::call_t!(actor, ask, PANE_TIMEOUT_MS) }),
+    )
+    .await;
+    (panes.iter().zip(answers))
+        .map(|((id, _), answer)| answer.map_err(|_| HandoverError::PaneStuck(id.clone())))
+        .collect()
 }
 
 /// The binary to hand over to: as given, or the one this server was
